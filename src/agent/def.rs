@@ -1,0 +1,131 @@
+//! Agent definitions: the JSON agent file and the built-in `assistant`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::HUMAN_TOOLS;
+use crate::error::Error;
+use crate::providers;
+
+pub const DEFAULT_MAX_STEPS: u32 = 5;
+const MAX_MAX_STEPS: u32 = 1000;
+
+/// An agent as a run keeps it: a later edit of the agent file cannot change a paused run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AgentDef {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub instructions: String,
+    pub model: String,
+    #[serde(default = "all_tools")]
+    pub tools: Vec<String>,
+    #[serde(default = "default_max_steps")]
+    pub max_steps: u32,
+}
+
+fn all_tools() -> Vec<String> {
+    HUMAN_TOOLS.iter().map(|t| t.to_string()).collect()
+}
+
+fn default_max_steps() -> u32 {
+    DEFAULT_MAX_STEPS
+}
+
+impl AgentDef {
+    /// The built-in agent; it has no model of its own.
+    pub fn assistant(model: &str) -> AgentDef {
+        AgentDef {
+            id: "assistant".into(),
+            name: Some("Assistant".into()),
+            instructions: "You are a helpful assistant. When the request is ambiguous or a \
+                decision belongs to the user, ask the user for clarification with ask_user \
+                before you act. Before a larger change, write a plan to a Markdown file and \
+                submit it for review with submit_plan."
+                .into(),
+            model: model.into(),
+            tools: all_tools(),
+            max_steps: DEFAULT_MAX_STEPS,
+        }
+    }
+
+    /// Reads an agent file; relative paths inside resolve against its directory.
+    pub fn load(path: &Path) -> Result<AgentDef> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::invalid(format!("cannot read agent file {shown}: {e}")))?;
+        let mut def: AgentDef = serde_json::from_str(&text)
+            .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+        def.check()
+            .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        def.model = providers::normalize_spec(&def.model, &absolute(dir)?)?;
+        Ok(def)
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        if self.id.trim().is_empty() {
+            return Err("id must not be empty".into());
+        }
+        for (i, t) in self.tools.iter().enumerate() {
+            if !HUMAN_TOOLS.contains(&t.as_str()) {
+                return Err(format!(
+                    "unknown tool \"{t}\"; the tools are ask_user and submit_plan"
+                ));
+            }
+            if self.tools[..i].contains(t) {
+                return Err(format!("tool \"{t}\" is listed twice"));
+            }
+        }
+        if self.max_steps == 0 || self.max_steps > MAX_MAX_STEPS {
+            return Err(format!("maxSteps must be between 1 and {MAX_MAX_STEPS}"));
+        }
+        Ok(())
+    }
+
+    /// Sets `maxSteps` from the command line.
+    pub fn with_max_steps(mut self, n: u32) -> Result<AgentDef> {
+        self.max_steps = n;
+        self.check().map_err(Error::usage)?;
+        Ok(self)
+    }
+}
+
+/// `p` made absolute against the current directory.
+pub fn absolute(p: &Path) -> Result<std::path::PathBuf> {
+    if p.is_absolute() {
+        return Ok(p.to_path_buf());
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::invalid(format!("cannot read the current directory: {e}")))?;
+    Ok(cwd.join(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_with_defaults_and_a_relative_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        std::fs::write(&file, r#"{"id":"a","instructions":"be brief","model":"script:s.json"}"#).unwrap();
+        let def = AgentDef::load(&file).unwrap();
+        assert_eq!(def.tools, ["ask_user", "submit_plan"]);
+        assert_eq!(def.max_steps, 5);
+        assert_eq!(def.model, format!("script:{}", dir.path().join("s.json").display()));
+    }
+
+    #[test]
+    fn unknown_keys_and_tools_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        std::fs::write(&file, r#"{"id":"a","instructions":"","model":"script:s","color":1}"#).unwrap();
+        assert!(AgentDef::load(&file).unwrap_err().to_string().contains("unknown field `color`"));
+        std::fs::write(&file, r#"{"id":"a","instructions":"","model":"script:s","tools":["rm"]}"#).unwrap();
+        assert!(AgentDef::load(&file).unwrap_err().to_string().contains("unknown tool \"rm\""));
+    }
+}

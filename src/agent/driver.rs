@@ -1,0 +1,121 @@
+//! The driver: advances one run for one leg, from a start or resume to the next suspension
+//! or the end, under the lease it holds. It performs every effect of the loop in one place:
+//! call the model, run the tools, persist, emit. Starting and resuming share this path.
+
+use std::collections::HashSet;
+
+use anyhow::{Context, Result};
+
+use super::lease::Keeper;
+use super::step::{self, StepContext};
+use super::AgentDef;
+use crate::domain::{Event, Message, RunStatus};
+use crate::providers::{Provider, Request};
+use crate::store::{Lease, Location, Run, StepCommit, Store, Transition};
+use crate::tools;
+
+/// Receives a run's events as they happen.
+pub trait Sink {
+    fn event(&mut self, run_id: &str, event: &Event);
+}
+
+/// How a leg ended.
+#[derive(Debug, PartialEq)]
+pub enum LegEnd {
+    Status(RunStatus),
+    /// The run was cancelled or taken over by another driver meanwhile.
+    LostLease,
+}
+
+pub fn new_message_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+fn new_call_id() -> String {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    format!("call_{}", &id[..24])
+}
+
+fn call_ids(messages: &[Message]) -> impl Iterator<Item = String> + '_ {
+    messages.iter().flat_map(|m| match m {
+        Message::Assistant { tool_calls, .. } => tool_calls.iter().map(|c| c.id.clone()).collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// Drives `run` (running, under `lease`) until it suspends or ends.
+pub fn drive(
+    store: &dyn Store,
+    location: &Location,
+    run: &Run,
+    lease: &Lease,
+    provider: &dyn Provider,
+    sink: &mut dyn Sink,
+) -> Result<LegEnd> {
+    let agent: AgentDef =
+        serde_json::from_value(run.agent.clone()).context("reading the run's agent")?;
+    let specs = tools::specs(&agent.tools);
+    let cwd = std::path::PathBuf::from(&run.cwd);
+    let _keeper = Keeper::start(location.clone(), run.id.clone(), lease.clone());
+    let mut history = store.messages(&run.id)?;
+    let mut used: HashSet<String> = call_ids(&history).collect();
+    let mut usage = run.usage;
+
+    for n in 1.. {
+        let message_id = new_message_id();
+        let step_start = Event::step_start(&message_id);
+        sink.event(&run.id, &step_start);
+        let request = Request {
+            system: &agent.instructions,
+            messages: &history,
+            tools: &specs,
+        };
+        let response = provider.complete(&request, &mut |text| {
+            sink.event(&run.id, &Event::text_delta(&message_id, text))
+        });
+        let commit = match response {
+            Ok(response) => step::step(
+                &response,
+                &StepContext {
+                    message_id: &message_id,
+                    used_ids: &used,
+                    tools: &agent.tools,
+                    last_in_budget: n >= agent.max_steps,
+                    usage_before: usage,
+                },
+                &mut |name, args| tools::evaluate(name, args, &cwd),
+                &mut new_call_id,
+            ),
+            Err(e) => failed(step_start, format!("{e:#}")),
+        };
+        let Some(stored) = store.commit_step(&run.id, lease, &commit)? else {
+            return Ok(LegEnd::LostLease);
+        };
+        for e in &stored {
+            // Shown live already.
+            if !matches!(e.event.kind.as_str(), "step-start" | "text-delta") {
+                sink.event(&run.id, &e.event);
+            }
+        }
+        used.extend(call_ids(&commit.messages));
+        history.extend(commit.messages);
+        usage = usage.add(commit.usage);
+        match commit.transition {
+            Transition::Running => continue,
+            Transition::Suspended => return Ok(LegEnd::Status(RunStatus::Suspended)),
+            Transition::Completed { .. } => return Ok(LegEnd::Status(RunStatus::Completed)),
+            Transition::Failed { .. } => return Ok(LegEnd::Status(RunStatus::Failed)),
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+fn failed(step_start: Event, error: String) -> StepCommit {
+    StepCommit {
+        messages: vec![],
+        calls: vec![],
+        events: vec![step_start, Event::error(&error)],
+        usage: Default::default(),
+        transition: Transition::Failed { error },
+    }
+}

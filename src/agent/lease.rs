@@ -1,0 +1,135 @@
+//! The driver lease: who advances a running run, and when someone else may take over.
+//!
+//! A driver renews its lease every 2 s from a thread of its own; a lease not renewed for
+//! 10 s has expired, and one whose process is gone on this host can be taken at once.
+
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::store::{self, Lease, Location};
+
+/// This host's name (for leases).
+pub fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into the buffer we own.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// Whether a process with this pid exists on this host.
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// A fresh lease for this process.
+pub fn mine() -> Lease {
+    Lease {
+        token: uuid::Uuid::new_v4().simple().to_string(),
+        host: host_name(),
+        pid: std::process::id(),
+        expires_at: store::now_ms() + store::LEASE_MS,
+    }
+}
+
+/// Why a running run's lease cannot be taken.
+#[derive(Debug, PartialEq)]
+pub enum Held {
+    /// A live driver holds it (its description, seconds until it expires).
+    Live(String, i64),
+}
+
+/// Whether the holder of `lease` is gone: expired, or its process is dead on this host.
+pub fn can_take(lease: Option<&Lease>, now: i64, host: &str, alive: impl Fn(u32) -> bool) -> Result<(), Held> {
+    let Some(l) = lease else { return Ok(()) };
+    if l.expires_at <= now || (l.host == host && !alive(l.pid)) {
+        return Ok(());
+    }
+    Err(Held::Live(
+        format!("process {} on {}", l.pid, l.host),
+        (l.expires_at - now + 999) / 1000,
+    ))
+}
+
+/// Keeps a lease alive from a thread of its own until dropped. The thread opens its own
+/// connection only when the first renewal is due, so short legs cost nothing.
+pub struct Keeper {
+    stop: Option<Sender<()>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Keeper {
+    pub fn start(location: Location, run_id: String, lease: Lease) -> Keeper {
+        let (tx, rx) = mpsc::channel::<()>();
+        let handle = std::thread::spawn(move || {
+            let mut conn = None;
+            loop {
+                match rx.recv_timeout(Duration::from_millis(store::RENEW_MS)) {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    _ => return,
+                }
+                if conn.is_none() {
+                    conn = store::open(&location, store::Access::Existing).ok().flatten();
+                }
+                if let Some(s) = &conn {
+                    // A failed renewal is seen by the driver at its next commit.
+                    let _ = s.renew_lease(&run_id, &lease);
+                }
+            }
+        });
+        Keeper {
+            stop: Some(tx),
+            handle: Some(handle),
+        }
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lease(host: &str, pid: u32, expires_at: i64) -> Lease {
+        Lease { token: "t".into(), host: host.into(), pid, expires_at }
+    }
+
+    #[test]
+    fn takeover_rules() {
+        let alive = |_| true;
+        let dead = |_| false;
+        assert_eq!(can_take(None, 0, "h", alive), Ok(()));
+        assert_eq!(can_take(Some(&lease("h", 1, 100)), 100, "h", alive), Ok(()));
+        assert_eq!(can_take(Some(&lease("h", 1, 5000)), 100, "h", dead), Ok(()));
+        assert_eq!(
+            can_take(Some(&lease("other", 1, 5000)), 100, "h", dead),
+            Err(Held::Live("process 1 on other".into(), 5))
+        );
+        assert!(can_take(Some(&lease("h", 1, 5000)), 100, "h", alive).is_err());
+    }
+
+    #[test]
+    fn this_process_is_alive() {
+        assert!(pid_alive(std::process::id()));
+        assert!(!pid_alive(0));
+    }
+}

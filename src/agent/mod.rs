@@ -1,0 +1,10 @@
+//! The agent loop: a pure step function (`step`) that turns one model response into what
+//! must be stored, and a driver (`driver`) that performs the effects (call the model, run
+//! the tools, persist, suspend) for one leg under a lease.
+
+pub mod def;
+pub mod driver;
+pub mod lease;
+pub mod step;
+
+pub use def::AgentDef;

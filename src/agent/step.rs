@@ -1,0 +1,329 @@
+//! The pure part of the loop: one model response in, everything to store for it out.
+//!
+//! No IO here: tools are reached through the `evaluate` function and fresh ids through
+//! `new_id`, so the whole decision (complete, continue, suspend, out of budget) is
+//! unit-tested without a store or a model.
+
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+
+use crate::domain::{CallRecord, CallState, Event, Message, ToolCall, ToolOutcome, Usage};
+use crate::providers::Response;
+use crate::store::{NewCall, StepCommit, StepResults, Transition};
+use crate::tools;
+
+/// What the step function needs besides the response.
+pub struct StepContext<'a> {
+    pub message_id: &'a str,
+    /// Tool-call ids the run already used (the model may reuse them).
+    pub used_ids: &'a HashSet<String>,
+    /// The tools the agent has.
+    pub tools: &'a [String],
+    /// This is the last model call the leg's budget allows.
+    pub last_in_budget: bool,
+    /// Usage of the run before this step.
+    pub usage_before: Usage,
+}
+
+/// The result of one call before any person is involved.
+enum Immediate {
+    Result(Value),
+    Error(Value),
+}
+
+/// Decides what one model response does to the run.
+pub fn step(
+    response: &Response,
+    ctx: &StepContext,
+    evaluate: &mut dyn FnMut(&str, &Value) -> Option<ToolOutcome>,
+    new_id: &mut dyn FnMut() -> String,
+) -> StepCommit {
+    let text = response.text.clone().filter(|t| !t.is_empty());
+    let usage = ctx.usage_before.add(response.usage);
+    let mut events = vec![Event::step_start(ctx.message_id)];
+    if let Some(t) = &text {
+        events.push(Event::text_delta(ctx.message_id, t));
+    }
+
+    if response.calls.is_empty() {
+        let output = text.clone().unwrap_or_default();
+        events.push(Event::step_finish(ctx.message_id, "stop"));
+        events.push(Event::finish("stop", &output, usage));
+        return StepCommit {
+            messages: vec![Message::Assistant {
+                content: text,
+                tool_calls: vec![],
+            }],
+            calls: vec![],
+            events,
+            usage: response.usage,
+            transition: Transition::Completed {
+                output,
+                finish_reason: "stop".into(),
+            },
+        };
+    }
+
+    let mut seen: HashSet<String> = HashSet::new();
+    let calls: Vec<ToolCall> = response
+        .calls
+        .iter()
+        .map(|c| {
+            let mut id = c.id.clone().filter(|id| !id.is_empty()).unwrap_or_else(&mut *new_id);
+            while ctx.used_ids.contains(&id) || seen.contains(&id) {
+                id = new_id();
+            }
+            seen.insert(id.clone());
+            let (args, invalid_args) = match &c.args {
+                Ok(v) => (v.clone(), None),
+                Err(bad) => (Value::Null, Some(bad.raw.clone())),
+            };
+            ToolCall {
+                id,
+                name: c.name.clone(),
+                args,
+                invalid_args,
+            }
+        })
+        .collect();
+    events.extend(calls.iter().map(Event::tool_call));
+
+    let outcomes: Vec<Result<Immediate, (Value, Value)>> = calls
+        .iter()
+        .zip(&response.calls)
+        .map(|(call, raw)| {
+            if let Err(bad) = &raw.args {
+                return Ok(Immediate::Error(
+                    json!({"name": "ToolArgumentsError", "message": bad.message}),
+                ));
+            }
+            let offered = ctx.tools.iter().any(|t| *t == call.name);
+            match offered.then(|| evaluate(&call.name, &call.args)).flatten() {
+                None => Ok(Immediate::Error(json!({
+                    "name": "ToolNotFoundError",
+                    "message": format!(
+                        "tool {} not found; the tools are: {}",
+                        call.name,
+                        ctx.tools.join(", ")
+                    ),
+                }))),
+                Some(ToolOutcome::Result(r)) => Ok(Immediate::Result(r)),
+                Some(ToolOutcome::Suspend {
+                    payload,
+                    resume_schema,
+                }) => Err((payload, resume_schema)),
+            }
+        })
+        .collect();
+
+    let assistant = Message::Assistant {
+        content: text.clone(),
+        tool_calls: calls.clone(),
+    };
+
+    if outcomes.iter().any(Result::is_err) {
+        events.push(Event::step_finish(ctx.message_id, "tool-calls"));
+        let mut new_calls = Vec::new();
+        for (call, outcome) in calls.iter().zip(outcomes) {
+            let mut record = NewCall {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                args: call.args.clone(),
+                state: CallState::Done,
+                payload: None,
+                result: None,
+                error: None,
+            };
+            match outcome {
+                Ok(Immediate::Result(r)) => record.result = Some(r),
+                Ok(Immediate::Error(e)) => {
+                    record.result = Some(error_result(&e));
+                    record.error = Some(e);
+                }
+                Err((payload, schema)) => {
+                    events.push(Event::suspended(call, &payload, &schema));
+                    record.state = CallState::Pending;
+                    record.payload = Some(payload);
+                }
+            }
+            new_calls.push(record);
+        }
+        return StepCommit {
+            messages: vec![assistant],
+            calls: new_calls,
+            events,
+            usage: response.usage,
+            transition: Transition::Suspended,
+        };
+    }
+
+    let mut messages = vec![assistant];
+    for (call, outcome) in calls.iter().zip(outcomes) {
+        let (result, error) = match outcome {
+            Ok(Immediate::Result(r)) => (r, None),
+            Ok(Immediate::Error(e)) => (error_result(&e), Some(e)),
+            Err(_) => unreachable!("no call suspended"),
+        };
+        let (message, event) = result_of(&call.id, &call.name, &call.args, &result, error.as_ref());
+        messages.push(message);
+        events.push(event);
+    }
+    events.push(Event::step_finish(ctx.message_id, "tool-calls"));
+    let transition = if ctx.last_in_budget {
+        let output = text.unwrap_or_default();
+        events.push(Event::finish("tool-calls", &output, usage));
+        Transition::Completed {
+            output,
+            finish_reason: "tool-calls".into(),
+        }
+    } else {
+        Transition::Running
+    };
+    StepCommit {
+        messages,
+        calls: vec![],
+        events,
+        usage: response.usage,
+        transition,
+    }
+}
+
+fn error_result(error: &Value) -> Value {
+    tools::error_result(error["message"].as_str().unwrap_or("tool call failed"))
+}
+
+/// The tool message and the event for one call's result.
+fn result_of(
+    call_id: &str,
+    name: &str,
+    args: &Value,
+    result: &Value,
+    error: Option<&Value>,
+) -> (Message, Event) {
+    let message = Message::Tool {
+        tool_call_id: call_id.to_string(),
+        tool_name: name.to_string(),
+        content: result.to_string(),
+    };
+    let event = match error {
+        Some(e) => Event::tool_error(call_id, name, args, e),
+        None => Event::tool_result(call_id, name, args, result),
+    };
+    (message, event)
+}
+
+/// The results of a step whose last pending item was resolved, in call order.
+pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
+    let mut messages = Vec::with_capacity(calls.len());
+    let mut events = Vec::with_capacity(calls.len());
+    for c in calls {
+        let result = c.result.clone().unwrap_or(Value::Null);
+        let (m, e) = result_of(&c.call_id, &c.tool_name, &c.args, &result, c.error.as_ref());
+        messages.push(m);
+        events.push(e);
+    }
+    StepResults { messages, events }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::{BadArgs, ModelCall};
+
+    fn call(id: Option<&str>, name: &str, args: Value) -> ModelCall {
+        ModelCall {
+            id: id.map(str::to_string),
+            name: name.into(),
+            args: Ok(args),
+        }
+    }
+
+    fn run_step(response: Response, used: &[&str], last: bool) -> StepCommit {
+        let used: HashSet<String> = used.iter().map(|s| s.to_string()).collect();
+        let tools = vec!["ask_user".to_string(), "submit_plan".to_string()];
+        let ctx = StepContext {
+            message_id: "m1",
+            used_ids: &used,
+            tools: &tools,
+            last_in_budget: last,
+            usage_before: Usage::default(),
+        };
+        let mut n = 0;
+        step(
+            &response,
+            &ctx,
+            &mut |name, args| tools::evaluate(name, args, std::path::Path::new("/nonexistent")),
+            &mut || {
+                n += 1;
+                format!("gen_{n}")
+            },
+        )
+    }
+
+    fn kinds(c: &StepCommit) -> Vec<&str> {
+        c.events.iter().map(|e| e.kind.as_str()).collect()
+    }
+
+    #[test]
+    fn text_completes_the_run() {
+        let c = run_step(Response { text: Some("Done.".into()), ..Default::default() }, &[], false);
+        assert_eq!(kinds(&c), ["step-start", "text-delta", "step-finish", "finish"]);
+        assert!(matches!(c.transition, Transition::Completed { ref output, ref finish_reason } if output == "Done." && finish_reason == "stop"));
+    }
+
+    #[test]
+    fn two_questions_suspend_together_and_ids_are_made_unique() {
+        let r = Response {
+            calls: vec![
+                call(Some("call_0"), "ask_user", json!({"question": "A?"})),
+                call(Some("call_1"), "ask_user", json!({"question": "B?"})),
+                call(Some("call_1"), "nope", json!({})),
+            ],
+            ..Default::default()
+        };
+        let c = run_step(r, &["call_0"], false);
+        assert!(matches!(c.transition, Transition::Suspended));
+        let ids: Vec<&str> = c.calls.iter().map(|c| c.call_id.as_str()).collect();
+        assert_eq!(ids, ["gen_1", "call_1", "gen_2"]);
+        assert_eq!(
+            kinds(&c),
+            ["step-start", "tool-call", "tool-call", "tool-call", "step-finish", "tool-call-suspended", "tool-call-suspended"]
+        );
+        assert_eq!(c.calls[2].state, CallState::Done);
+        assert_eq!(c.calls[2].error.as_ref().unwrap()["name"], "ToolNotFoundError");
+        let Message::Assistant { tool_calls, .. } = &c.messages[0] else { panic!() };
+        assert_eq!(tool_calls[0].id, "gen_1");
+    }
+
+    #[test]
+    fn immediate_results_continue_until_the_budget_ends() {
+        let r = Response {
+            calls: vec![call(None, "ask_user", json!({"question": ""}))],
+            ..Default::default()
+        };
+        let c = run_step(r.clone(), &[], false);
+        assert!(matches!(c.transition, Transition::Running));
+        assert_eq!(kinds(&c), ["step-start", "tool-call", "tool-result", "step-finish"]);
+        assert_eq!(c.messages.len(), 2);
+        let c = run_step(r, &[], true);
+        assert!(matches!(c.transition, Transition::Completed { ref finish_reason, .. } if finish_reason == "tool-calls"));
+        assert_eq!(c.events.last().unwrap().payload["finishReason"], "tool-calls");
+    }
+
+    #[test]
+    fn unparsable_arguments_become_a_tool_error() {
+        let r = Response {
+            calls: vec![ModelCall {
+                id: Some("x".into()),
+                name: "ask_user".into(),
+                args: Err(BadArgs { raw: "{\"q".into(), message: "bad json".into() }),
+            }],
+            ..Default::default()
+        };
+        let c = run_step(r, &[], false);
+        assert_eq!(kinds(&c), ["step-start", "tool-call", "tool-error", "step-finish"]);
+        let Message::Tool { content, .. } = &c.messages[1] else { panic!() };
+        assert_eq!(content, r#"{"content":"bad json","isError":true}"#);
+    }
+}

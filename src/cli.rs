@@ -1,0 +1,187 @@
+//! The command line, as clap types only. Doc comments here are the `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+
+/// Durable human-in-the-loop agent runs.
+///
+/// An agent runs until it must ask a person (ask_user) or have a plan reviewed
+/// (submit_plan); the run is then suspended and kept in a store. Any later process lists
+/// what waits (`pending`), answers (`answer`) or decides (`review`), and the run resumes
+/// where it stopped.
+#[derive(Debug, Parser)]
+#[command(name = "mastra-ask", version, propagate_version = true)]
+pub struct Cli {
+    /// The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]
+    #[arg(long, global = true, value_name = "PATH", env = "MASTRA_ASK_DB")]
+    pub db: Option<String>,
+
+    /// Output format: text for people, json for programs (JSON lines)
+    #[arg(
+        short = 'o',
+        long,
+        global = true,
+        value_enum,
+        default_value_t = OutputFormat::Text,
+        env = "MASTRA_ASK_OUTPUT"
+    )]
+    pub output: OutputFormat,
+
+    /// Never prompt; a missing answer is a usage error
+    #[arg(long, global = true)]
+    pub no_input: bool,
+
+    /// When to use colours (NO_COLOR is honoured)
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatusArg {
+    Running,
+    Suspended,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start a run of an agent on a prompt
+    Run(RunArgs),
+    /// List pending items (questions and plans waiting for a person), oldest first
+    Pending(PendingArgs),
+    /// Answer an ask_user question
+    Answer(AnswerArgs),
+    /// Approve or reject a plan submitted with submit_plan
+    Review(ReviewArgs),
+    /// Show a run: status, transcript, items and who resolved them, events
+    Show(RunRef),
+    /// List runs, newest first
+    Runs(RunsArgs),
+    /// Cancel a run; its pending items are closed as cancelled
+    Cancel(RunRef),
+    /// Continue a run whose driver died (expired lease) or that failed
+    Resume(RunRef),
+    /// Call a tool outside any run and print its fallback text
+    Tool(ToolArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The prompt; `-` reads it from stdin
+    pub prompt: Option<String>,
+    /// An agent file (JSON) [default: the built-in `assistant` agent]
+    #[arg(long, value_name = "FILE")]
+    pub agent: Option<PathBuf>,
+    /// The model, overriding the agent's: script:PATH
+    #[arg(long, value_name = "SPEC", env = "MASTRA_ASK_MODEL")]
+    pub model: Option<String>,
+    /// Model calls allowed per leg [default: the agent's maxSteps, else 5]
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u32>,
+    /// The run's working directory (plan paths resolve against it)
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PendingArgs {
+    /// Only this run's items
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
+    /// One `RUN_ID TOOL_CALL_ID` pair per line
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("given").args(["answer", "multi", "json"])))]
+pub struct AnswerArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: Option<String>,
+    /// The answer: free text or one option's label; `-` reads stdin
+    pub answer: Option<String>,
+    /// The chosen labels of a multi-select question
+    #[arg(long, num_args = 1.., value_name = "LABEL")]
+    pub multi: Option<Vec<String>>,
+    /// The answer as JSON: a string, or an array of labels
+    #[arg(long, value_name = "VALUE")]
+    pub json: Option<String>,
+    /// Which item, when the run has several pending
+    #[arg(long, value_name = "ID")]
+    pub tool_call: Option<String>,
+    /// Who answers [default: $MASTRA_ASK_USER, else the login name]
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("decision").args(["approve", "reject", "json"])))]
+pub struct ReviewArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: Option<String>,
+    /// Approve the plan
+    #[arg(long)]
+    pub approve: bool,
+    /// Reject the plan
+    #[arg(long)]
+    pub reject: bool,
+    /// Feedback for the model with --reject
+    #[arg(long, value_name = "TEXT", requires = "reject", conflicts_with = "feedback_file")]
+    pub feedback: Option<String>,
+    /// Feedback read from a file (`-` for stdin) with --reject
+    #[arg(long, value_name = "FILE", requires = "reject")]
+    pub feedback_file: Option<PathBuf>,
+    /// The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}
+    #[arg(long, value_name = "VALUE")]
+    pub json: Option<String>,
+    /// Which item, when the run has several pending
+    #[arg(long, value_name = "ID")]
+    pub tool_call: Option<String>,
+    /// Who decides [default: $MASTRA_ASK_USER, else the login name]
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunRef {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Only runs in this state
+    #[arg(long, value_enum)]
+    pub status: Option<StatusArg>,
+    /// At most this many runs
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolArgs {
+    /// The tool: ask_user or submit_plan
+    pub name: String,
+    /// The tool's input as JSON
+    #[arg(long, value_name = "INPUT")]
+    pub json: String,
+}

@@ -1,0 +1,51 @@
+//! `answer`: answer an ask_user question, then drive the run on when that resumes it.
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::{parse_json_flag, pending_item, read_stdin, resolve_and_continue, who, Ctx};
+use crate::cli::AnswerArgs;
+use crate::domain::{Resolution, Via, ASK_USER};
+use crate::error::{fail, Error};
+use crate::exit::Exit;
+use crate::tools::ask_user::{self, Question};
+
+pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
+    let (given, via) = match (&args.answer, &args.multi, &args.json) {
+        (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
+        (Some(a), _, _) => (json!(a), Via::Flag),
+        (_, Some(labels), _) => (json!(labels), Via::Flag),
+        (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
+        _ => return fail(missing_answer()),
+    };
+    let Some(run_input) = args.run.as_deref() else {
+        return fail(Error::usage("which run? pass RUN").with_hint("list what waits with: mastra-ask pending"));
+    };
+    let (store, run) = ctx.store_and_run(run_input)?;
+    let item = pending_item(ctx, store.as_ref(), &run, ASK_USER, args.tool_call.as_deref())?;
+    let question = item
+        .payload
+        .as_ref()
+        .and_then(Question::from_payload)
+        .ok_or_else(|| Error::invalid(format!("tool call {} has no readable question", item.call_id)))?;
+    if args.multi.is_some() && question.mode != ask_user::Mode::Multi {
+        return fail(Error::usage(format!(
+            "--multi is for multi-select questions; tool call {} takes one answer: pass it as ANSWER",
+            item.call_id
+        )));
+    }
+    let resume_data: Value = question.check_answer(&given).map_err(Error::invalid)?;
+    let resolution = Resolution {
+        result: ask_user::result(&resume_data),
+        resume_data,
+        by: who(args.as_),
+        via,
+    };
+    resolve_and_continue(ctx, store.as_ref(), &run, &item, &resolution)
+}
+
+fn missing_answer() -> Error {
+    Error::usage("no answer given").with_hint(
+        "pass ANSWER (free text or a label; - reads stdin), --multi LABEL... or --json VALUE",
+    )
+}

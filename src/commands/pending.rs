@@ -1,0 +1,52 @@
+//! `pending`: what waits for a person, oldest first, with the command that resolves it.
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::{commands_for, describe, find_run, Ctx};
+use crate::cli::PendingArgs;
+use crate::exit::Exit;
+use crate::output::format;
+use crate::store::now_ms;
+
+pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
+    let Some(store) = ctx.existing_store()? else {
+        return Ok(Exit::Success);
+    };
+    let run_id = match &args.run {
+        Some(r) => Some(find_run(store.as_ref(), r)?.id),
+        None => None,
+    };
+    let items = store.pending(run_id.as_deref())?;
+    let now = now_ms();
+    for item in &items {
+        let call = &item.call;
+        if args.quiet {
+            ctx.out.line(&format!("{} {}", call.run_id, call.call_id));
+        } else if ctx.out.is_json() {
+            ctx.out.json_line(&json!({
+                "runId": call.run_id,
+                "toolCallId": call.call_id,
+                "toolName": call.tool_name,
+                "kind": if call.is_question() { "question" } else { "plan" },
+                "args": call.args,
+                "suspendPayload": call.payload,
+                "agentId": item.agent_id,
+                "suspendedAt": format::time(call.created_at),
+                "command": commands_for(ctx, item).first(),
+            }));
+        } else {
+            ctx.out.line(&format!(
+                "{}  {}  {} ago",
+                call.run_id,
+                describe(call),
+                format::age(call.created_at, now)
+            ));
+            ctx.out.line(&format!("    {}", commands_for(ctx, item)[0]));
+        }
+    }
+    if items.is_empty() {
+        ctx.out.info("nothing is pending");
+    }
+    Ok(Exit::Success)
+}

@@ -1,0 +1,43 @@
+//! `resume`: continue a run whose driver is gone (expired lease, or a dead process on this
+//! host) or that failed.
+
+use anyhow::Result;
+
+use super::{drive, provider_for, Ctx};
+use crate::agent::lease::{self, Held};
+use crate::domain::RunStatus;
+use crate::error::{fail, Error};
+use crate::exit::Exit;
+use crate::store::now_ms;
+
+pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
+    let (store, run) = ctx.store_and_run(input)?;
+    let expected = match run.status {
+        RunStatus::Failed => None,
+        RunStatus::Running => {
+            let host = lease::host_name();
+            if let Err(Held::Live(holder, secs)) =
+                lease::can_take(run.lease.as_ref(), now_ms(), &host, lease::pid_alive)
+            {
+                return fail(Error::conflict(format!(
+                    "run {} is being driven by {holder} (its lease expires in {secs}s unless renewed)",
+                    run.id
+                )));
+            }
+            run.lease.as_ref().map(|l| l.token.clone())
+        }
+        RunStatus::Suspended => {
+            return fail(Error::conflict(format!("run {} is waiting for input, not stuck", run.id))
+                .with_hint(format!("see what it waits for: {} pending --run {}", ctx.program(), run.id)))
+        }
+        status => {
+            return fail(Error::conflict(format!("run {} is already {}", run.id, status.as_str())))
+        }
+    };
+    let provider = provider_for(&run)?;
+    let lease = lease::mine();
+    if !store.take_lease(&run.id, run.status, expected.as_deref(), &lease)? {
+        return fail(Error::conflict(format!("run {} changed meanwhile; look again with: mastra-ask show {}", run.id, run.id)));
+    }
+    drive(ctx, store.as_ref(), &run.id, &lease, provider.as_ref())
+}

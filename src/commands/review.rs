@@ -1,0 +1,65 @@
+//! `review`: approve or reject a submitted plan, then drive the run on when that resumes it.
+
+use anyhow::Result;
+
+use super::{parse_json_flag, pending_item, read_stdin, resolve_and_continue, who, Ctx};
+use crate::cli::ReviewArgs;
+use crate::domain::{Resolution, Via, SUBMIT_PLAN};
+use crate::error::{fail, Error};
+use crate::exit::Exit;
+use crate::tools::submit_plan::{read_plan, Decision, Plan};
+
+pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
+    let (decision, via) = decision(&args)?;
+    let Some(run_input) = args.run.as_deref() else {
+        return fail(Error::usage("which run? pass RUN").with_hint("list what waits with: mastra-ask pending"));
+    };
+    let (store, run) = ctx.store_and_run(run_input)?;
+    let item = pending_item(ctx, store.as_ref(), &run, SUBMIT_PLAN, args.tool_call.as_deref())?;
+    let plan = item
+        .payload
+        .as_ref()
+        .and_then(Plan::from_payload)
+        .ok_or_else(|| Error::invalid(format!("tool call {} has no readable plan", item.call_id)))?;
+    let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
+        .map(|text| Plan::from_text(&plan.path, &text));
+    if now_on_disk.as_ref() != Ok(&plan) {
+        ctx.out.warn(&format!(
+            "{} changed on disk since it was submitted; this decision is on the submitted version (see: mastra-ask show {})",
+            crate::output::sanitize::one_line(&plan.path),
+            run.id
+        ));
+    }
+    let resolution = Resolution {
+        resume_data: decision.resume_data(&plan),
+        result: decision.result(&plan),
+        by: who(args.as_.clone()),
+        via,
+    };
+    resolve_and_continue(ctx, store.as_ref(), &run, &item, &resolution)
+}
+
+fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {
+    if let Some(j) = &args.json {
+        let d = Decision::from_json(&parse_json_flag(j)?)
+            .map_err(|e| Error::invalid(format!("--json: {e}")))?;
+        return Ok((d, Via::Json));
+    }
+    if args.approve {
+        return Ok((Decision::Approved { feedback: None }, Via::Flag));
+    }
+    if args.reject {
+        let feedback = match (&args.feedback, &args.feedback_file) {
+            (Some(f), _) => Some(f.clone()),
+            (_, Some(p)) if p.as_os_str() == "-" => Some(read_stdin("the feedback")?),
+            (_, Some(p)) => Some(std::fs::read_to_string(p).map_err(|e| {
+                Error::invalid(format!("cannot read feedback file {}: {e}", p.display()))
+            })?),
+            _ => None,
+        };
+        return Ok((Decision::Rejected { feedback }, Via::Flag));
+    }
+    fail(Error::usage("no decision given").with_hint(
+        "pass --approve, --reject [--feedback TEXT | --feedback-file FILE] or --json '{\"action\":\"approved\"}'",
+    ))
+}

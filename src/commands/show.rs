@@ -1,0 +1,121 @@
+//! `show`: one run in full: status, transcript, items with who resolved them, events.
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::{describe, Ctx};
+use crate::domain::{CallRecord, Message};
+use crate::exit::Exit;
+use crate::output::{envelope, format, sanitize};
+
+pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
+    let (store, run) = ctx.store_and_run(input)?;
+    let messages = store.messages(&run.id)?;
+    let calls = store.calls(&run.id)?;
+    let events = store.events(&run.id)?;
+    if ctx.out.is_json() {
+        let mut v = super::runs::summary(&run);
+        v["cwd"] = json!(run.cwd);
+        v["output"] = json!(run.output);
+        v["error"] = json!(run.error);
+        v["usage"] = json!(run.usage);
+        v["agent"] = run.agent.clone();
+        v["messages"] = json!(messages);
+        v["suspensions"] = calls.iter().filter(|c| c.payload.is_some()).map(item_json).collect();
+        v["events"] = events.iter().map(|e| envelope(&run.id, &e.event)).collect();
+        ctx.out.json_line(&v);
+        return Ok(Exit::Success);
+    }
+    let out = &ctx.out;
+    let field = |name: &str, value: &str| out.line(&format!("{name:<9}{value}"));
+    field("run", &run.id);
+    field("agent", &sanitize::one_line(&run.agent_id));
+    field("model", &sanitize::one_line(run.agent["model"].as_str().unwrap_or_default()));
+    field("status", run.status.as_str());
+    field("cwd", &sanitize::one_line(&run.cwd));
+    field("created", &format::time(run.created_at));
+    field("updated", &format::time(run.updated_at));
+    field(
+        "usage",
+        &format!("{} in, {} out", run.usage.input_tokens, run.usage.output_tokens),
+    );
+    if let Some(reason) = &run.finish_reason {
+        field("finish", reason);
+    }
+    if let Some(e) = &run.error {
+        field("error", &sanitize::one_line(e));
+    }
+    out.line("");
+    out.line("transcript");
+    for m in &messages {
+        match m {
+            Message::User { content } => out.line(&format!("  user: {}", sanitize::one_line(content))),
+            Message::Assistant { content, tool_calls } => {
+                if let Some(c) = content {
+                    out.line(&format!("  assistant: {}", sanitize::one_line(c)));
+                }
+                for c in tool_calls {
+                    out.line(&format!(
+                        "  assistant calls {} ({}): {}",
+                        sanitize::one_line(&c.name),
+                        sanitize::one_line(&c.id),
+                        sanitize::one_line(&c.invalid_args.clone().unwrap_or_else(|| c.args.to_string()))
+                    ));
+                }
+            }
+            Message::Tool { tool_call_id, tool_name, content } => out.line(&format!(
+                "  {} ({}) returned: {}",
+                sanitize::one_line(tool_name),
+                sanitize::one_line(tool_call_id),
+                sanitize::one_line(content)
+            )),
+        }
+    }
+    let items: Vec<&CallRecord> = calls.iter().filter(|c| c.payload.is_some()).collect();
+    if !items.is_empty() {
+        out.line("");
+        out.line("items");
+        for c in items {
+            out.line(&format!("  {}", describe(c)));
+            let state = match (&c.resolved_by, c.resolved_at) {
+                (Some(by), Some(at)) => format!(
+                    "{} by {} via {} at {}: {}",
+                    c.state.as_str(),
+                    sanitize::one_line(by),
+                    c.resolved_via.as_deref().unwrap_or("?"),
+                    format::time(at),
+                    sanitize::one_line(&c.resume_data.clone().unwrap_or(Value::Null).to_string())
+                ),
+                _ => format!("{} since {}", c.state.as_str(), format::time(c.created_at)),
+            };
+            out.line(&format!("    {state}"));
+        }
+    }
+    out.line("");
+    out.line("events");
+    for e in &events {
+        out.line(&format!(
+            "  {:>3} {} {}",
+            e.seq,
+            e.event.kind,
+            sanitize::one_line(&e.event.payload.to_string())
+        ));
+    }
+    Ok(Exit::Success)
+}
+
+fn item_json(c: &CallRecord) -> Value {
+    json!({
+        "toolCallId": c.call_id,
+        "toolName": c.tool_name,
+        "args": c.args,
+        "state": c.state.as_str(),
+        "suspendPayload": c.payload,
+        "suspendedAt": format::time(c.created_at),
+        "resumeData": c.resume_data,
+        "result": c.result,
+        "resolvedBy": c.resolved_by,
+        "resolvedVia": c.resolved_via,
+        "resolvedAt": c.resolved_at.map(format::time),
+    })
+}

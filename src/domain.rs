@@ -1,0 +1,290 @@
+//! The shared vocabulary: runs, messages, tool calls, suspensions, events.
+//!
+//! Every layer (store, agent, tools, providers, output) speaks these types. This module holds
+//! data and tiny pure helpers only: no IO, no SQL, no printing.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub const ASK_USER: &str = "ask_user";
+pub const SUBMIT_PLAN: &str = "submit_plan";
+/// The human-input tools, in the order they are offered to a model.
+pub const HUMAN_TOOLS: [&str; 2] = [ASK_USER, SUBMIT_PLAN];
+
+/// Where a run is in its life. `failed` can go back to `running` through `resume`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Running,
+    Suspended,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl RunStatus {
+    pub const ALL: [RunStatus; 5] = [
+        RunStatus::Running,
+        RunStatus::Suspended,
+        RunStatus::Completed,
+        RunStatus::Failed,
+        RunStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Suspended => "suspended",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        RunStatus::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    /// Neither running nor waiting for a human.
+    pub fn is_finished(self) -> bool {
+        matches!(
+            self,
+            RunStatus::Completed | RunStatus::Failed | RunStatus::Cancelled
+        )
+    }
+}
+
+/// Token counts, summed over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+            total_tokens: self.total_tokens + other.total_tokens,
+        }
+    }
+}
+
+/// A tool call as kept in the history. `invalid_args` holds the raw text when the model's
+/// arguments were not valid JSON (then `args` is null).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub args: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid_args: Option<String>,
+}
+
+/// One message of a run's conversation, as stored and as sent to a model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    User {
+        content: String,
+    },
+    Assistant {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        #[serde(default, rename = "toolCalls", skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    Tool {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        #[serde(rename = "toolName")]
+        tool_name: String,
+        /// The JSON text of the tool's result object.
+        content: String,
+    },
+}
+
+/// What a tool does with a call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolOutcome {
+    /// A result object for the model right away (validation and error objects included).
+    Result(Value),
+    /// The call waits for a human.
+    Suspend { payload: Value, resume_schema: Value },
+}
+
+/// An event a run emitted: Mastra's chunk `type` and `payload`. The envelope (`runId`,
+/// `from`) is added when printed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub kind: String,
+    pub payload: Value,
+}
+
+impl Event {
+    fn new(kind: &str, payload: Value) -> Event {
+        Event {
+            kind: kind.to_string(),
+            payload,
+        }
+    }
+    pub fn start(agent_id: &str, message_id: &str) -> Event {
+        Event::new("start", json!({"id": agent_id, "messageId": message_id}))
+    }
+    pub fn step_start(message_id: &str) -> Event {
+        Event::new("step-start", json!({"messageId": message_id}))
+    }
+    pub fn text_delta(message_id: &str, text: &str) -> Event {
+        Event::new("text-delta", json!({"id": message_id, "text": text}))
+    }
+    pub fn tool_call(call: &ToolCall) -> Event {
+        Event::new(
+            "tool-call",
+            json!({"toolCallId": call.id, "toolName": call.name, "args": call.args}),
+        )
+    }
+    pub fn tool_result(call_id: &str, name: &str, args: &Value, result: &Value) -> Event {
+        Event::new(
+            "tool-result",
+            json!({"toolCallId": call_id, "toolName": name, "args": args, "result": result}),
+        )
+    }
+    pub fn tool_error(call_id: &str, name: &str, args: &Value, error: &Value) -> Event {
+        Event::new(
+            "tool-error",
+            json!({"toolCallId": call_id, "toolName": name, "args": args, "error": error}),
+        )
+    }
+    pub fn suspended(call: &ToolCall, payload: &Value, resume_schema: &Value) -> Event {
+        Event::new(
+            "tool-call-suspended",
+            json!({
+                "toolCallId": call.id,
+                "toolName": call.name,
+                "args": call.args,
+                "suspendPayload": payload,
+                "resumeSchema": resume_schema.to_string(),
+            }),
+        )
+    }
+    pub fn step_finish(message_id: &str, finish_reason: &str) -> Event {
+        Event::new(
+            "step-finish",
+            json!({"messageId": message_id, "finishReason": finish_reason}),
+        )
+    }
+    pub fn finish(finish_reason: &str, text: &str, usage: Usage) -> Event {
+        Event::new(
+            "finish",
+            json!({"finishReason": finish_reason, "text": text, "usage": usage}),
+        )
+    }
+    pub fn error(message: &str) -> Event {
+        Event::new("error", json!({"message": message}))
+    }
+}
+
+/// An event as stored: its place in the run's sequence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredEvent {
+    pub seq: i64,
+    pub at: i64,
+    pub event: Event,
+}
+
+/// The state of one tool call of a step that suspended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallState {
+    /// Not a human-input call: its result was known at once.
+    Done,
+    Pending,
+    Resolved,
+    Cancelled,
+    Expired,
+}
+
+impl CallState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallState::Done => "done",
+            CallState::Pending => "pending",
+            CallState::Resolved => "resolved",
+            CallState::Cancelled => "cancelled",
+            CallState::Expired => "expired",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CallState> {
+        [
+            CallState::Done,
+            CallState::Pending,
+            CallState::Resolved,
+            CallState::Cancelled,
+            CallState::Expired,
+        ]
+        .into_iter()
+        .find(|st| st.as_str() == s)
+    }
+}
+
+/// How a person gave an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    Flag,
+    Json,
+    Prompt,
+}
+
+impl Via {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Flag => "flag",
+            Via::Json => "json",
+            Via::Prompt => "prompt",
+        }
+    }
+}
+
+/// One tool call of a step that suspended: the human-input ones (suspensions, the pending
+/// items) and, beside them, the calls whose results were known at once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallRecord {
+    pub run_id: String,
+    pub call_id: String,
+    /// Order of the call in the run.
+    pub seq: i64,
+    /// The assistant message (its sequence number) that made the call.
+    pub step: i64,
+    pub tool_name: String,
+    pub args: Value,
+    pub state: CallState,
+    /// The suspend payload (human-input calls only).
+    pub payload: Option<Value>,
+    /// The result object for the model (known at once, or once resolved).
+    pub result: Option<Value>,
+    /// `{name, message}` when the call failed before any tool ran (unknown tool, bad JSON).
+    pub error: Option<Value>,
+    pub resume_data: Option<Value>,
+    pub resolved_by: Option<String>,
+    pub resolved_via: Option<String>,
+    pub resolved_at: Option<i64>,
+    pub created_at: i64,
+}
+
+impl CallRecord {
+    pub fn is_question(&self) -> bool {
+        self.tool_name == ASK_USER
+    }
+}
+
+/// A person's decision on one pending item, validated before it is stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolution {
+    pub resume_data: Value,
+    pub result: Value,
+    pub by: String,
+    pub via: Via,
+}

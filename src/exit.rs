@@ -1,0 +1,41 @@
+//! The process exit codes, in one table. The README and the man page show the same table
+//! (a test compares them).
+
+/// How a command ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Success,
+    Failure,
+    Usage,
+    NotFound,
+    Conflict,
+    Rejected,
+    Cancelled,
+    Suspended,
+    TimedOut,
+    Interrupted,
+}
+
+/// Every exit code with its meaning.
+pub const TABLE: [(Exit, i32, &str); 10] = [
+    (Exit::Success, 0, "success; the run completed (for a plan run: approved; an answer only recorded for a waiter)"),
+    (Exit::Failure, 1, "runtime failure: provider, I/O or store error; the run failed"),
+    (Exit::Usage, 2, "usage or invalid input; nothing changed"),
+    (Exit::NotFound, 3, "not found: no such run or tool call"),
+    (Exit::Conflict, 4, "conflict: already resolved, not pending, finished, ambiguous id, several pending without `--tool-call`, live lease"),
+    (Exit::Rejected, 5, "the plan was rejected (a plan run: `plan --wait`, `wait`)"),
+    (Exit::Cancelled, 6, "the run was cancelled"),
+    (Exit::Suspended, 75, "suspended: the run waits for human input"),
+    (Exit::TimedOut, 124, "timed out (`--timeout`), items expired"),
+    (Exit::Interrupted, 130, "interrupted; nothing recorded"),
+];
+
+impl Exit {
+    pub fn code(self) -> i32 {
+        TABLE
+            .iter()
+            .find(|(e, _, _)| *e == self)
+            .map(|(_, c, _)| *c)
+            .unwrap_or(1)
+    }
+}

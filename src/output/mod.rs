@@ -1,0 +1,147 @@
+//! Everything the program prints: data on stdout, hints and progress on stderr, JSON lines
+//! in JSON mode, untrusted text always sanitized. A closed stdout (`| head`) ends output
+//! quietly instead of failing.
+
+pub mod format;
+pub mod sanitize;
+
+use std::cell::Cell;
+use std::io::{self, Write};
+
+use console::style;
+use serde_json::{json, Value};
+
+use crate::agent::driver::Sink;
+use crate::domain::{Event, StoredEvent};
+
+pub struct Out {
+    json: bool,
+    stdout_closed: Cell<bool>,
+    /// The text mode's current line on stdout has text without a final newline.
+    open_line: Cell<bool>,
+}
+
+impl Out {
+    pub fn new(json: bool) -> Out {
+        Out {
+            json,
+            stdout_closed: Cell::new(false),
+            open_line: Cell::new(false),
+        }
+    }
+
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
+    /// Writes to stdout; a broken pipe closes it for the rest of the command.
+    pub fn write(&self, s: &str) {
+        if self.stdout_closed.get() {
+            return;
+        }
+        let mut out = io::stdout().lock();
+        if out.write_all(s.as_bytes()).and_then(|_| out.flush()).is_err() {
+            self.stdout_closed.set(true);
+        }
+    }
+
+    /// One line of data on stdout.
+    pub fn line(&self, s: &str) {
+        self.write(&format!("{s}\n"));
+    }
+
+    pub fn json_line(&self, v: &Value) {
+        self.line(&v.to_string());
+    }
+
+    /// A hint or progress line on stderr (text mode only).
+    pub fn info(&self, s: &str) {
+        if !self.json {
+            self.end_open_line();
+            let _ = writeln!(io::stderr(), "{s}");
+        }
+    }
+
+    pub fn warn(&self, s: &str) {
+        if !self.json {
+            self.end_open_line();
+            let _ = writeln!(io::stderr(), "{} {s}", style("warning:").yellow().bold());
+        }
+    }
+
+    /// Finishes agent text that did not end with a newline.
+    fn end_open_line(&self) {
+        if self.open_line.replace(false) {
+            self.write("\n");
+        }
+    }
+
+    /// An error, printed once: prose in text mode, one JSON line in JSON mode.
+    pub fn error(&self, code: &str, message: &str, hint: Option<&str>) {
+        let message = sanitize::one_line(message);
+        let mut err = io::stderr();
+        if self.json {
+            let mut e = json!({"code": code, "message": message});
+            if let Some(h) = hint {
+                e["hint"] = json!(h);
+            }
+            let _ = writeln!(err, "{}", json!({ "error": e }));
+            return;
+        }
+        self.end_open_line();
+        let _ = writeln!(err, "{} {message}", style("error:").red().bold());
+        if let Some(h) = hint {
+            let _ = writeln!(err, "{} {}", style("hint:").cyan(), sanitize::one_line(h));
+        }
+    }
+
+    /// Prints events already stored (e.g. the results a resumption appended).
+    pub fn stored_events(&self, run_id: &str, events: &[StoredEvent]) {
+        let mut sink = self.sink();
+        for e in events {
+            sink.event(run_id, &e.event);
+        }
+    }
+
+    pub fn sink(&self) -> EventPrinter<'_> {
+        EventPrinter { out: self }
+    }
+}
+
+/// The JSON envelope of an event.
+pub fn envelope(run_id: &str, e: &Event) -> Value {
+    json!({"type": e.kind, "runId": run_id, "from": "AGENT", "payload": e.payload})
+}
+
+/// Prints a run's events as they happen: every event as a JSON line in JSON mode; in text
+/// mode the agent's text on stdout and tool errors on stderr.
+pub struct EventPrinter<'a> {
+    out: &'a Out,
+}
+
+impl Sink for EventPrinter<'_> {
+    fn event(&mut self, run_id: &str, e: &Event) {
+        let out = self.out;
+        if out.json {
+            out.json_line(&envelope(run_id, e));
+            return;
+        }
+        match e.kind.as_str() {
+            "text-delta" => {
+                let text = e.payload["text"].as_str().unwrap_or_default();
+                if !text.is_empty() {
+                    out.write(&sanitize::block(text));
+                    out.open_line.set(!text.ends_with('\n'));
+                }
+            }
+            "step-finish" | "finish" => out.end_open_line(),
+            "tool-error" => out.warn(&format!(
+                "tool call {} ({}) failed: {}",
+                sanitize::one_line(e.payload["toolCallId"].as_str().unwrap_or_default()),
+                sanitize::one_line(e.payload["toolName"].as_str().unwrap_or_default()),
+                sanitize::one_line(e.payload["error"]["message"].as_str().unwrap_or_default()),
+            )),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! `script:PATH`: a deterministic model for examples, demos and tests.
+//!
+//! The file holds `{"steps":[...]}`; the Nth call of a run returns step N, where N counts the
+//! assistant messages already in the conversation, whichever process makes the call.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{BadArgs, ModelCall, Provider, Request, Response};
+use crate::domain::Message;
+use crate::error::{fail, Error};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Script {
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Step {
+    text: Option<String>,
+    tool_calls: Option<Vec<ScriptCall>>,
+    delay_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptCall {
+    id: Option<String>,
+    name: String,
+    /// An object, or a string holding JSON text as a model would send it.
+    #[serde(default = "empty_object")]
+    args: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+pub struct Scripted {
+    path: PathBuf,
+    steps: Vec<Step>,
+}
+
+impl Scripted {
+    pub fn load(path: &Path) -> Result<Scripted> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::invalid(format!("cannot read script {}: {e}", path.display()))
+        })?;
+        let script: Script = serde_json::from_str(&text)
+            .map_err(|e| Error::invalid(format!("script {}: {e}", path.display())))?;
+        for (i, step) in script.steps.iter().enumerate() {
+            if step.text.is_none() && step.tool_calls.is_none() {
+                return fail(Error::invalid(format!(
+                    "script {}: step {} has neither text nor toolCalls",
+                    path.display(),
+                    i + 1
+                )));
+            }
+        }
+        Ok(Scripted {
+            path: path.to_path_buf(),
+            steps: script.steps,
+        })
+    }
+}
+
+fn call_of(c: &ScriptCall) -> ModelCall {
+    let args = match &c.args {
+        Value::String(raw) => serde_json::from_str(raw).map_err(|e| BadArgs {
+            raw: raw.clone(),
+            message: format!("arguments are not valid JSON: {e}"),
+        }),
+        other => Ok(other.clone()),
+    };
+    ModelCall {
+        id: c.id.clone(),
+        name: c.name.clone(),
+        args,
+    }
+}
+
+impl Provider for Scripted {
+    fn complete(&self, request: &Request, on_text: &mut dyn FnMut(&str)) -> Result<Response> {
+        let n = request
+            .messages
+            .iter()
+            .filter(|m| matches!(m, Message::Assistant { .. }))
+            .count();
+        let Some(step) = self.steps.get(n) else {
+            return fail(Error::provider(format!(
+                "script {} has no step {} (it has {})",
+                self.path.display(),
+                n + 1,
+                self.steps.len()
+            )));
+        };
+        if let Some(ms) = step.delay_ms {
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+        if let Some(text) = step.text.as_deref().filter(|t| !t.is_empty()) {
+            on_text(text);
+        }
+        Ok(Response {
+            text: step.text.clone(),
+            calls: step.tool_calls.iter().flatten().map(call_of).collect(),
+            usage: Default::default(),
+        })
+    }
+}

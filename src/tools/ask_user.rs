@@ -1,0 +1,510 @@
+//! `ask_user`: the model asks a person a question, free text or a choice among options.
+//!
+//! Validates the call, resolves the selection mode, builds the suspend payload, checks a
+//! person's answer against the question, and words the result. Never prompts.
+
+use serde_json::{json, Value};
+
+use super::schema::{self, Problems};
+use super::ToolSpec;
+use crate::domain::{ToolOutcome, ASK_USER};
+
+pub const MAX_QUESTION_CHARS: usize = 4000;
+pub const MAX_OPTIONS: usize = 50;
+pub const MAX_LABEL_CHARS: usize = 200;
+pub const MAX_DESCRIPTION_CHARS: usize = 1000;
+
+/// How a question is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    FreeText,
+    Single,
+    Multi,
+}
+
+impl Mode {
+    /// The `selectionMode` value (`None` for free text).
+    pub fn wire(self) -> Option<&'static str> {
+        match self {
+            Mode::FreeText => None,
+            Mode::Single => Some("single_select"),
+            Mode::Multi => Some("multi_select"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub label: String,
+    pub description: Option<String>,
+}
+
+/// A validated question, as carried by a suspend payload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Question {
+    pub text: String,
+    pub options: Vec<Choice>,
+    pub mode: Mode,
+}
+
+impl Question {
+    pub fn labels(&self) -> Vec<&str> {
+        self.options.iter().map(|c| c.label.as_str()).collect()
+    }
+
+    /// The suspend payload: `{question, options?, selectionMode?}` with the resolved mode.
+    pub fn payload(&self) -> Value {
+        let mut p = json!({"question": self.text});
+        if let Some(mode) = self.mode.wire() {
+            let options: Vec<Value> = self
+                .options
+                .iter()
+                .map(|c| match &c.description {
+                    Some(d) => json!({"label": c.label, "description": d}),
+                    None => json!({"label": c.label}),
+                })
+                .collect();
+            p["options"] = Value::Array(options);
+            p["selectionMode"] = json!(mode);
+        }
+        p
+    }
+
+    /// Reads back a payload this module built.
+    pub fn from_payload(payload: &Value) -> Option<Question> {
+        let text = payload.get("question")?.as_str()?.to_string();
+        let options = match payload.get("options") {
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|o| {
+                    Some(Choice {
+                        label: o.get("label")?.as_str()?.to_string(),
+                        description: o
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?,
+            _ => Vec::new(),
+        };
+        let mode = match payload.get("selectionMode").and_then(Value::as_str) {
+            Some("multi_select") => Mode::Multi,
+            Some(_) => Mode::Single,
+            None if options.is_empty() => Mode::FreeText,
+            None => Mode::Single,
+        };
+        Some(Question {
+            text,
+            options,
+            mode,
+        })
+    }
+
+    /// The JSON Schema of the resume data.
+    pub fn resume_schema(&self) -> Value {
+        let labels = self.labels();
+        match self.mode {
+            Mode::FreeText => json!({"type": "string", "minLength": 1}),
+            Mode::Single => json!({"type": "string", "enum": labels}),
+            Mode::Multi => json!({
+                "type": "array",
+                "items": {"type": "string", "enum": labels},
+                "minItems": 1,
+                "uniqueItems": true
+            }),
+        }
+    }
+
+    /// Checks a person's answer (a string, or a list of labels) and returns the resume
+    /// data; the error names what would be accepted.
+    pub fn check_answer(&self, answer: &Value) -> Result<Value, String> {
+        let labels = self.labels();
+        let choices = || format!("choose one of: {}", quote_all(&labels));
+        match (self.mode, answer) {
+            (Mode::FreeText, Value::String(s)) if s.trim().is_empty() => {
+                Err("the answer is empty; this question takes free text".into())
+            }
+            (Mode::FreeText, Value::String(s)) => Ok(json!(s)),
+            (Mode::FreeText, _) => Err("this question takes free text (a string)".into()),
+            (Mode::Single, Value::String(s)) if labels.contains(&s.as_str()) => Ok(json!(s)),
+            (Mode::Single, Value::String(s)) => Err(format!(
+                "{} is not one of the options; {}",
+                quote(s),
+                choices()
+            )),
+            (Mode::Single, _) => Err(format!(
+                "this question takes a single option (a string); {}",
+                choices()
+            )),
+            (Mode::Multi, Value::String(s)) => self.check_answer(&json!([s])),
+            (Mode::Multi, Value::Array(items)) => {
+                if items.is_empty() {
+                    return Err(format!(
+                        "no option chosen; choose one or more of: {}",
+                        quote_all(&labels)
+                    ));
+                }
+                let mut chosen: Vec<&str> = Vec::new();
+                for item in items {
+                    let Some(s) = item.as_str() else {
+                        return Err("a multi-select answer is a list of option labels".into());
+                    };
+                    if !labels.contains(&s) {
+                        return Err(format!(
+                            "{} is not one of the options; choose one or more of: {}",
+                            quote(s),
+                            quote_all(&labels)
+                        ));
+                    }
+                    if chosen.contains(&s) {
+                        return Err(format!("{} is chosen more than once", quote(s)));
+                    }
+                    chosen.push(s);
+                }
+                Ok(json!(chosen))
+            }
+            (Mode::Multi, _) => Err(format!(
+                "this question takes a list of option labels; choose one or more of: {}",
+                quote_all(&labels)
+            )),
+        }
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("\"{s}\"")
+}
+
+fn quote_all(labels: &[&str]) -> String {
+    labels.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", ")
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: ASK_USER,
+        description: "Ask the user a question and wait for the answer. Use it when the request \
+            is ambiguous or a decision belongs to the user. Give `options` to offer choices \
+            (`selectionMode`: `single_select` for one, `multi_select` for several); without \
+            options the user answers in free text.",
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "question": {"type": "string", "minLength": 1, "description": "The question to ask."},
+                "options": {
+                    "type": "array",
+                    "description": "Choices to offer.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "label": {"type": "string", "minLength": 1},
+                            "description": {"type": "string"}
+                        },
+                        "required": ["label"],
+                        "additionalProperties": false
+                    }
+                },
+                "selectionMode": {"type": "string", "enum": ["single_select", "multi_select"]}
+            },
+            "required": ["question"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// The input, validated: the question, or the validation object for the model.
+fn parse(args: &Value) -> Result<(String, Option<Vec<Choice>>, Option<Mode>), Value> {
+    let mut p = Problems::default();
+    let fields = ["question", "options", "selectionMode"];
+    let Some(map) = schema::object(args, "root", &fields, &mut p) else {
+        return Err(p.into_result(ASK_USER, args));
+    };
+    let question = schema::required(map, "question", &mut p)
+        .and_then(|v| schema::string(v, "question", true, MAX_QUESTION_CHARS, &mut p));
+    let options = schema::field(map, "options").and_then(|v| parse_options(v, &mut p));
+    let mode = schema::field(map, "selectionMode").and_then(|v| match v.as_str() {
+        Some("single_select") => Some(Mode::Single),
+        Some("multi_select") => Some(Mode::Multi),
+        _ => {
+            p.add(
+                "selectionMode",
+                format!(
+                    "Invalid enum value. Expected 'single_select' | 'multi_select', received {}",
+                    match v {
+                        Value::String(s) => format!("'{s}'"),
+                        other => schema::type_name(other).to_string(),
+                    }
+                ),
+            );
+            None
+        }
+    });
+    match question {
+        Some(q) if p.is_empty() => Ok((q.to_string(), options, mode)),
+        _ => Err(p.into_result(ASK_USER, args)),
+    }
+}
+
+fn parse_options(v: &Value, p: &mut Problems) -> Option<Vec<Choice>> {
+    let Value::Array(items) = v else {
+        p.add(
+            "options",
+            format!("Expected array, received {}", schema::type_name(v)),
+        );
+        return None;
+    };
+    if items.len() > MAX_OPTIONS {
+        p.add(
+            "options",
+            format!("Array must contain at most {MAX_OPTIONS} element(s)"),
+        );
+        return None;
+    }
+    let mut choices: Vec<Choice> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("options.{i}");
+        let Some(map) = schema::object(item, &at, &["label", "description"], p) else {
+            continue;
+        };
+        let label_at = format!("{at}.label");
+        let label = match schema::field(map, "label") {
+            None => {
+                p.add(&label_at, "Required");
+                None
+            }
+            Some(l) => schema::string(l, &label_at, true, MAX_LABEL_CHARS, p),
+        };
+        let description = schema::field(map, "description").and_then(|d| {
+            schema::string(d, &format!("{at}.description"), false, MAX_DESCRIPTION_CHARS, p)
+        });
+        if let Some(label) = label {
+            if choices.iter().any(|c| c.label == label) {
+                p.add(&label_at, format!("Duplicate label '{label}'"));
+            }
+            choices.push(Choice {
+                label: label.to_string(),
+                description: description.map(str::to_string),
+            });
+        }
+    }
+    Some(choices)
+}
+
+/// Validates a call and resolves the selection mode.
+pub fn question(args: &Value) -> Result<Question, Value> {
+    let (text, options, mode) = parse(args)?;
+    let options = options.unwrap_or_default();
+    if mode.is_some() && options.is_empty() {
+        return Err(json!({
+            "content": "Failed to ask user: selectionMode requires options.",
+            "isError": true
+        }));
+    }
+    let mode = match (options.is_empty(), mode) {
+        (true, _) => Mode::FreeText,
+        (false, Some(m)) => m,
+        (false, None) => Mode::Single,
+    };
+    Ok(Question {
+        text,
+        options,
+        mode,
+    })
+}
+
+pub fn evaluate(args: &Value) -> ToolOutcome {
+    match question(args) {
+        Ok(q) => ToolOutcome::Suspend {
+            payload: q.payload(),
+            resume_schema: q.resume_schema(),
+        },
+        Err(result) => ToolOutcome::Result(result),
+    }
+}
+
+/// The result object after the person answered (`resume` is checked resume data).
+pub fn result(resume: &Value) -> Value {
+    let answer = match resume {
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    json!({"content": format!("User answered: {answer}"), "isError": false})
+}
+
+/// Outside a run: the question as readable text.
+pub fn fallback(args: &Value) -> Result<String, Value> {
+    let q = question(args)?;
+    let mut text = format!("[Question for user]: {}", q.text);
+    if let Some(mode) = q.mode.wire() {
+        text.push_str(&format!("\nOptions: {}", q.labels().join(", ")));
+        text.push_str(&format!("\nSelection mode: {mode}"));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suspend_payload(args: Value) -> Value {
+        match evaluate(&args) {
+            ToolOutcome::Suspend { payload, .. } => payload,
+            other => panic!("expected a suspension, got {other:?}"),
+        }
+    }
+
+    fn immediate(args: Value) -> Value {
+        match evaluate(&args) {
+            ToolOutcome::Result(r) => r,
+            other => panic!("expected a result, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn empty_question_gives_the_validation_object() {
+        let r = immediate(json!({"question": ""}));
+        assert_eq!(
+            r,
+            json!({
+                "error": true,
+                "message": "Tool input validation failed for ask_user. Please fix the following errors and try again:\n- question: String must contain at least 1 non-blank character\n\nProvided arguments: {\n  \"question\": \"\"\n}",
+                "validationErrors": {"question": ["String must contain at least 1 non-blank character"]}
+            })
+        );
+    }
+
+    #[test]
+    fn every_problem_gets_its_own_line() {
+        let r = immediate(json!({"options": [{"label": 3}], "selectionMode": "all", "x": 1}));
+        let message = r["message"].as_str().unwrap();
+        let lines: Vec<&str> = message.lines().filter(|l| l.starts_with("- ")).collect();
+        assert_eq!(
+            lines,
+            [
+                "- root: Unrecognized key(s) in object: 'x'",
+                "- question: Required",
+                "- options.0.label: Expected string, received number",
+                "- selectionMode: Invalid enum value. Expected 'single_select' | 'multi_select', received 'all'",
+            ]
+        );
+        assert_eq!(r["validationErrors"]["question"], json!(["Required"]));
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object() {
+        let r = immediate(json!("hello"));
+        assert_eq!(
+            r["validationErrors"],
+            json!({"root": ["Expected object, received string"]})
+        );
+    }
+
+    #[test]
+    fn selection_mode_without_options() {
+        let expected = json!({"content": "Failed to ask user: selectionMode requires options.", "isError": true});
+        assert_eq!(
+            immediate(json!({"question": "Q?", "selectionMode": "multi_select"})),
+            expected
+        );
+        assert_eq!(
+            immediate(json!({"question": "Q?", "options": [], "selectionMode": "single_select"})),
+            expected
+        );
+    }
+
+    #[test]
+    fn payload_carries_the_resolved_mode() {
+        assert_eq!(
+            suspend_payload(json!({"question": "Name?"})),
+            json!({"question": "Name?"})
+        );
+        assert_eq!(
+            suspend_payload(json!({"question": "Name?", "options": null, "selectionMode": null})),
+            json!({"question": "Name?"})
+        );
+        assert_eq!(
+            suspend_payload(json!({"question": "Pick", "options": [{"label": "A", "description": "first"}, {"label": "B"}]})),
+            json!({"question": "Pick", "options": [{"label": "A", "description": "first"}, {"label": "B"}], "selectionMode": "single_select"})
+        );
+        assert_eq!(
+            suspend_payload(json!({"question": "Pick", "options": [{"label": "A"}], "selectionMode": "multi_select"}))["selectionMode"],
+            "multi_select"
+        );
+    }
+
+    #[test]
+    fn payload_round_trips() {
+        let q = question(&json!({"question": "Pick", "options": [{"label": "A", "description": "d"}, {"label": "B"}], "selectionMode": "multi_select"})).unwrap();
+        assert_eq!(Question::from_payload(&q.payload()), Some(q));
+    }
+
+    #[test]
+    fn caps_and_duplicates_are_reported() {
+        let long = "x".repeat(MAX_QUESTION_CHARS + 1);
+        let r = immediate(json!({"question": long}));
+        assert_eq!(
+            r["validationErrors"]["question"],
+            json!(["String must contain at most 4000 character(s)"])
+        );
+        let r = immediate(json!({"question": "Q", "options": [{"label": "A"}, {"label": "A"}]}));
+        assert_eq!(
+            r["validationErrors"]["options.1.label"],
+            json!(["Duplicate label 'A'"])
+        );
+        let many: Vec<Value> = (0..=MAX_OPTIONS).map(|i| json!({"label": i.to_string()})).collect();
+        let r = immediate(json!({"question": "Q", "options": many}));
+        assert_eq!(
+            r["validationErrors"]["options"],
+            json!(["Array must contain at most 50 element(s)"])
+        );
+    }
+
+    #[test]
+    fn answers_are_checked_against_the_question() {
+        let free = question(&json!({"question": "Name?"})).unwrap();
+        assert_eq!(free.check_answer(&json!("Ada")), Ok(json!("Ada")));
+        assert!(free.check_answer(&json!("  ")).unwrap_err().contains("empty"));
+
+        let single = question(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}]})).unwrap();
+        assert_eq!(single.check_answer(&json!("B")), Ok(json!("B")));
+        assert_eq!(
+            single.check_answer(&json!("C")).unwrap_err(),
+            "\"C\" is not one of the options; choose one of: \"A\", \"B\""
+        );
+
+        let multi = question(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}], "selectionMode": "multi_select"})).unwrap();
+        assert_eq!(multi.check_answer(&json!(["B", "A"])), Ok(json!(["B", "A"])));
+        assert_eq!(multi.check_answer(&json!("A")), Ok(json!(["A"])));
+        assert_eq!(
+            multi.check_answer(&json!(["A", "A"])).unwrap_err(),
+            "\"A\" is chosen more than once"
+        );
+        assert!(multi.check_answer(&json!([])).unwrap_err().contains("\"A\", \"B\""));
+    }
+
+    #[test]
+    fn result_joins_a_list() {
+        assert_eq!(
+            result(&json!(["Add tests", "Update docs"])),
+            json!({"content": "User answered: Add tests, Update docs", "isError": false})
+        );
+        assert_eq!(result(&json!("1.2.0"))["content"], "User answered: 1.2.0");
+    }
+
+    #[test]
+    fn fallback_texts() {
+        assert_eq!(
+            fallback(&json!({"question": "Name?"})).unwrap(),
+            "[Question for user]: Name?"
+        );
+        assert_eq!(
+            fallback(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}]})).unwrap(),
+            "[Question for user]: Pick\nOptions: A, B\nSelection mode: single_select"
+        );
+    }
+}

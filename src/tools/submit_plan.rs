@@ -1,0 +1,414 @@
+//! `submit_plan`: the model submits a Markdown plan file for a person to approve or reject.
+//!
+//! The host reads the file when the call suspends, confined to the run's working directory,
+//! and keeps that snapshot: it is what the reviewer sees and decides on. Never prompts.
+
+use std::fs;
+use std::io::{ErrorKind, Read};
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::schema::{self, Problems};
+use super::ToolSpec;
+use crate::domain::{ToolOutcome, SUBMIT_PLAN};
+
+pub const MAX_PLAN_BYTES: u64 = 1024 * 1024;
+const MAX_PATH_CHARS: usize = 4096;
+
+pub const APPROVED_TEXT: &str =
+    "Plan approved. Proceed with implementation following the approved plan.";
+
+/// The plan as submitted: what the reviewer decides on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub path: String,
+    pub title: String,
+    pub plan: String,
+}
+
+impl Plan {
+    pub fn payload(&self) -> Value {
+        json!({"toolId": SUBMIT_PLAN, "path": self.path, "title": self.title, "plan": self.plan})
+    }
+
+    pub fn from_payload(payload: &Value) -> Option<Plan> {
+        let get = |k: &str| payload.get(k)?.as_str().map(str::to_string);
+        Some(Plan {
+            path: get("path")?,
+            title: get("title")?,
+            plan: get("plan")?,
+        })
+    }
+
+    /// Splits a file's text into title (a first `# ` line) and body.
+    pub fn from_text(path: &str, text: &str) -> Plan {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let rest = text.trim_start_matches(['\n', '\r', ' ', '\t']);
+        let (first, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        match first.trim_start().strip_prefix("# ") {
+            Some(title) => Plan {
+                path: path.to_string(),
+                title: title.trim().to_string(),
+                plan: after.trim().to_string(),
+            },
+            None => Plan {
+                path: path.to_string(),
+                title: String::new(),
+                plan: text.trim().to_string(),
+            },
+        }
+    }
+}
+
+/// A reviewer's decision.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    Approved { feedback: Option<String> },
+    Rejected { feedback: Option<String> },
+}
+
+impl Decision {
+    /// Reads `{action, feedback?, path?, title?, plan?}`; path, title and plan are the
+    /// host's to fill, so they are accepted and then replaced by the snapshot.
+    pub fn from_json(v: &Value) -> Result<Decision, String> {
+        let allowed = ["action", "feedback", "path", "title", "plan"];
+        let Value::Object(map) = v else {
+            return Err(format!(
+                "expected an object like {{\"action\":\"approved\"}}, got {}",
+                schema::type_name(v)
+            ));
+        };
+        if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(format!(
+                "unknown key \"{k}\"; the keys are action and feedback"
+            ));
+        }
+        let feedback = match map.get("feedback") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                return Err(format!(
+                    "feedback must be a string, got {}",
+                    schema::type_name(other)
+                ))
+            }
+        };
+        match map.get("action").and_then(Value::as_str) {
+            Some("approved") => Ok(Decision::Approved { feedback }),
+            Some("rejected") => Ok(Decision::Rejected { feedback }),
+            _ => Err("action must be \"approved\" or \"rejected\"".into()),
+        }
+    }
+
+    fn feedback(&self) -> Option<&str> {
+        match self {
+            Decision::Approved { feedback } | Decision::Rejected { feedback } => {
+                feedback.as_deref().filter(|f| !f.trim().is_empty())
+            }
+        }
+    }
+
+    fn action(&self) -> &'static str {
+        match self {
+            Decision::Approved { .. } => "approved",
+            Decision::Rejected { .. } => "rejected",
+        }
+    }
+
+    pub fn is_approved(&self) -> bool {
+        matches!(self, Decision::Approved { .. })
+    }
+
+    /// The resume data, completed from the submitted plan.
+    pub fn resume_data(&self, plan: &Plan) -> Value {
+        let mut v = json!({"action": self.action()});
+        if let Some(f) = self.feedback() {
+            v["feedback"] = json!(f);
+        }
+        v["path"] = json!(plan.path);
+        v["title"] = json!(plan.title);
+        v["plan"] = json!(plan.plan);
+        v
+    }
+
+    /// The result object the model receives.
+    pub fn result(&self, plan: &Plan) -> Value {
+        let content = match (self, self.feedback()) {
+            (Decision::Approved { .. }, _) => APPROVED_TEXT.to_string(),
+            (Decision::Rejected { .. }, Some(feedback)) => format!(
+                "Plan rejected. The user's feedback:\n\n{feedback}\n\nRevise the plan to address \
+                 this feedback, write it to the file, and submit it again with submit_plan."
+            ),
+            (Decision::Rejected { .. }, None) => "Plan rejected without feedback. Do not revise \
+                 the plan yet: stop here and wait for the user's next message, then revise the \
+                 plan and submit it again with submit_plan."
+                .to_string(),
+        };
+        let mut submitted = Map::new();
+        submitted.insert("title".into(), json!(plan.title));
+        submitted.insert("path".into(), json!(plan.path));
+        submitted.insert("plan".into(), json!(plan.plan));
+        if let Some(f) = self.feedback() {
+            submitted.insert("feedback".into(), json!(f));
+        }
+        json!({
+            "content": content,
+            "isError": false,
+            "toolId": SUBMIT_PLAN,
+            "submittedPlan": submitted,
+        })
+    }
+}
+
+pub fn resume_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["approved", "rejected"]},
+            "feedback": {"type": "string"},
+            "path": {"type": "string"},
+            "title": {"type": "string"},
+            "plan": {"type": "string"}
+        },
+        "required": ["action"],
+        "additionalProperties": false
+    })
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: SUBMIT_PLAN,
+        description: "Submit a plan for the user to review before you act on it. Write the plan \
+            as a Markdown file in the working directory (a first line `# Title`, then the \
+            plan), then call this tool with its path. The user approves it, rejects it with \
+            feedback, or rejects it and writes to you next.",
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "minLength": 1, "description": "Path of the Markdown plan file, relative to the working directory."}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+fn path_arg(args: &Value) -> Result<String, Value> {
+    let mut p = Problems::default();
+    let path = schema::object(args, "root", &["path"], &mut p)
+        .and_then(|map| schema::required(map, "path", &mut p))
+        .and_then(|v| schema::string(v, "path", true, MAX_PATH_CHARS, &mut p));
+    match path {
+        Some(path) if p.is_empty() => Ok(path.to_string()),
+        _ => Err(p.into_result(SUBMIT_PLAN, args)),
+    }
+}
+
+fn failure(what: &str) -> Value {
+    json!({"content": format!("Failed to submit plan: {what}"), "isError": true})
+}
+
+pub fn evaluate(args: &Value, cwd: &Path) -> ToolOutcome {
+    let path = match path_arg(args) {
+        Ok(p) => p,
+        Err(result) => return ToolOutcome::Result(result),
+    };
+    match read_plan(cwd, &path) {
+        Ok(text) => ToolOutcome::Suspend {
+            payload: Plan::from_text(&path, &text).payload(),
+            resume_schema: resume_schema(),
+        },
+        Err(what) => ToolOutcome::Result(failure(&what)),
+    }
+}
+
+/// Reads the plan file `path` of a run whose working directory is `cwd`: it must resolve
+/// (after `..` and symlinks) inside `cwd` and be a regular UTF-8 file of at most 1 MiB.
+pub fn read_plan(cwd: &Path, path: &str) -> Result<String, String> {
+    let root = cwd
+        .canonicalize()
+        .map_err(|e| format!("the working directory {} is unusable: {e}", cwd.display()))?;
+    let joined = root.join(path);
+    let resolved = match joined.canonicalize() {
+        Ok(p) => p,
+        Err(_) if !lexically_inside(&root, &joined) => {
+            return Err(format!("{path} is outside the working directory"))
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => return Err(format!("{path} does not exist")),
+        Err(e) => return Err(format!("cannot open {path}: {e}")),
+    };
+    if !resolved.starts_with(&root) {
+        return Err(format!("{path} is outside the working directory"));
+    }
+    let meta = fs::metadata(&resolved).map_err(|e| format!("cannot open {path}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{path} is not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(&resolved)
+        .and_then(|f| f.take(MAX_PLAN_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    if bytes.len() as u64 > MAX_PLAN_BYTES {
+        return Err(format!("{path} is larger than 1 MiB"));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| format!("{path} is not valid UTF-8"))?;
+    if text.trim().is_empty() {
+        return Err(format!("{path} is empty"));
+    }
+    Ok(text)
+}
+
+/// Whether `path` stays under `root` once `.` and `..` are applied to its text.
+fn lexically_inside(root: &Path, path: &Path) -> bool {
+    let mut normal = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                normal.pop();
+            }
+            Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    normal.starts_with(root)
+}
+
+/// Outside a run: the submission as readable text.
+pub fn fallback(args: &Value) -> Result<String, Value> {
+    let path = path_arg(args)?;
+    Ok(format!("[Plan submitted for review]\n\nPath: {path}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn failure_text(dir: &Path, path: &str) -> String {
+        match evaluate(&json!({"path": path}), dir) {
+            ToolOutcome::Result(r) => {
+                assert_eq!(r["isError"], true);
+                r["content"].as_str().unwrap().to_string()
+            }
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_good_plan_suspends_with_its_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("PLAN.md"), "\n# Ship 2.0 \n\n1. Tag\n2. Publish\n").unwrap();
+        match evaluate(&json!({"path": "PLAN.md"}), dir.path()) {
+            ToolOutcome::Suspend { payload, .. } => assert_eq!(
+                payload,
+                json!({"toolId": "submit_plan", "path": "PLAN.md", "title": "Ship 2.0", "plan": "1. Tag\n2. Publish"})
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_plan_without_a_title_line() {
+        let p = Plan::from_text("p.md", "## Steps\n- a\n");
+        assert_eq!((p.title.as_str(), p.plan.as_str()), ("", "## Steps\n- a"));
+        let p = Plan::from_text("p.md", "#Title\nx");
+        assert_eq!(p.title, "");
+    }
+
+    #[test]
+    fn bad_paths_fail_without_suspending() {
+        let outer = tempfile::tempdir().unwrap();
+        let dir = outer.path().join("work");
+        fs::create_dir(&dir).unwrap();
+        fs::write(outer.path().join("secret.md"), "# Secret").unwrap();
+        fs::create_dir(dir.join("sub")).unwrap();
+        fs::write(dir.join("big.md"), vec![b'a'; MAX_PLAN_BYTES as usize + 1]).unwrap();
+        fs::write(dir.join("latin1.md"), [b'#', b' ', 0xe9, b'\n']).unwrap();
+        symlink(outer.path().join("secret.md"), dir.join("link.md")).unwrap();
+        symlink(outer.path(), dir.join("up")).unwrap();
+        let cases = [
+            ("missing.md", "Failed to submit plan: missing.md does not exist"),
+            ("sub", "Failed to submit plan: sub is not a regular file"),
+            ("big.md", "Failed to submit plan: big.md is larger than 1 MiB"),
+            ("latin1.md", "Failed to submit plan: latin1.md is not valid UTF-8"),
+            ("../secret.md", "Failed to submit plan: ../secret.md is outside the working directory"),
+            ("../nothing.md", "Failed to submit plan: ../nothing.md is outside the working directory"),
+            ("link.md", "Failed to submit plan: link.md is outside the working directory"),
+            ("up/secret.md", "Failed to submit plan: up/secret.md is outside the working directory"),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(failure_text(&dir, path), expected, "path {path}");
+        }
+        let abs = outer.path().join("secret.md");
+        assert!(failure_text(&dir, abs.to_str().unwrap()).ends_with("is outside the working directory"));
+    }
+
+    #[test]
+    fn a_path_that_is_not_a_string_is_a_validation_error() {
+        match evaluate(&json!({"path": 7}), Path::new("/")) {
+            ToolOutcome::Result(r) => {
+                assert_eq!(r["error"], true);
+                assert_eq!(r["validationErrors"], json!({"path": ["Expected string, received number"]}));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn plan() -> Plan {
+        Plan { path: "PLAN.md".into(), title: "T".into(), plan: "body".into() }
+    }
+
+    #[test]
+    fn approved_result() {
+        let d = Decision::from_json(&json!({"action": "approved"})).unwrap();
+        assert_eq!(
+            d.result(&plan()),
+            json!({
+                "content": APPROVED_TEXT,
+                "isError": false,
+                "toolId": "submit_plan",
+                "submittedPlan": {"title": "T", "path": "PLAN.md", "plan": "body"}
+            })
+        );
+        assert_eq!(
+            d.resume_data(&plan()),
+            json!({"action": "approved", "path": "PLAN.md", "title": "T", "plan": "body"})
+        );
+    }
+
+    #[test]
+    fn rejected_with_feedback_carries_it_verbatim() {
+        let d = Decision::from_json(&json!({"action": "rejected", "feedback": "Split step 2.\nAdd a rollback."})).unwrap();
+        let r = d.result(&plan());
+        let content = r["content"].as_str().unwrap();
+        assert!(content.contains("Split step 2.\nAdd a rollback."));
+        assert!(content.contains("submit it again with submit_plan"));
+        assert_eq!(r["submittedPlan"]["feedback"], "Split step 2.\nAdd a rollback.");
+        assert_eq!(r["isError"], false);
+    }
+
+    #[test]
+    fn rejected_without_feedback_says_wait() {
+        for v in [json!({"action": "rejected"}), json!({"action": "rejected", "feedback": " "})] {
+            let r = Decision::from_json(&v).unwrap().result(&plan());
+            assert!(r["content"].as_str().unwrap().contains("wait for the user's next message"));
+            assert!(r["submittedPlan"].get("feedback").is_none());
+        }
+    }
+
+    #[test]
+    fn bad_decisions() {
+        assert!(Decision::from_json(&json!({"action": "maybe"})).is_err());
+        assert!(Decision::from_json(&json!({"action": "approved", "x": 1})).is_err());
+        assert!(Decision::from_json(&json!("approved")).is_err());
+    }
+
+    #[test]
+    fn fallback_text() {
+        assert_eq!(
+            fallback(&json!({"path": "PLAN.md"})).unwrap(),
+            "[Plan submitted for review]\n\nPath: PLAN.md"
+        );
+    }
+}
