@@ -1,1 +1,4 @@
-fn main(){}
+//! The CLI integration tests: one binary, a module per area.
+
+mod common;
+mod walkthrough;

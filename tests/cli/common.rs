@@ -1,0 +1,249 @@
+//! The test harness: every test gets a private directory with its own HOME, XDG data dir
+//! and store, and runs the real binary with a cleared environment (no network, no keys).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use rusqlite::Connection;
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_mastra-ask");
+
+/// What a finished command printed and how it exited.
+#[derive(Debug)]
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Out {
+    /// Stdout parsed as JSON lines.
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+            .collect()
+    }
+
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) -> &Out {
+        assert_eq!(self.code, code, "exit code; stdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+}
+
+pub struct Env {
+    pub dir: TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["home", "work", "data"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        Env { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// The store every command of this test uses (through `MASTRA_ASK_DB`).
+    pub fn db(&self) -> PathBuf {
+        self.path("store.db")
+    }
+
+    /// The working directory commands run in.
+    pub fn work(&self) -> PathBuf {
+        self.path("work")
+    }
+
+    /// The binary with a clean environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.path("home"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("MASTRA_ASK_DB", self.db())
+            .env("USER", "tester")
+            .env("NO_COLOR", "1")
+            .current_dir(self.work())
+            .stdin(Stdio::null());
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Out {
+        self.run_with(self.command(args))
+    }
+
+    pub fn run_stdin(&self, args: &[&str], input: &str) -> Out {
+        use std::io::Write;
+        let mut c = self.command(args);
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        finish(child)
+    }
+
+    pub fn run_with(&self, mut c: Command) -> Out {
+        let o = c.output().unwrap();
+        Out {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Writes a file under the test directory and returns its path.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// A scripted agent with these steps, in `work/`; returns the agent file's path.
+    pub fn agent(&self, steps: Value) -> String {
+        self.write("work/script.json", &serde_json::json!({ "steps": steps }).to_string());
+        let agent = serde_json::json!({
+            "id": "tester",
+            "instructions": "Test agent.",
+            "model": "script:script.json",
+        });
+        self.write("work/agent.json", &agent.to_string())
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// Starts a run of the agent file and returns its output and run id.
+    pub fn start(&self, agent: &str, extra: &[&str]) -> (Out, String) {
+        let mut args = vec!["run", "--agent", agent];
+        args.extend_from_slice(extra);
+        args.push("Go");
+        let out = self.run(&args);
+        let id = self.latest_run().unwrap_or_default();
+        (out, id)
+    }
+
+    pub fn conn(&self) -> Connection {
+        Connection::open(self.db()).unwrap()
+    }
+
+    pub fn latest_run(&self) -> Option<String> {
+        if !self.db().exists() {
+            return None;
+        }
+        self.conn()
+            .query_row("SELECT id FROM runs ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+            .ok()
+    }
+
+    pub fn status(&self, run: &str) -> String {
+        self.conn()
+            .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// Every row of every table, for "nothing changed" checks.
+    pub fn dump(&self) -> String {
+        if !self.db().exists() {
+            return "no store".into();
+        }
+        let conn = self.conn();
+        let mut out = String::new();
+        for table in ["runs", "messages", "events", "calls"] {
+            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2")).unwrap();
+            let n = stmt.column_count();
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((0..n)
+                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                        .collect::<Vec<_>>()
+                        .join("|"))
+                })
+                .unwrap();
+            for row in rows {
+                out.push_str(table);
+                out.push(':');
+                out.push_str(&row.unwrap());
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The run's stored messages (JSON bodies), in order.
+    pub fn messages(&self, run: &str) -> Vec<Value> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT body FROM messages WHERE run_id = ?1 ORDER BY seq")
+            .unwrap();
+        stmt.query_map([run], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|b| serde_json::from_str(&b.unwrap()).unwrap())
+            .collect()
+    }
+
+    /// The tool messages of a run as (toolCallId, parsed content).
+    pub fn tool_results(&self, run: &str) -> Vec<(String, Value)> {
+        self.messages(run)
+            .into_iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| {
+                (
+                    m["toolCallId"].as_str().unwrap().to_string(),
+                    serde_json::from_str(m["content"].as_str().unwrap()).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    pub fn example_agent() -> String {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/release/agent.json")
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    pub fn example_dir() -> String {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/release")
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+pub fn finish(child: Child) -> Out {
+    let o = child.wait_with_output().unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// Asserts an error is one line on stderr (plus maybe a hint line) and mentions `needle`.
+#[track_caller]
+pub fn assert_one_line_error(out: &Out, needle: &str) {
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert!(
+        !lines.is_empty() && lines[0].starts_with("error: "),
+        "stderr: {}",
+        out.stderr
+    );
+    assert!(lines.len() == 1 || (lines.len() == 2 && lines[1].starts_with("hint: ")), "stderr: {}", out.stderr);
+    assert!(lines[0].contains(needle), "expected {needle:?} in {:?}", lines[0]);
+}
