@@ -145,7 +145,12 @@ pub struct ReviewArgs {
     #[arg(long)]
     pub reject: bool,
     /// Feedback for the model with --reject
-    #[arg(long, value_name = "TEXT", requires = "reject", conflicts_with = "feedback_file")]
+    #[arg(
+        long,
+        value_name = "TEXT",
+        requires = "reject",
+        conflicts_with = "feedback_file"
+    )]
     pub feedback: Option<String>,
     /// Feedback read from a file (`-` for stdin) with --reject
     #[arg(long, value_name = "FILE", requires = "reject")]

@@ -63,8 +63,9 @@ pub struct Usage {
     pub total_tokens: u64,
 }
 
-impl Usage {
-    pub fn add(self, other: Usage) -> Usage {
+impl std::ops::Add for Usage {
+    type Output = Usage;
+    fn add(self, other: Usage) -> Usage {
         Usage {
             input_tokens: self.input_tokens + other.input_tokens,
             output_tokens: self.output_tokens + other.output_tokens,
@@ -114,7 +115,10 @@ pub enum ToolOutcome {
     /// A result object for the model right away (validation and error objects included).
     Result(Value),
     /// The call waits for a human.
-    Suspend { payload: Value, resume_schema: Value },
+    Suspend {
+        payload: Value,
+        resume_schema: Value,
+    },
 }
 
 /// An event a run emitted: Mastra's chunk `type` and `payload`. The envelope (`runId`,

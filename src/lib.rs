@@ -26,7 +26,11 @@ pub fn main() -> i32 {
         Ok(m) => m,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { Exit::Usage.code() } else { 0 };
+            return if e.use_stderr() {
+                Exit::Usage.code()
+            } else {
+                0
+            };
         }
     };
     let cli = match Cli::from_arg_matches(&matches) {

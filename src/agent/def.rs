@@ -112,20 +112,41 @@ mod tests {
     fn a_file_with_defaults_and_a_relative_script() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("agent.json");
-        std::fs::write(&file, r#"{"id":"a","instructions":"be brief","model":"script:s.json"}"#).unwrap();
+        std::fs::write(
+            &file,
+            r#"{"id":"a","instructions":"be brief","model":"script:s.json"}"#,
+        )
+        .unwrap();
         let def = AgentDef::load(&file).unwrap();
         assert_eq!(def.tools, ["ask_user", "submit_plan"]);
         assert_eq!(def.max_steps, 5);
-        assert_eq!(def.model, format!("script:{}", dir.path().join("s.json").display()));
+        assert_eq!(
+            def.model,
+            format!("script:{}", dir.path().join("s.json").display())
+        );
     }
 
     #[test]
     fn unknown_keys_and_tools_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("agent.json");
-        std::fs::write(&file, r#"{"id":"a","instructions":"","model":"script:s","color":1}"#).unwrap();
-        assert!(AgentDef::load(&file).unwrap_err().to_string().contains("unknown field `color`"));
-        std::fs::write(&file, r#"{"id":"a","instructions":"","model":"script:s","tools":["rm"]}"#).unwrap();
-        assert!(AgentDef::load(&file).unwrap_err().to_string().contains("unknown tool \"rm\""));
+        std::fs::write(
+            &file,
+            r#"{"id":"a","instructions":"","model":"script:s","color":1}"#,
+        )
+        .unwrap();
+        assert!(AgentDef::load(&file)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `color`"));
+        std::fs::write(
+            &file,
+            r#"{"id":"a","instructions":"","model":"script:s","tools":["rm"]}"#,
+        )
+        .unwrap();
+        assert!(AgentDef::load(&file)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown tool \"rm\""));
     }
 }

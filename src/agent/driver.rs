@@ -99,7 +99,7 @@ pub fn drive(
         }
         used.extend(call_ids(&commit.messages));
         history.extend(commit.messages);
-        usage = usage.add(commit.usage);
+        usage = usage + commit.usage;
         match commit.transition {
             Transition::Running => continue,
             Transition::Suspended => return Ok(LegEnd::Status(RunStatus::Suspended)),

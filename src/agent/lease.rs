@@ -52,7 +52,12 @@ pub enum Held {
 }
 
 /// Whether the holder of `lease` is gone: expired, or its process is dead on this host.
-pub fn can_take(lease: Option<&Lease>, now: i64, host: &str, alive: impl Fn(u32) -> bool) -> Result<(), Held> {
+pub fn can_take(
+    lease: Option<&Lease>,
+    now: i64,
+    host: &str,
+    alive: impl Fn(u32) -> bool,
+) -> Result<(), Held> {
     let Some(l) = lease else { return Ok(()) };
     if l.expires_at <= now || (l.host == host && !alive(l.pid)) {
         return Ok(());
@@ -81,7 +86,9 @@ impl Keeper {
                     _ => return,
                 }
                 if conn.is_none() {
-                    conn = store::open(&location, store::Access::Existing).ok().flatten();
+                    conn = store::open(&location, store::Access::Existing)
+                        .ok()
+                        .flatten();
                 }
                 if let Some(s) = &conn {
                     // A failed renewal is seen by the driver at its next commit.
@@ -110,7 +117,12 @@ mod tests {
     use super::*;
 
     fn lease(host: &str, pid: u32, expires_at: i64) -> Lease {
-        Lease { token: "t".into(), host: host.into(), pid, expires_at }
+        Lease {
+            token: "t".into(),
+            host: host.into(),
+            pid,
+            expires_at,
+        }
     }
 
     #[test]

@@ -26,10 +26,15 @@ pub struct StepContext<'a> {
     pub usage_before: Usage,
 }
 
-/// The result of one call before any person is involved.
-enum Immediate {
+/// What became of one call before any person is involved.
+enum Outcome {
     Result(Value),
+    /// `{name, message}`: no tool ran (unknown tool, unparsable arguments).
     Error(Value),
+    Suspend {
+        payload: Value,
+        schema: Value,
+    },
 }
 
 /// Decides what one model response does to the run.
@@ -40,7 +45,7 @@ pub fn step(
     new_id: &mut dyn FnMut() -> String,
 ) -> StepCommit {
     let text = response.text.clone().filter(|t| !t.is_empty());
-    let usage = ctx.usage_before.add(response.usage);
+    let usage = ctx.usage_before + response.usage;
     let mut events = vec![Event::step_start(ctx.message_id)];
     if let Some(t) = &text {
         events.push(Event::text_delta(ctx.message_id, t));
@@ -70,7 +75,10 @@ pub fn step(
         .calls
         .iter()
         .map(|c| {
-            let mut id = c.id.clone().filter(|id| !id.is_empty()).unwrap_or_else(&mut *new_id);
+            let mut id =
+                c.id.clone()
+                    .filter(|id| !id.is_empty())
+                    .unwrap_or_else(&mut *new_id);
             while ctx.used_ids.contains(&id) || seen.contains(&id) {
                 id = new_id();
             }
@@ -89,30 +97,33 @@ pub fn step(
         .collect();
     events.extend(calls.iter().map(Event::tool_call));
 
-    let outcomes: Vec<Result<Immediate, (Value, Value)>> = calls
+    let outcomes: Vec<Outcome> = calls
         .iter()
         .zip(&response.calls)
         .map(|(call, raw)| {
             if let Err(bad) = &raw.args {
-                return Ok(Immediate::Error(
+                return Outcome::Error(
                     json!({"name": "ToolArgumentsError", "message": bad.message}),
-                ));
+                );
             }
-            let offered = ctx.tools.iter().any(|t| *t == call.name);
+            let offered = ctx.tools.contains(&call.name);
             match offered.then(|| evaluate(&call.name, &call.args)).flatten() {
-                None => Ok(Immediate::Error(json!({
+                None => Outcome::Error(json!({
                     "name": "ToolNotFoundError",
                     "message": format!(
                         "tool {} not found; the tools are: {}",
                         call.name,
                         ctx.tools.join(", ")
                     ),
-                }))),
-                Some(ToolOutcome::Result(r)) => Ok(Immediate::Result(r)),
+                })),
+                Some(ToolOutcome::Result(r)) => Outcome::Result(r),
                 Some(ToolOutcome::Suspend {
                     payload,
                     resume_schema,
-                }) => Err((payload, resume_schema)),
+                }) => Outcome::Suspend {
+                    payload,
+                    schema: resume_schema,
+                },
             }
         })
         .collect();
@@ -122,7 +133,10 @@ pub fn step(
         tool_calls: calls.clone(),
     };
 
-    if outcomes.iter().any(Result::is_err) {
+    if outcomes
+        .iter()
+        .any(|o| matches!(o, Outcome::Suspend { .. }))
+    {
         events.push(Event::step_finish(ctx.message_id, "tool-calls"));
         let mut new_calls = Vec::new();
         for (call, outcome) in calls.iter().zip(outcomes) {
@@ -136,12 +150,12 @@ pub fn step(
                 error: None,
             };
             match outcome {
-                Ok(Immediate::Result(r)) => record.result = Some(r),
-                Ok(Immediate::Error(e)) => {
+                Outcome::Result(r) => record.result = Some(r),
+                Outcome::Error(e) => {
                     record.result = Some(error_result(&e));
                     record.error = Some(e);
                 }
-                Err((payload, schema)) => {
+                Outcome::Suspend { payload, schema } => {
                     events.push(Event::suspended(call, &payload, &schema));
                     record.state = CallState::Pending;
                     record.payload = Some(payload);
@@ -161,9 +175,9 @@ pub fn step(
     let mut messages = vec![assistant];
     for (call, outcome) in calls.iter().zip(outcomes) {
         let (result, error) = match outcome {
-            Ok(Immediate::Result(r)) => (r, None),
-            Ok(Immediate::Error(e)) => (error_result(&e), Some(e)),
-            Err(_) => unreachable!("no call suspended"),
+            Outcome::Result(r) => (r, None),
+            Outcome::Error(e) => (error_result(&e), Some(e)),
+            Outcome::Suspend { .. } => unreachable!("no call suspended"),
         };
         let (message, event) = result_of(&call.id, &call.name, &call.args, &result, error.as_ref());
         messages.push(message);
@@ -267,9 +281,21 @@ mod tests {
 
     #[test]
     fn text_completes_the_run() {
-        let c = run_step(Response { text: Some("Done.".into()), ..Default::default() }, &[], false);
-        assert_eq!(kinds(&c), ["step-start", "text-delta", "step-finish", "finish"]);
-        assert!(matches!(c.transition, Transition::Completed { ref output, ref finish_reason } if output == "Done." && finish_reason == "stop"));
+        let c = run_step(
+            Response {
+                text: Some("Done.".into()),
+                ..Default::default()
+            },
+            &[],
+            false,
+        );
+        assert_eq!(
+            kinds(&c),
+            ["step-start", "text-delta", "step-finish", "finish"]
+        );
+        assert!(
+            matches!(c.transition, Transition::Completed { ref output, ref finish_reason } if output == "Done." && finish_reason == "stop")
+        );
     }
 
     #[test]
@@ -288,11 +314,24 @@ mod tests {
         assert_eq!(ids, ["gen_1", "call_1", "gen_2"]);
         assert_eq!(
             kinds(&c),
-            ["step-start", "tool-call", "tool-call", "tool-call", "step-finish", "tool-call-suspended", "tool-call-suspended"]
+            [
+                "step-start",
+                "tool-call",
+                "tool-call",
+                "tool-call",
+                "step-finish",
+                "tool-call-suspended",
+                "tool-call-suspended"
+            ]
         );
         assert_eq!(c.calls[2].state, CallState::Done);
-        assert_eq!(c.calls[2].error.as_ref().unwrap()["name"], "ToolNotFoundError");
-        let Message::Assistant { tool_calls, .. } = &c.messages[0] else { panic!() };
+        assert_eq!(
+            c.calls[2].error.as_ref().unwrap()["name"],
+            "ToolNotFoundError"
+        );
+        let Message::Assistant { tool_calls, .. } = &c.messages[0] else {
+            panic!()
+        };
         assert_eq!(tool_calls[0].id, "gen_1");
     }
 
@@ -304,11 +343,19 @@ mod tests {
         };
         let c = run_step(r.clone(), &[], false);
         assert!(matches!(c.transition, Transition::Running));
-        assert_eq!(kinds(&c), ["step-start", "tool-call", "tool-result", "step-finish"]);
+        assert_eq!(
+            kinds(&c),
+            ["step-start", "tool-call", "tool-result", "step-finish"]
+        );
         assert_eq!(c.messages.len(), 2);
         let c = run_step(r, &[], true);
-        assert!(matches!(c.transition, Transition::Completed { ref finish_reason, .. } if finish_reason == "tool-calls"));
-        assert_eq!(c.events.last().unwrap().payload["finishReason"], "tool-calls");
+        assert!(
+            matches!(c.transition, Transition::Completed { ref finish_reason, .. } if finish_reason == "tool-calls")
+        );
+        assert_eq!(
+            c.events.last().unwrap().payload["finishReason"],
+            "tool-calls"
+        );
     }
 
     #[test]
@@ -317,13 +364,21 @@ mod tests {
             calls: vec![ModelCall {
                 id: Some("x".into()),
                 name: "ask_user".into(),
-                args: Err(BadArgs { raw: "{\"q".into(), message: "bad json".into() }),
+                args: Err(BadArgs {
+                    raw: "{\"q".into(),
+                    message: "bad json".into(),
+                }),
             }],
             ..Default::default()
         };
         let c = run_step(r, &[], false);
-        assert_eq!(kinds(&c), ["step-start", "tool-call", "tool-error", "step-finish"]);
-        let Message::Tool { content, .. } = &c.messages[1] else { panic!() };
+        assert_eq!(
+            kinds(&c),
+            ["step-start", "tool-call", "tool-error", "step-finish"]
+        );
+        let Message::Tool { content, .. } = &c.messages[1] else {
+            panic!()
+        };
         assert_eq!(content, r#"{"content":"bad json","isError":true}"#);
     }
 }

@@ -19,15 +19,29 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         _ => return fail(missing_answer()),
     };
     let Some(run_input) = args.run.as_deref() else {
-        return fail(Error::usage("which run? pass RUN").with_hint("list what waits with: mastra-ask pending"));
+        return fail(
+            Error::usage("which run? pass RUN")
+                .with_hint("list what waits with: mastra-ask pending"),
+        );
     };
     let (store, run) = ctx.store_and_run(run_input)?;
-    let item = pending_item(ctx, store.as_ref(), &run, ASK_USER, args.tool_call.as_deref())?;
+    let item = pending_item(
+        ctx,
+        store.as_ref(),
+        &run,
+        ASK_USER,
+        args.tool_call.as_deref(),
+    )?;
     let question = item
         .payload
         .as_ref()
         .and_then(Question::from_payload)
-        .ok_or_else(|| Error::invalid(format!("tool call {} has no readable question", item.call_id)))?;
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "tool call {} has no readable question",
+                item.call_id
+            ))
+        })?;
     if args.multi.is_some() && question.mode != ask_user::Mode::Multi {
         return fail(Error::usage(format!(
             "--multi is for multi-select questions; tool call {} takes one answer: pass it as ANSWER",

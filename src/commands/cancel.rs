@@ -11,9 +11,15 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(input)?;
     let was = store.cancel(&run.id)?;
     if ctx.out.is_json() {
-        ctx.out.json_line(&json!({"runId": run.id, "status": "cancelled", "previousStatus": was.as_str()}));
+        ctx.out.json_line(
+            &json!({"runId": run.id, "status": "cancelled", "previousStatus": was.as_str()}),
+        );
     } else {
-        ctx.out.line(&format!("cancelled run {} (it was {})", run.id, was.as_str()));
+        ctx.out.line(&format!(
+            "cancelled run {} (it was {})",
+            run.id,
+            was.as_str()
+        ));
     }
     Ok(Exit::Success)
 }

@@ -131,8 +131,14 @@ pub fn pending_item(
     };
     if let Some(id) = tool_call {
         let calls = store.calls(&run.id)?;
-        let Some(call) = calls.into_iter().find(|c| c.call_id == id && c.payload.is_some()) else {
-            return fail(Error::not_found(format!("run {} has no tool call {id}", run.id)));
+        let Some(call) = calls
+            .into_iter()
+            .find(|c| c.call_id == id && c.payload.is_some())
+        else {
+            return fail(Error::not_found(format!(
+                "run {} has no tool call {id}",
+                run.id
+            )));
         };
         if call.tool_name != tool {
             return fail(wrong_kind(&call));
@@ -183,7 +189,11 @@ pub fn not_pending(call: &CallRecord) -> Error {
 /// Who resolves an item: `--as`, else `MASTRA_ASK_USER`, else the login name.
 pub fn who(as_: Option<String>) -> String {
     as_.filter(|s| !s.trim().is_empty())
-        .or_else(|| std::env::var("MASTRA_ASK_USER").ok().filter(|s| !s.is_empty()))
+        .or_else(|| {
+            std::env::var("MASTRA_ASK_USER")
+                .ok()
+                .filter(|s| !s.is_empty())
+        })
         .unwrap_or_else(login_name)
 }
 
@@ -221,7 +231,14 @@ pub fn drive(
     provider: &dyn providers::Provider,
 ) -> Result<Exit> {
     let run = store.run(run_id)?.ok_or_else(|| no_run(run_id))?;
-    let end = driver::drive(store, &ctx.location, &run, lease, provider, &mut ctx.out.sink())?;
+    let end = driver::drive(
+        store,
+        &ctx.location,
+        &run,
+        lease,
+        provider,
+        &mut ctx.out.sink(),
+    )?;
     let status = match end {
         LegEnd::Status(s) => s,
         LegEnd::LostLease => match store.run(run_id)?.map(|r| r.status) {
@@ -256,8 +273,10 @@ pub fn report(ctx: &Ctx, store: &dyn Store, run_id: &str, status: RunStatus) -> 
                 .run(run_id)?
                 .and_then(|r| r.error)
                 .unwrap_or_else(|| "unknown error".into());
-            fail(Error::provider(format!("run {run_id} failed: {error}"))
-                .with_hint(format!("retry it with: {} resume {run_id}", ctx.program())))
+            fail(
+                Error::provider(format!("run {run_id} failed: {error}"))
+                    .with_hint(format!("retry it with: {} resume {run_id}", ctx.program())),
+            )
         }
     }
 }
@@ -285,11 +304,19 @@ fn announce_pending(ctx: &Ctx, store: &dyn Store, run_id: &str) -> Result<()> {
 pub fn describe(call: &CallRecord) -> String {
     let payload = call.payload.clone().unwrap_or_default();
     let id = sanitize::one_line(&call.call_id);
-    if let Some(q) = call.is_question().then(|| Question::from_payload(&payload)).flatten() {
+    if let Some(q) = call
+        .is_question()
+        .then(|| Question::from_payload(&payload))
+        .flatten()
+    {
         let mut line = format!("{id} question: {}", sanitize::one_line(&q.text));
         if !q.options.is_empty() {
             let labels: Vec<String> = q.labels().iter().map(|l| sanitize::one_line(l)).collect();
-            let multi = if q.mode == Mode::Multi { " (choose one or more)" } else { "" };
+            let multi = if q.mode == Mode::Multi {
+                " (choose one or more)"
+            } else {
+                ""
+            };
             line.push_str(&format!(" [{}]{multi}", labels.join(" | ")));
         }
         return line;
@@ -298,7 +325,11 @@ pub fn describe(call: &CallRecord) -> String {
     let path = payload["path"].as_str().unwrap_or_default();
     format!(
         "{id} plan: {} ({})",
-        sanitize::one_line(if title.is_empty() { "(untitled)" } else { title }),
+        sanitize::one_line(if title.is_empty() {
+            "(untitled)"
+        } else {
+            title
+        }),
         sanitize::one_line(path)
     )
 }
@@ -309,11 +340,18 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
     let mut base = format!(
         "{} {} {}",
         ctx.program(),
-        if call.is_question() { "answer" } else { "review" },
+        if call.is_question() {
+            "answer"
+        } else {
+            "review"
+        },
         call.run_id
     );
     if item.pending_in_run > 1 {
-        base.push_str(&format!(" --tool-call {}", format::shell_quote(&call.call_id)));
+        base.push_str(&format!(
+            " --tool-call {}",
+            format::shell_quote(&call.call_id)
+        ));
     }
     if !call.is_question() {
         return vec![
@@ -352,7 +390,8 @@ pub fn read_stdin(what: &str) -> Result<String> {
 
 /// `--json VALUE` parsed.
 pub fn parse_json_flag(s: &str) -> Result<serde_json::Value> {
-    serde_json::from_str(s).map_err(|e| Error::invalid(format!("--json is not valid JSON: {e}")).into())
+    serde_json::from_str(s)
+        .map_err(|e| Error::invalid(format!("--json is not valid JSON: {e}")).into())
 }
 
 /// Records `resolution` for `item` exactly once; when it was the last pending item of its

@@ -27,17 +27,30 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             run.lease.as_ref().map(|l| l.token.clone())
         }
         RunStatus::Suspended => {
-            return fail(Error::conflict(format!("run {} is waiting for input, not stuck", run.id))
-                .with_hint(format!("see what it waits for: {} pending --run {}", ctx.program(), run.id)))
+            return fail(
+                Error::conflict(format!("run {} is waiting for input, not stuck", run.id))
+                    .with_hint(format!(
+                        "see what it waits for: {} pending --run {}",
+                        ctx.program(),
+                        run.id
+                    )),
+            )
         }
         status => {
-            return fail(Error::conflict(format!("run {} is already {}", run.id, status.as_str())))
+            return fail(Error::conflict(format!(
+                "run {} is already {}",
+                run.id,
+                status.as_str()
+            )))
         }
     };
     let provider = provider_for(&run)?;
     let lease = lease::mine();
     if !store.take_lease(&run.id, run.status, expected.as_deref(), &lease)? {
-        return fail(Error::conflict(format!("run {} changed meanwhile; look again with: mastra-ask show {}", run.id, run.id)));
+        return fail(Error::conflict(format!(
+            "run {} changed meanwhile; look again with: mastra-ask show {}",
+            run.id, run.id
+        )));
     }
     drive(ctx, store.as_ref(), &run.id, &lease, provider.as_ref())
 }

@@ -12,15 +12,26 @@ use crate::tools::submit_plan::{read_plan, Decision, Plan};
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
     let (decision, via) = decision(&args)?;
     let Some(run_input) = args.run.as_deref() else {
-        return fail(Error::usage("which run? pass RUN").with_hint("list what waits with: mastra-ask pending"));
+        return fail(
+            Error::usage("which run? pass RUN")
+                .with_hint("list what waits with: mastra-ask pending"),
+        );
     };
     let (store, run) = ctx.store_and_run(run_input)?;
-    let item = pending_item(ctx, store.as_ref(), &run, SUBMIT_PLAN, args.tool_call.as_deref())?;
+    let item = pending_item(
+        ctx,
+        store.as_ref(),
+        &run,
+        SUBMIT_PLAN,
+        args.tool_call.as_deref(),
+    )?;
     let plan = item
         .payload
         .as_ref()
         .and_then(Plan::from_payload)
-        .ok_or_else(|| Error::invalid(format!("tool call {} has no readable plan", item.call_id)))?;
+        .ok_or_else(|| {
+            Error::invalid(format!("tool call {} has no readable plan", item.call_id))
+        })?;
     let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
         .map(|text| Plan::from_text(&plan.path, &text));
     if now_on_disk.as_ref() != Ok(&plan) {

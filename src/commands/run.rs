@@ -16,7 +16,10 @@ use crate::store::{self, Access, NewRun};
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     let prompt = match args.prompt.as_deref() {
         None => {
-            return fail(Error::usage("no prompt given").with_hint("pass PROMPT, or - to read it from stdin"))
+            return fail(
+                Error::usage("no prompt given")
+                    .with_hint("pass PROMPT, or - to read it from stdin"),
+            )
         }
         Some("-") => read_stdin("the prompt")?,
         Some(p) => p.to_string(),
@@ -73,11 +76,14 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.
 fn working_dir(dir: Option<&std::path::Path>) -> Result<String> {
     let dir = dir.unwrap_or(std::path::Path::new("."));
-    let resolved = dir.canonicalize().map_err(|e| {
-        Error::usage(format!("--cwd {}: {e}", dir.display()))
-    })?;
+    let resolved = dir
+        .canonicalize()
+        .map_err(|e| Error::usage(format!("--cwd {}: {e}", dir.display())))?;
     if !resolved.is_dir() {
-        return fail(Error::usage(format!("--cwd {} is not a directory", dir.display())));
+        return fail(Error::usage(format!(
+            "--cwd {} is not a directory",
+            dir.display()
+        )));
     }
     resolved
         .to_str()

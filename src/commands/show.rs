@@ -21,7 +21,11 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
         v["usage"] = json!(run.usage);
         v["agent"] = run.agent.clone();
         v["messages"] = json!(messages);
-        v["suspensions"] = calls.iter().filter(|c| c.payload.is_some()).map(item_json).collect();
+        v["suspensions"] = calls
+            .iter()
+            .filter(|c| c.payload.is_some())
+            .map(item_json)
+            .collect();
         v["events"] = events.iter().map(|e| envelope(&run.id, &e.event)).collect();
         ctx.out.json_line(&v);
         return Ok(Exit::Success);
@@ -30,14 +34,20 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     let field = |name: &str, value: &str| out.line(&format!("{name:<9}{value}"));
     field("run", &run.id);
     field("agent", &sanitize::one_line(&run.agent_id));
-    field("model", &sanitize::one_line(run.agent["model"].as_str().unwrap_or_default()));
+    field(
+        "model",
+        &sanitize::one_line(run.agent["model"].as_str().unwrap_or_default()),
+    );
     field("status", run.status.as_str());
     field("cwd", &sanitize::one_line(&run.cwd));
     field("created", &format::time(run.created_at));
     field("updated", &format::time(run.updated_at));
     field(
         "usage",
-        &format!("{} in, {} out", run.usage.input_tokens, run.usage.output_tokens),
+        &format!(
+            "{} in, {} out",
+            run.usage.input_tokens, run.usage.output_tokens
+        ),
     );
     if let Some(reason) = &run.finish_reason {
         field("finish", reason);
@@ -49,8 +59,13 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     out.line("transcript");
     for m in &messages {
         match m {
-            Message::User { content } => out.line(&format!("  user: {}", sanitize::one_line(content))),
-            Message::Assistant { content, tool_calls } => {
+            Message::User { content } => {
+                out.line(&format!("  user: {}", sanitize::one_line(content)))
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
                 if let Some(c) = content {
                     out.line(&format!("  assistant: {}", sanitize::one_line(c)));
                 }
@@ -59,11 +74,17 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
                         "  assistant calls {} ({}): {}",
                         sanitize::one_line(&c.name),
                         sanitize::one_line(&c.id),
-                        sanitize::one_line(&c.invalid_args.clone().unwrap_or_else(|| c.args.to_string()))
+                        sanitize::one_line(
+                            &c.invalid_args.clone().unwrap_or_else(|| c.args.to_string())
+                        )
                     ));
                 }
             }
-            Message::Tool { tool_call_id, tool_name, content } => out.line(&format!(
+            Message::Tool {
+                tool_call_id,
+                tool_name,
+                content,
+            } => out.line(&format!(
                 "  {} ({}) returned: {}",
                 sanitize::one_line(tool_name),
                 sanitize::one_line(tool_call_id),

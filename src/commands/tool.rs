@@ -19,7 +19,9 @@ pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {
         )));
     };
     match outcome {
-        Ok(text) if ctx.out.is_json() => ctx.out.json_line(&json!({"tool": args.name, "text": text})),
+        Ok(text) if ctx.out.is_json() => {
+            ctx.out.json_line(&json!({"tool": args.name, "text": text}))
+        }
         Ok(text) => ctx.out.line(&sanitize::block(&text)),
         Err(result) => {
             ctx.out.json_line(&result);
@@ -34,7 +36,10 @@ pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {
             } else {
                 problems.join("; ")
             };
-            return fail(Error::invalid(format!("invalid input for {}: {detail}", args.name)));
+            return fail(Error::invalid(format!(
+                "invalid input for {}: {detail}",
+                args.name
+            )));
         }
     }
     Ok(Exit::Success)

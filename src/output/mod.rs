@@ -40,7 +40,11 @@ impl Out {
             return;
         }
         let mut out = io::stdout().lock();
-        if out.write_all(s.as_bytes()).and_then(|_| out.flush()).is_err() {
+        if out
+            .write_all(s.as_bytes())
+            .and_then(|_| out.flush())
+            .is_err()
+        {
             self.stdout_closed.set(true);
         }
     }

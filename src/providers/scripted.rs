@@ -49,9 +49,8 @@ pub struct Scripted {
 
 impl Scripted {
     pub fn load(path: &Path) -> Result<Scripted> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::invalid(format!("cannot read script {}: {e}", path.display()))
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::invalid(format!("cannot read script {}: {e}", path.display())))?;
         let script: Script = serde_json::from_str(&text)
             .map_err(|e| Error::invalid(format!("script {}: {e}", path.display())))?;
         for (i, step) in script.steps.iter().enumerate() {

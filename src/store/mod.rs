@@ -10,7 +10,9 @@ mod sqlite;
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::domain::{CallRecord, CallState, Event, Message, Resolution, RunStatus, StoredEvent, Usage};
+use crate::domain::{
+    CallRecord, CallState, Event, Message, Resolution, RunStatus, StoredEvent, Usage,
+};
 
 pub use location::Location;
 
@@ -67,8 +69,13 @@ pub struct NewCall {
 pub enum Transition {
     Running,
     Suspended,
-    Completed { output: String, finish_reason: String },
-    Failed { error: String },
+    Completed {
+        output: String,
+        finish_reason: String,
+    },
+    Failed {
+        error: String,
+    },
 }
 
 /// Everything one step of the loop stores, in one transaction.
@@ -130,8 +137,12 @@ pub trait Store: Send {
 
     /// Stores one step of a run driven under `lease`. `None` when the lease is no longer
     /// held (the run was cancelled or taken over): nothing is stored and the driver stops.
-    fn commit_step(&self, run_id: &str, lease: &Lease, step: &StepCommit)
-        -> Result<Option<Vec<StoredEvent>>>;
+    fn commit_step(
+        &self,
+        run_id: &str,
+        lease: &Lease,
+        step: &StepCommit,
+    ) -> Result<Option<Vec<StoredEvent>>>;
     /// Extends the lease; false when it is no longer held.
     fn renew_lease(&self, run_id: &str, lease: &Lease) -> Result<bool>;
     /// Gives the run to `lease` if it is still in `status` with the lease token `expected`
@@ -171,8 +182,9 @@ pub enum Access {
 /// `Existing`.
 pub fn open(location: &Location, access: Access) -> Result<Option<Box<dyn Store>>> {
     match location {
-        Location::Sqlite(path) => Ok(sqlite::SqliteStore::open(path, access)?
-            .map(|s| Box::new(s) as Box<dyn Store>)),
+        Location::Sqlite(path) => {
+            Ok(sqlite::SqliteStore::open(path, access)?.map(|s| Box::new(s) as Box<dyn Store>))
+        }
         Location::Postgres(_) => crate::error::fail(crate::error::Error::usage(
             "PostgreSQL stores are not supported by this build yet",
         )),

@@ -11,10 +11,12 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row};
 use serde_json::Value;
 
 use super::{
-    now_ms, Access, Lease, NewRun, PendingItem, Resolved, Run, RunFilter, StepCommit,
-    StepResults, Store, Transition, LEASE_MS,
+    now_ms, Access, Lease, NewRun, PendingItem, Resolved, Run, RunFilter, StepCommit, StepResults,
+    Store, Transition, LEASE_MS,
 };
-use crate::domain::{CallRecord, CallState, Event, Message, Resolution, RunStatus, StoredEvent, Usage};
+use crate::domain::{
+    CallRecord, CallState, Event, Message, Resolution, RunStatus, StoredEvent, Usage,
+};
 use crate::error::{fail, Error};
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -263,7 +265,12 @@ fn append_messages(c: &Connection, run_id: &str, messages: &[Message]) -> Result
     Ok(first)
 }
 
-fn append_events(c: &Connection, run_id: &str, events: &[Event], at: i64) -> Result<Vec<StoredEvent>> {
+fn append_events(
+    c: &Connection,
+    run_id: &str,
+    events: &[Event],
+    at: i64,
+) -> Result<Vec<StoredEvent>> {
     let first = next_seq(c, "events", run_id)?;
     let mut stmt = c.prepare_cached(
         "INSERT INTO events (run_id, seq, kind, payload, at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -309,7 +316,17 @@ impl Store for SqliteStore {
                 "INSERT INTO runs (id, agent_id, agent, cwd, status, lease_token, lease_host, \
                  lease_pid, lease_expires_at, created_at, updated_at) \
                  VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?9)",
-                params![run.id, run.agent_id, to_json(run.agent), run.cwd, token, host, pid, expires, now],
+                params![
+                    run.id,
+                    run.agent_id,
+                    to_json(run.agent),
+                    run.cwd,
+                    token,
+                    host,
+                    pid,
+                    expires,
+                    now
+                ],
             )?;
             append_messages(
                 c,
@@ -383,7 +400,9 @@ impl Store for SqliteStore {
     }
 
     fn calls(&self, run_id: &str) -> Result<Vec<CallRecord>> {
-        let sql = format!("SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = ?1 ORDER BY c.step, c.seq");
+        let sql = format!(
+            "SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = ?1 ORDER BY c.step, c.seq"
+        );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let calls = stmt
             .query_map([run_id], call_from_row)?
@@ -515,7 +534,16 @@ impl Store for SqliteStore {
                 "UPDATE runs SET status = 'running', error = NULL, lease_token = ?4, \
                  lease_host = ?5, lease_pid = ?6, lease_expires_at = ?7, updated_at = ?8 \
                  WHERE id = ?1 AND status = ?2 AND lease_token IS ?3",
-                params![run_id, status.as_str(), expected, token, host, pid, expires, now],
+                params![
+                    run_id,
+                    status.as_str(),
+                    expected,
+                    token,
+                    host,
+                    pid,
+                    expires,
+                    now
+                ],
             )?;
             Ok(changed == 1)
         })
@@ -605,7 +633,9 @@ impl Store for SqliteStore {
         let now = now_ms();
         self.write(|c| {
             let status: Option<String> = c
-                .query_row("SELECT status FROM runs WHERE id = ?1", [run_id], |r| r.get(0))
+                .query_row("SELECT status FROM runs WHERE id = ?1", [run_id], |r| {
+                    r.get(0)
+                })
                 .optional()?;
             let Some(status) = status.as_deref().and_then(RunStatus::parse) else {
                 return fail(Error::not_found(format!("no run {run_id}")));

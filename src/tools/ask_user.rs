@@ -177,7 +177,11 @@ fn quote(s: &str) -> String {
 }
 
 fn quote_all(labels: &[&str]) -> String {
-    labels.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", ")
+    labels
+        .iter()
+        .map(|l| quote(l))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub fn spec() -> ToolSpec {
@@ -212,8 +216,9 @@ pub fn spec() -> ToolSpec {
     }
 }
 
-/// The input, validated: the question, or the validation object for the model.
-fn parse(args: &Value) -> Result<(String, Option<Vec<Choice>>, Option<Mode>), Value> {
+/// Validates a call and resolves the selection mode: the question, or the result object
+/// the model gets instead.
+pub fn question(args: &Value) -> Result<Question, Value> {
     let mut p = Problems::default();
     let fields = ["question", "options", "selectionMode"];
     let Some(map) = schema::object(args, "root", &fields, &mut p) else {
@@ -239,10 +244,27 @@ fn parse(args: &Value) -> Result<(String, Option<Vec<Choice>>, Option<Mode>), Va
             None
         }
     });
-    match question {
-        Some(q) if p.is_empty() => Ok((q.to_string(), options, mode)),
-        _ => Err(p.into_result(ASK_USER, args)),
+    let text = match question {
+        Some(q) if p.is_empty() => q.to_string(),
+        _ => return Err(p.into_result(ASK_USER, args)),
+    };
+    let options = options.unwrap_or_default();
+    if mode.is_some() && options.is_empty() {
+        return Err(json!({
+            "content": "Failed to ask user: selectionMode requires options.",
+            "isError": true
+        }));
     }
+    let mode = match (options.is_empty(), mode) {
+        (true, _) => Mode::FreeText,
+        (false, Some(m)) => m,
+        (false, None) => Mode::Single,
+    };
+    Ok(Question {
+        text,
+        options,
+        mode,
+    })
 }
 
 fn parse_options(v: &Value, p: &mut Problems) -> Option<Vec<Choice>> {
@@ -275,7 +297,13 @@ fn parse_options(v: &Value, p: &mut Problems) -> Option<Vec<Choice>> {
             Some(l) => schema::string(l, &label_at, true, MAX_LABEL_CHARS, p),
         };
         let description = schema::field(map, "description").and_then(|d| {
-            schema::string(d, &format!("{at}.description"), false, MAX_DESCRIPTION_CHARS, p)
+            schema::string(
+                d,
+                &format!("{at}.description"),
+                false,
+                MAX_DESCRIPTION_CHARS,
+                p,
+            )
         });
         if let Some(label) = label {
             if choices.iter().any(|c| c.label == label) {
@@ -288,28 +316,6 @@ fn parse_options(v: &Value, p: &mut Problems) -> Option<Vec<Choice>> {
         }
     }
     Some(choices)
-}
-
-/// Validates a call and resolves the selection mode.
-pub fn question(args: &Value) -> Result<Question, Value> {
-    let (text, options, mode) = parse(args)?;
-    let options = options.unwrap_or_default();
-    if mode.is_some() && options.is_empty() {
-        return Err(json!({
-            "content": "Failed to ask user: selectionMode requires options.",
-            "isError": true
-        }));
-    }
-    let mode = match (options.is_empty(), mode) {
-        (true, _) => Mode::FreeText,
-        (false, Some(m)) => m,
-        (false, None) => Mode::Single,
-    };
-    Ok(Question {
-        text,
-        options,
-        mode,
-    })
 }
 
 pub fn evaluate(args: &Value) -> ToolOutcome {
@@ -428,11 +434,15 @@ mod tests {
             json!({"question": "Name?"})
         );
         assert_eq!(
-            suspend_payload(json!({"question": "Pick", "options": [{"label": "A", "description": "first"}, {"label": "B"}]})),
+            suspend_payload(
+                json!({"question": "Pick", "options": [{"label": "A", "description": "first"}, {"label": "B"}]})
+            ),
             json!({"question": "Pick", "options": [{"label": "A", "description": "first"}, {"label": "B"}], "selectionMode": "single_select"})
         );
         assert_eq!(
-            suspend_payload(json!({"question": "Pick", "options": [{"label": "A"}], "selectionMode": "multi_select"}))["selectionMode"],
+            suspend_payload(
+                json!({"question": "Pick", "options": [{"label": "A"}], "selectionMode": "multi_select"})
+            )["selectionMode"],
             "multi_select"
         );
     }
@@ -456,7 +466,9 @@ mod tests {
             r["validationErrors"]["options.1.label"],
             json!(["Duplicate label 'A'"])
         );
-        let many: Vec<Value> = (0..=MAX_OPTIONS).map(|i| json!({"label": i.to_string()})).collect();
+        let many: Vec<Value> = (0..=MAX_OPTIONS)
+            .map(|i| json!({"label": i.to_string()}))
+            .collect();
         let r = immediate(json!({"question": "Q", "options": many}));
         assert_eq!(
             r["validationErrors"]["options"],
@@ -468,9 +480,14 @@ mod tests {
     fn answers_are_checked_against_the_question() {
         let free = question(&json!({"question": "Name?"})).unwrap();
         assert_eq!(free.check_answer(&json!("Ada")), Ok(json!("Ada")));
-        assert!(free.check_answer(&json!("  ")).unwrap_err().contains("empty"));
+        assert!(free
+            .check_answer(&json!("  "))
+            .unwrap_err()
+            .contains("empty"));
 
-        let single = question(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}]})).unwrap();
+        let single =
+            question(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}]}))
+                .unwrap();
         assert_eq!(single.check_answer(&json!("B")), Ok(json!("B")));
         assert_eq!(
             single.check_answer(&json!("C")).unwrap_err(),
@@ -478,13 +495,19 @@ mod tests {
         );
 
         let multi = question(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}], "selectionMode": "multi_select"})).unwrap();
-        assert_eq!(multi.check_answer(&json!(["B", "A"])), Ok(json!(["B", "A"])));
+        assert_eq!(
+            multi.check_answer(&json!(["B", "A"])),
+            Ok(json!(["B", "A"]))
+        );
         assert_eq!(multi.check_answer(&json!("A")), Ok(json!(["A"])));
         assert_eq!(
             multi.check_answer(&json!(["A", "A"])).unwrap_err(),
             "\"A\" is chosen more than once"
         );
-        assert!(multi.check_answer(&json!([])).unwrap_err().contains("\"A\", \"B\""));
+        assert!(multi
+            .check_answer(&json!([]))
+            .unwrap_err()
+            .contains("\"A\", \"B\""));
     }
 
     #[test]
@@ -503,7 +526,8 @@ mod tests {
             "[Question for user]: Name?"
         );
         assert_eq!(
-            fallback(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}]})).unwrap(),
+            fallback(&json!({"question": "Pick", "options": [{"label": "A"}, {"label": "B"}]}))
+                .unwrap(),
             "[Question for user]: Pick\nOptions: A, B\nSelection mode: single_select"
         );
     }

@@ -109,11 +109,7 @@ pub fn string<'a>(
 }
 
 /// A required field: reports `Required` when absent.
-pub fn required<'a>(
-    map: &'a Map<String, Value>,
-    key: &str,
-    p: &mut Problems,
-) -> Option<&'a Value> {
+pub fn required<'a>(map: &'a Map<String, Value>, key: &str, p: &mut Problems) -> Option<&'a Value> {
     let v = field(map, key);
     if v.is_none() {
         p.add(key, "Required");

@@ -298,7 +298,11 @@ mod tests {
     #[test]
     fn a_good_plan_suspends_with_its_snapshot() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("PLAN.md"), "\n# Ship 2.0 \n\n1. Tag\n2. Publish\n").unwrap();
+        fs::write(
+            dir.path().join("PLAN.md"),
+            "\n# Ship 2.0 \n\n1. Tag\n2. Publish\n",
+        )
+        .unwrap();
         match evaluate(&json!({"path": "PLAN.md"}), dir.path()) {
             ToolOutcome::Suspend { payload, .. } => assert_eq!(
                 payload,
@@ -328,20 +332,43 @@ mod tests {
         symlink(outer.path().join("secret.md"), dir.join("link.md")).unwrap();
         symlink(outer.path(), dir.join("up")).unwrap();
         let cases = [
-            ("missing.md", "Failed to submit plan: missing.md does not exist"),
+            (
+                "missing.md",
+                "Failed to submit plan: missing.md does not exist",
+            ),
             ("sub", "Failed to submit plan: sub is not a regular file"),
-            ("big.md", "Failed to submit plan: big.md is larger than 1 MiB"),
-            ("latin1.md", "Failed to submit plan: latin1.md is not valid UTF-8"),
-            ("../secret.md", "Failed to submit plan: ../secret.md is outside the working directory"),
-            ("../nothing.md", "Failed to submit plan: ../nothing.md is outside the working directory"),
-            ("link.md", "Failed to submit plan: link.md is outside the working directory"),
-            ("up/secret.md", "Failed to submit plan: up/secret.md is outside the working directory"),
+            (
+                "big.md",
+                "Failed to submit plan: big.md is larger than 1 MiB",
+            ),
+            (
+                "latin1.md",
+                "Failed to submit plan: latin1.md is not valid UTF-8",
+            ),
+            (
+                "../secret.md",
+                "Failed to submit plan: ../secret.md is outside the working directory",
+            ),
+            (
+                "../nothing.md",
+                "Failed to submit plan: ../nothing.md is outside the working directory",
+            ),
+            (
+                "link.md",
+                "Failed to submit plan: link.md is outside the working directory",
+            ),
+            (
+                "up/secret.md",
+                "Failed to submit plan: up/secret.md is outside the working directory",
+            ),
         ];
         for (path, expected) in cases {
             assert_eq!(failure_text(&dir, path), expected, "path {path}");
         }
         let abs = outer.path().join("secret.md");
-        assert!(failure_text(&dir, abs.to_str().unwrap()).ends_with("is outside the working directory"));
+        assert!(
+            failure_text(&dir, abs.to_str().unwrap()).ends_with("is outside the working directory")
+        );
     }
 
     #[test]
@@ -349,14 +376,21 @@ mod tests {
         match evaluate(&json!({"path": 7}), Path::new("/")) {
             ToolOutcome::Result(r) => {
                 assert_eq!(r["error"], true);
-                assert_eq!(r["validationErrors"], json!({"path": ["Expected string, received number"]}));
+                assert_eq!(
+                    r["validationErrors"],
+                    json!({"path": ["Expected string, received number"]})
+                );
             }
             other => panic!("{other:?}"),
         }
     }
 
     fn plan() -> Plan {
-        Plan { path: "PLAN.md".into(), title: "T".into(), plan: "body".into() }
+        Plan {
+            path: "PLAN.md".into(),
+            title: "T".into(),
+            plan: "body".into(),
+        }
     }
 
     #[test]
@@ -379,20 +413,32 @@ mod tests {
 
     #[test]
     fn rejected_with_feedback_carries_it_verbatim() {
-        let d = Decision::from_json(&json!({"action": "rejected", "feedback": "Split step 2.\nAdd a rollback."})).unwrap();
+        let d = Decision::from_json(
+            &json!({"action": "rejected", "feedback": "Split step 2.\nAdd a rollback."}),
+        )
+        .unwrap();
         let r = d.result(&plan());
         let content = r["content"].as_str().unwrap();
         assert!(content.contains("Split step 2.\nAdd a rollback."));
         assert!(content.contains("submit it again with submit_plan"));
-        assert_eq!(r["submittedPlan"]["feedback"], "Split step 2.\nAdd a rollback.");
+        assert_eq!(
+            r["submittedPlan"]["feedback"],
+            "Split step 2.\nAdd a rollback."
+        );
         assert_eq!(r["isError"], false);
     }
 
     #[test]
     fn rejected_without_feedback_says_wait() {
-        for v in [json!({"action": "rejected"}), json!({"action": "rejected", "feedback": " "})] {
+        for v in [
+            json!({"action": "rejected"}),
+            json!({"action": "rejected", "feedback": " "}),
+        ] {
             let r = Decision::from_json(&v).unwrap().result(&plan());
-            assert!(r["content"].as_str().unwrap().contains("wait for the user's next message"));
+            assert!(r["content"]
+                .as_str()
+                .unwrap()
+                .contains("wait for the user's next message"));
             assert!(r["submittedPlan"].get("feedback").is_none());
         }
     }

@@ -29,7 +29,11 @@ impl Out {
 
     #[track_caller]
     pub fn assert_code(&self, code: i32) -> &Out {
-        assert_eq!(self.code, code, "exit code; stdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, code,
+            "exit code; stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
@@ -84,9 +88,16 @@ impl Env {
     pub fn run_stdin(&self, args: &[&str], input: &str) -> Out {
         use std::io::Write;
         let mut c = self.command(args);
-        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let mut child = c.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
         finish(child)
     }
 
@@ -117,7 +128,10 @@ impl Env {
 
     /// A scripted agent with these steps, in `work/`; returns the agent file's path.
     pub fn agent(&self, steps: Value) -> String {
-        self.write("work/script.json", &serde_json::json!({ "steps": steps }).to_string());
+        self.write(
+            "work/script.json",
+            &serde_json::json!({ "steps": steps }).to_string(),
+        );
         let agent = serde_json::json!({
             "id": "tester",
             "instructions": "Test agent.",
@@ -147,7 +161,9 @@ impl Env {
             return None;
         }
         self.conn()
-            .query_row("SELECT id FROM runs ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+            .query_row("SELECT id FROM runs ORDER BY id DESC LIMIT 1", [], |r| {
+                r.get(0)
+            })
             .ok()
     }
 
@@ -165,7 +181,9 @@ impl Env {
         let conn = self.conn();
         let mut out = String::new();
         for table in ["runs", "messages", "events", "calls"] {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2")).unwrap();
+            let mut stmt = conn
+                .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
+                .unwrap();
             let n = stmt.column_count();
             let rows = stmt
                 .query_map([], |r| {
@@ -244,6 +262,14 @@ pub fn assert_one_line_error(out: &Out, needle: &str) {
         "stderr: {}",
         out.stderr
     );
-    assert!(lines.len() == 1 || (lines.len() == 2 && lines[1].starts_with("hint: ")), "stderr: {}", out.stderr);
-    assert!(lines[0].contains(needle), "expected {needle:?} in {:?}", lines[0]);
+    assert!(
+        lines.len() == 1 || (lines.len() == 2 && lines[1].starts_with("hint: ")),
+        "stderr: {}",
+        out.stderr
+    );
+    assert!(
+        lines[0].contains(needle),
+        "expected {needle:?} in {:?}",
+        lines[0]
+    );
 }

@@ -1,4 +1,12 @@
 //! The CLI integration tests: one binary, a module per area.
 
+mod bad_input;
 mod common;
+mod docs;
+mod escaping;
+mod race;
+mod resume;
+mod several;
+mod store;
+mod tools;
 mod walkthrough;

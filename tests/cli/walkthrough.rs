@@ -10,13 +10,23 @@ fn the_release_example_from_run_to_completion() {
     let agent = Env::example_agent();
     let cwd = Env::example_dir();
 
-    let out = env.run(&["run", "--agent", &agent, "--cwd", &cwd, "Prepare the next release"]);
+    let out = env.run(&[
+        "run",
+        "--agent",
+        &agent,
+        "--cwd",
+        &cwd,
+        "Prepare the next release",
+    ]);
     out.assert_code(75);
     let run = env.latest_run().unwrap();
     assert_eq!(out.stdout, "");
-    assert!(out.stderr.contains("call_version question: Which version are we releasing?"));
+    assert!(out
+        .stderr
+        .contains("call_version question: Which version are we releasing?"));
     assert!(
-        out.stderr.contains(&format!("mastra-ask answer {run} <answer>")),
+        out.stderr
+            .contains(&format!("mastra-ask answer {run} <answer>")),
         "{}",
         out.stderr
     );
@@ -29,25 +39,41 @@ fn the_release_example_from_run_to_completion() {
     assert_eq!(item["runId"], run.as_str());
     assert_eq!(item["toolCallId"], "call_version");
     assert_eq!(item["toolName"], "ask_user");
-    assert_eq!(item["args"], json!({"question": "Which version are we releasing?"}));
-    assert_eq!(item["suspendPayload"], json!({"question": "Which version are we releasing?"}));
+    assert_eq!(
+        item["args"],
+        json!({"question": "Which version are we releasing?"})
+    );
+    assert_eq!(
+        item["suspendPayload"],
+        json!({"question": "Which version are we releasing?"})
+    );
     assert_eq!(item["agentId"], "release");
     assert_eq!(item["command"], format!("mastra-ask answer {run} <answer>"));
     assert!(item["suspendedAt"].as_str().unwrap().ends_with('Z'));
 
     let out = env.run(&["answer", &run, "2.0.0"]);
     out.assert_code(75);
-    assert!(out.stderr.contains("[stable | beta | nightly]"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("[stable | beta | nightly]"),
+        "{}",
+        out.stderr
+    );
 
     let out = env.run(&["answer", &run[..8], "beta"]);
     out.assert_code(75);
-    assert!(out.stderr.contains(&format!("mastra-ask answer {run} --multi <label>...")));
+    assert!(out
+        .stderr
+        .contains(&format!("mastra-ask answer {run} --multi <label>...")));
 
     let out = env.run(&["answer", &run, "--multi", "Add tests", "Update docs"]);
     out.assert_code(75);
     assert_eq!(out.stdout, "I wrote the release plan to RELEASE_PLAN.md.\n");
-    assert!(out.stderr.contains("call_plan plan: Release plan (RELEASE_PLAN.md)"));
-    assert!(out.stderr.contains(&format!("mastra-ask review {run} --approve")));
+    assert!(out
+        .stderr
+        .contains("call_plan plan: Release plan (RELEASE_PLAN.md)"));
+    assert!(out
+        .stderr
+        .contains(&format!("mastra-ask review {run} --approve")));
 
     let out = env.run(&["review", &run, "--approve"]);
     out.assert_code(0);
@@ -59,9 +85,18 @@ fn the_release_example_from_run_to_completion() {
 
     let results = env.tool_results(&run);
     let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(ids, ["call_version", "call_channel", "call_chores", "call_plan"]);
-    assert_eq!(results[0].1, json!({"content": "User answered: 2.0.0", "isError": false}));
-    assert_eq!(results[1].1, json!({"content": "User answered: beta", "isError": false}));
+    assert_eq!(
+        ids,
+        ["call_version", "call_channel", "call_chores", "call_plan"]
+    );
+    assert_eq!(
+        results[0].1,
+        json!({"content": "User answered: 2.0.0", "isError": false})
+    );
+    assert_eq!(
+        results[1].1,
+        json!({"content": "User answered: beta", "isError": false})
+    );
     let chores = env
         .messages(&run)
         .into_iter()
@@ -71,7 +106,10 @@ fn the_release_example_from_run_to_completion() {
         chores["content"],
         r#"{"content":"User answered: Add tests, Update docs","isError":false}"#
     );
-    assert_eq!(results[3].1["content"], "Plan approved. Proceed with implementation following the approved plan.");
+    assert_eq!(
+        results[3].1["content"],
+        "Plan approved. Proceed with implementation following the approved plan."
+    );
     assert_eq!(results[3].1["submittedPlan"]["title"], "Release plan");
 
     let pending = env.run(&["pending"]);
@@ -94,7 +132,16 @@ fn json_events_follow_the_mastra_envelope() {
     out.assert_code(75);
     assert_eq!(out.stderr, "");
     let events = out.json_lines();
-    assert_eq!(kinds(&events), ["start", "step-start", "tool-call", "step-finish", "tool-call-suspended"]);
+    assert_eq!(
+        kinds(&events),
+        [
+            "start",
+            "step-start",
+            "tool-call",
+            "step-finish",
+            "tool-call-suspended"
+        ]
+    );
     for e in &events {
         assert_eq!(e["runId"], run.as_str());
         assert_eq!(e["from"], "AGENT");
@@ -111,7 +158,16 @@ fn json_events_follow_the_mastra_envelope() {
     let out = env.run(&["-o", "json", "answer", &run, "Ada"]);
     out.assert_code(0);
     let events = out.json_lines();
-    assert_eq!(kinds(&events), ["tool-result", "step-start", "text-delta", "step-finish", "finish"]);
+    assert_eq!(
+        kinds(&events),
+        [
+            "tool-result",
+            "step-start",
+            "text-delta",
+            "step-finish",
+            "finish"
+        ]
+    );
     assert_eq!(
         events[0]["payload"],
         json!({"toolCallId": "q1", "toolName": "ask_user", "args": {"question": "Name?"},
@@ -130,8 +186,18 @@ fn json_events_follow_the_mastra_envelope() {
     let stored = shown["events"].as_array().unwrap();
     assert_eq!(
         kinds(stored),
-        ["start", "step-start", "tool-call", "step-finish", "tool-call-suspended",
-         "tool-result", "step-start", "text-delta", "step-finish", "finish"]
+        [
+            "start",
+            "step-start",
+            "tool-call",
+            "step-finish",
+            "tool-call-suspended",
+            "tool-result",
+            "step-start",
+            "text-delta",
+            "step-finish",
+            "finish"
+        ]
     );
     assert_eq!(shown["status"], "completed");
     assert_eq!(shown["suspensions"][0]["resolvedBy"], "tester");

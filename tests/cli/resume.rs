@@ -1,0 +1,247 @@
+//! The driver lease: a killed driver is taken over by `resume`, a failed run can be
+//! resumed, a live lease is respected, and `cancel` stops a running driver.
+
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{assert_one_line_error, finish, Env};
+
+/// Waits until the run's status is `status`.
+fn wait_for(env: &Env, run: &str, status: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while env.status(run) != status {
+        assert!(Instant::now() < deadline, "run never became {status}");
+        sleep(Duration::from_millis(20));
+    }
+}
+
+/// A run that asks a question, then thinks for a long time before finishing.
+fn slow_after_answer(env: &Env) -> String {
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+        {"delayMs": 30000, "text": "finished"}
+    ]));
+    let (out, run) = env.start(&agent, &[]);
+    out.assert_code(75);
+    run
+}
+
+#[test]
+fn a_killed_driver_is_taken_over_with_one_set_of_results() {
+    let env = Env::new();
+    let run = slow_after_answer(&env);
+    let mut driver = env.spawn(&["answer", &run, "yes"]);
+    wait_for(&env, &run, "running");
+    sleep(Duration::from_millis(200));
+    driver.kill().unwrap(); // SIGKILL, in the middle of the model's delay
+    driver.wait().unwrap();
+    assert_eq!(env.status(&run), "running");
+
+    // Make the model quick now, as a restarted provider would be.
+    env.write(
+        "work/script.json",
+        &json!({"steps": [
+            {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+            {"text": "finished"}
+        ]})
+        .to_string(),
+    );
+    let out = env.run(&["resume", &run]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "finished\n");
+    assert_eq!(
+        env.tool_results(&run).len(),
+        1,
+        "exactly one set of tool results"
+    );
+    let conn = env.conn();
+    let kinds: Vec<String> = conn
+        .prepare("SELECT kind FROM events WHERE run_id = ?1 ORDER BY seq")
+        .unwrap()
+        .query_map([&run], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "start",
+            "step-start",
+            "tool-call",
+            "step-finish",
+            "tool-call-suspended",
+            "tool-result",
+            "step-start",
+            "text-delta",
+            "step-finish",
+            "finish"
+        ]
+    );
+}
+
+#[test]
+fn a_live_lease_makes_resume_exit_4() {
+    let env = Env::new();
+    let run = slow_after_answer(&env);
+    let mut driver = env.spawn(&["answer", &run, "yes"]);
+    wait_for(&env, &run, "running");
+    let before = env.dump();
+    let out = env.run(&["resume", &run]);
+    out.assert_code(4);
+    assert_one_line_error(&out, "is being driven by process");
+    assert_eq!(env.dump(), before);
+    driver.kill().unwrap();
+    driver.wait().unwrap();
+}
+
+#[test]
+fn lease_rules_expired_and_other_host() {
+    let env = Env::new();
+    let agent = env.agent(json!([{"text": "done"}]));
+    let (_, run) = env.start(&agent, &[]);
+    let conn = env.conn();
+    let set = |host: &str, pid: u32, expires: i64| {
+        conn.execute(
+            "UPDATE runs SET status = 'running', lease_token = 'x', lease_host = ?2, lease_pid = ?3, lease_expires_at = ?4 WHERE id = ?1",
+            rusqlite::params![run, host, pid, expires],
+        )
+        .unwrap();
+        conn.execute("DELETE FROM messages WHERE run_id = ?1 AND seq > 0", [&run])
+            .unwrap();
+    };
+    let far = i64::MAX / 2;
+    // Another host's live lease: busy.
+    set("some-other-host", 1, far);
+    env.run(&["resume", &run]).assert_code(4);
+    // A lease held by a live process on this host: busy.
+    set(&hostname(), std::process::id(), far);
+    env.run(&["resume", &run]).assert_code(4);
+    // An expired lease, even of a live process: taken over.
+    set(&hostname(), std::process::id(), 0);
+    env.run(&["resume", &run]).assert_code(0);
+    assert_eq!(env.status(&run), "completed");
+}
+
+fn hostname() -> String {
+    let out = std::process::Command::new("hostname").output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn a_failed_run_can_be_resumed() {
+    let env = Env::new();
+    let agent =
+        env.agent(json!([{"toolCalls": [{"name": "ask_user", "args": {"question": "Name?"}}]}]));
+    let (_, run) = env.start(&agent, &[]);
+    env.run(&["answer", &run, "Ada"]).assert_code(1);
+    assert_eq!(env.status(&run), "failed");
+    env.write(
+        "work/script.json",
+        &json!({"steps": [
+            {"toolCalls": [{"name": "ask_user", "args": {"question": "Name?"}}]},
+            {"text": "Hello Ada"}
+        ]})
+        .to_string(),
+    );
+    let out = env.run(&["resume", &run]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "Hello Ada\n");
+    assert_eq!(env.tool_results(&run).len(), 1);
+    let errors: i64 = env
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM events WHERE kind = 'error'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(errors, 1, "the failure stays in the history");
+}
+
+#[test]
+fn cancel_stops_a_running_driver_at_its_next_commit() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+        {"delayMs": 1500, "text": "finished"}
+    ]));
+    let (_, run) = env.start(&agent, &[]);
+    let driver = env.spawn(&["answer", &run, "yes"]);
+    wait_for(&env, &run, "running");
+    let out = env.run(&["cancel", &run]);
+    out.assert_code(0);
+    assert_eq!(
+        out.stdout,
+        format!("cancelled run {run} (it was running)\n")
+    );
+    let out = finish(driver);
+    out.assert_code(6);
+    assert!(
+        out.stderr.contains(&format!("run {run} was cancelled")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.status(&run), "cancelled");
+    let assistant: i64 = env
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM messages WHERE body LIKE '%finished%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(assistant, 0);
+}
+
+#[test]
+fn cancel_closes_pending_items() {
+    let env = Env::new();
+    let agent = env.agent(
+        json!([{"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]}]),
+    );
+    let (_, run) = env.start(&agent, &[]);
+    env.run(&["cancel", &run[..8]]).assert_code(0);
+    assert_eq!(env.status(&run), "cancelled");
+    assert_eq!(env.run(&["pending"]).stdout, "");
+    let out = env.run(&["answer", &run, "--tool-call", "q", "late"]);
+    out.assert_code(4);
+    assert_one_line_error(&out, "is not pending: it was cancelled");
+}
+
+#[test]
+fn a_driver_renews_its_lease_while_the_model_thinks() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+        {"delayMs": 4500, "text": "finished"}
+    ]));
+    let (_, run) = env.start(&agent, &[]);
+    let driver = env.spawn(&["answer", &run, "yes"]);
+    wait_for(&env, &run, "running");
+    let expiry = || -> i64 {
+        env.conn()
+            .query_row(
+                "SELECT lease_expires_at FROM runs WHERE id = ?1",
+                [&run],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let first = expiry();
+    sleep(Duration::from_millis(2600));
+    let renewed = expiry();
+    assert!(
+        renewed >= first + 1500,
+        "lease not renewed: {first} then {renewed}"
+    );
+    finish(driver).assert_code(0);
+    let lease: Option<String> = env
+        .conn()
+        .query_row("SELECT lease_token FROM runs WHERE id = ?1", [&run], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(lease, None, "a finished run holds no lease");
+}

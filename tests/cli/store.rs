@@ -1,0 +1,112 @@
+//! Where the store lives, how it is created, and what read-only commands do without one.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+
+use crate::common::{assert_one_line_error, Env};
+
+#[test]
+fn read_only_commands_never_create_a_store() {
+    let env = Env::new();
+    let out = env.run(&["pending"]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "");
+    env.run(&["runs"]).assert_code(0);
+    env.run(&["pending", "-o", "json"]).assert_code(0);
+    env.run(&["show", "0123abcd"]).assert_code(3);
+    env.run(&["answer", "0123abcd", "x"]).assert_code(3);
+    env.run(&["cancel", "0123abcd"]).assert_code(3);
+    env.run(&["resume", "0123abcd"]).assert_code(3);
+    assert!(!env.db().exists());
+}
+
+#[test]
+fn the_default_store_is_private() {
+    let env = Env::new();
+    let agent = env.agent(json!([{"text": "hi"}]));
+    let mut cmd = env.command(&["run", "--agent", &agent, "go"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    env.run_with(cmd).assert_code(0);
+    let db = env.path("data/mastra-ask/mastra-ask.db");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&db), 0o600);
+    assert_eq!(mode(db.parent().unwrap()), 0o700);
+    let mut cmd = env.command(&["runs", "-o", "json"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let out = env.run_with(cmd);
+    assert_eq!(out.json_lines()[0]["status"], "completed");
+}
+
+#[test]
+fn printed_commands_repeat_a_db_flag() {
+    let env = Env::new();
+    let agent =
+        env.agent(json!([{"toolCalls": [{"name": "ask_user", "args": {"question": "Q?"}}]}]));
+    let db = env.path("other dir/x.db");
+    let mut cmd = env.command(&["--db", db.to_str().unwrap(), "run", "--agent", &agent, "go"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let out = env.run_with(cmd);
+    out.assert_code(75);
+    assert!(
+        out.stderr
+            .contains(&format!("mastra-ask --db '{}' answer ", db.display())),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn runs_lists_newest_first_and_filters() {
+    let env = Env::new();
+    let agent = env.agent(json!([{"text": "hi"}]));
+    let (_, first) = env.start(&agent, &[]);
+    let agent =
+        env.agent(json!([{"toolCalls": [{"name": "ask_user", "args": {"question": "Q?"}}]}]));
+    let (_, second) = env.start(&agent, &[]);
+    let all = env.run(&["runs", "-o", "json"]).json_lines();
+    let ids: Vec<&str> = all.iter().map(|r| r["runId"].as_str().unwrap()).collect();
+    assert_eq!(ids, [second.as_str(), first.as_str()]);
+    for field in ["agentId", "createdAt", "updatedAt"] {
+        assert!(all[0][field].is_string());
+    }
+    let suspended = env
+        .run(&["runs", "--status", "suspended", "-o", "json"])
+        .json_lines();
+    assert_eq!(suspended.len(), 1);
+    assert_eq!(suspended[0]["runId"], second.as_str());
+    assert_eq!(env.run(&["runs", "--limit", "1"]).stdout.lines().count(), 1);
+}
+
+#[test]
+fn a_corrupt_store_is_a_clear_error() {
+    let env = Env::new();
+    std::fs::write(env.db(), vec![b'x'; 8192]).unwrap();
+    let out = env.run(&["pending"]);
+    out.assert_code(1);
+    assert_one_line_error(&out, "file is not a database");
+    assert_eq!(std::fs::read(env.db()).unwrap(), vec![b'x'; 8192]);
+}
+
+#[test]
+fn prompt_from_stdin_and_a_broken_pipe() {
+    let env = Env::new();
+    let agent =
+        env.agent(json!([{"toolCalls": [{"name": "ask_user", "args": {"question": "Q?"}}]}]));
+    let out = env.run_stdin(&["run", "--agent", &agent, "-"], "from stdin\n");
+    out.assert_code(75);
+    let run = env.latest_run().unwrap();
+    assert_eq!(env.messages(&run)[0]["content"], "from stdin");
+    // A reader that goes away does not make the command fail loudly.
+    for _ in 0..3 {
+        env.start(&agent, &[]);
+    }
+    let mut cmd = env.command(&["pending"]);
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    drop(child.stdout.take());
+    let out = crate::common::finish(child);
+    out.assert_code(0);
+    assert_eq!(out.stderr, "");
+}
