@@ -48,6 +48,7 @@ pub fn main() -> i32 {
         location: store::Location::resolve(cli.db.as_deref()),
         db_flag,
         out: output::Out::new(cli.output == OutputFormat::Json),
+        no_input: cli.no_input,
     };
     match commands::dispatch(&ctx, cli.command) {
         Ok(exit) => exit.code(),

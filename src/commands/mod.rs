@@ -30,6 +30,8 @@ pub struct Ctx {
     /// `--db` as given on the command line, repeated in the commands we print.
     pub db_flag: Option<String>,
     pub out: Out,
+    /// `--no-input`: never prompt.
+    pub no_input: bool,
 }
 
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
@@ -60,6 +62,13 @@ impl Ctx {
         };
         let run = find_run(store.as_ref(), input)?;
         Ok((store, run))
+    }
+
+    /// Whether prompts may appear: stdin and stderr are terminals and `--no-input` is not
+    /// given.
+    pub fn interactive(&self) -> bool {
+        use std::io::IsTerminal;
+        !self.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
     }
 
     /// `mastra-ask` with the `--db` this command was given.
