@@ -1,8 +1,13 @@
 //! The command line, as clap types only. Doc comments here are the `--help` text.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+
+fn duration(s: &str) -> Result<Duration, String> {
+    crate::duration::parse(s)
+}
 
 /// Durable human-in-the-loop agent runs.
 ///
@@ -35,6 +40,10 @@ pub struct Cli {
     /// When to use colours (NO_COLOR is honoured)
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+
+    /// Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin
+    #[arg(long, global = true, value_name = "CMD", env = "MASTRA_ASK_ON_SUSPEND")]
+    pub on_suspend: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,
@@ -82,6 +91,34 @@ pub enum Command {
     Resume(RunRef),
     /// Call a tool outside any run and print its fallback text
     Tool(ToolArgs),
+    /// Ask a person one question from a shell script (a one-question run)
+    Ask(AskArgs),
+    /// Have a person review a plan file from a shell script (a one-plan run)
+    Plan(PlanArgs),
+    /// Block until a run is neither running nor suspended; exit by its final state
+    Wait(WaitArgs),
+    /// Add the user's next message to a completed run and run it again
+    Reply(ReplyArgs),
+    /// Delete finished runs
+    Prune(PruneArgs),
+    /// Print shell completions
+    Completions(CompletionsArgs),
+    /// Print the man page (or write every page to a directory)
+    Man(ManArgs),
+}
+
+/// Waiting for the outcome, for `run`, `ask` and `plan`.
+#[derive(Debug, Args)]
+pub struct WaitFlags {
+    /// Block until the run ends; this process drives it after each answer
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait: at this deadline, close the pending items as expired and exit 124
+    #[arg(long, value_name = "DUR", requires = "wait", value_parser = duration)]
+    pub timeout: Option<Duration>,
+    /// Pending items expire this long after they are created (the run then fails)
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub expires_in: Option<Duration>,
 }
 
 #[derive(Debug, Args)]
@@ -100,6 +137,77 @@ pub struct RunArgs {
     /// The run's working directory (plan paths resolve against it)
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    #[command(flatten)]
+    pub wait: WaitFlags,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("input").args(["question", "json"]).required(true)))]
+pub struct AskArgs {
+    /// The question
+    pub question: Option<String>,
+    /// An option to choose from (repeat for more)
+    #[arg(long = "option", value_name = "LABEL", conflicts_with = "json")]
+    pub options: Vec<String>,
+    /// Let the person choose several options
+    #[arg(long, requires = "options")]
+    pub multi: bool,
+    /// The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}
+    #[arg(long, value_name = "INPUT")]
+    pub json: Option<String>,
+    #[command(flatten)]
+    pub wait: WaitFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The Markdown plan file
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub wait: WaitFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: String,
+    /// Stop watching after this long (exit 124; the run is not changed)
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub timeout: Option<Duration>,
+    /// Also drive the run after each answer, as `run --wait` does
+    #[arg(long)]
+    pub drive: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplyArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: String,
+    /// The message; `-` reads it from stdin
+    pub message: String,
+}
+
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Delete finished runs last updated longer ago than this (`0s` for all)
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub older_than: Duration,
+    /// Only runs in this state (completed, failed or cancelled)
+    #[arg(long, value_enum)]
+    pub status: Option<StatusArg>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write the main page and one page per subcommand into this directory
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -131,6 +239,9 @@ pub struct AnswerArgs {
     /// Who answers [default: $MASTRA_ASK_USER, else the login name]
     #[arg(long = "as", value_name = "NAME")]
     pub as_: Option<String>,
+    /// Only record the answer; do not drive the run on in this process
+    #[arg(long)]
+    pub no_resume: bool,
 }
 
 #[derive(Debug, Args)]
@@ -164,6 +275,9 @@ pub struct ReviewArgs {
     /// Who decides [default: $MASTRA_ASK_USER, else the login name]
     #[arg(long = "as", value_name = "NAME")]
     pub as_: Option<String>,
+    /// Only record the decision; do not drive the run on in this process
+    #[arg(long)]
+    pub no_resume: bool,
 }
 
 #[derive(Debug, Args)]

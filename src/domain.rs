@@ -275,6 +275,8 @@ pub struct CallRecord {
     pub resolved_by: Option<String>,
     pub resolved_via: Option<String>,
     pub resolved_at: Option<i64>,
+    /// When a pending item expires, if its run set a deadline.
+    pub expires_at: Option<i64>,
     pub created_at: i64,
 }
 

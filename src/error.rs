@@ -19,6 +19,8 @@ pub enum Kind {
     Provider,
     /// The person interrupted (Ctrl-C, Esc).
     Interrupted,
+    /// A deadline passed: the items expired.
+    TimedOut,
 }
 
 impl Kind {
@@ -29,6 +31,7 @@ impl Kind {
             Kind::Conflict => Exit::Conflict,
             Kind::Provider => Exit::Failure,
             Kind::Interrupted => Exit::Interrupted,
+            Kind::TimedOut => Exit::TimedOut,
         }
     }
 
@@ -41,6 +44,7 @@ impl Kind {
             Kind::Conflict => "CONFLICT",
             Kind::Provider => "PROVIDER",
             Kind::Interrupted => "INTERRUPTED",
+            Kind::TimedOut => "TIMEOUT",
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod domain;
+pub mod duration;
 pub mod error;
 pub mod exit;
 pub mod output;
@@ -15,14 +16,14 @@ pub mod store;
 pub mod tools;
 
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 use cli::{Cli, ColorChoice, OutputFormat};
 use exit::Exit;
 
 /// Runs the program; returns the process exit code.
 pub fn main() -> i32 {
-    let matches = match Cli::command().try_get_matches() {
+    let matches = match commands::generate::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
             let _ = e.print();
@@ -49,6 +50,7 @@ pub fn main() -> i32 {
         db_flag,
         out: output::Out::new(cli.output == OutputFormat::Json),
         no_input: cli.no_input,
+        on_suspend: cli.on_suspend.clone(),
     };
     match commands::dispatch(&ctx, cli.command) {
         Ok(exit) => exit.code(),

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use anyhow::{Context, Result};
 
-use super::lease::Keeper;
+use super::lease::Heartbeat;
 use super::step::{self, StepContext};
 use super::AgentDef;
 use crate::domain::{Event, Message, RunStatus};
@@ -56,7 +56,7 @@ pub fn drive(
         serde_json::from_value(run.agent.clone()).context("reading the run's agent")?;
     let specs = tools::specs(&agent.tools);
     let cwd = std::path::PathBuf::from(&run.cwd);
-    let _keeper = Keeper::start(location.clone(), run.id.clone(), lease.clone());
+    let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());
     let mut history = store.messages(&run.id)?;
     let mut used: HashSet<String> = call_ids(&history).collect();
     let mut usage = run.usage;

@@ -7,7 +7,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::store::{self, Lease, Location};
+use crate::store::{self, Lease, Location, Store};
 
 /// This host's name (for leases).
 pub fn host_name() -> String {
@@ -68,15 +68,16 @@ pub fn can_take(
     ))
 }
 
-/// Keeps a lease alive from a thread of its own until dropped. The thread opens its own
-/// connection only when the first renewal is due, so short legs cost nothing.
-pub struct Keeper {
+/// Calls `beat` every 2 s from a thread of its own, with a connection of that thread, until
+/// dropped: keeps a driver's lease or a waiter's heartbeat alive. The connection is opened
+/// only when the first beat is due, so short legs cost nothing.
+pub struct Heartbeat {
     stop: Option<Sender<()>>,
     handle: Option<JoinHandle<()>>,
 }
 
-impl Keeper {
-    pub fn start(location: Location, run_id: String, lease: Lease) -> Keeper {
+impl Heartbeat {
+    pub fn start(location: Location, beat: impl Fn(&dyn Store) + Send + 'static) -> Heartbeat {
         let (tx, rx) = mpsc::channel::<()>();
         let handle = std::thread::spawn(move || {
             let mut conn = None;
@@ -91,19 +92,25 @@ impl Keeper {
                         .flatten();
                 }
                 if let Some(s) = &conn {
-                    // A failed renewal is seen by the driver at its next commit.
-                    let _ = s.renew_lease(&run_id, &lease);
+                    beat(s.as_ref());
                 }
             }
         });
-        Keeper {
+        Heartbeat {
             stop: Some(tx),
             handle: Some(handle),
         }
     }
+
+    /// Keeps `lease` on `run_id`; a failed renewal is seen by the driver at its next commit.
+    pub fn lease(location: Location, run_id: String, lease: Lease) -> Heartbeat {
+        Heartbeat::start(location, move |s| {
+            let _ = s.renew_lease(&run_id, &lease);
+        })
+    }
 }
 
-impl Drop for Keeper {
+impl Drop for Heartbeat {
     fn drop(&mut self) {
         drop(self.stop.take());
         if let Some(h) = self.handle.take() {

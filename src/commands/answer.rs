@@ -3,7 +3,8 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::{parse_json_flag, pending_item, read_stdin, resolve_and_continue, who, Ctx};
+use super::flow::resolve_and_continue;
+use super::{parse_json_flag, pending_item, read_stdin, who, Ctx};
 use crate::cli::AnswerArgs;
 use crate::domain::{Resolution, Via, ASK_USER};
 use crate::error::{fail, Error};
@@ -55,7 +56,14 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         by: who(args.as_),
         via,
     };
-    resolve_and_continue(ctx, store.as_ref(), &run, &item, &resolution)
+    resolve_and_continue(
+        ctx,
+        store.as_ref(),
+        &run,
+        &item,
+        &resolution,
+        args.no_resume,
+    )
 }
 
 fn missing_answer() -> Error {

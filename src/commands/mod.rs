@@ -3,26 +3,34 @@
 //! prefix, choosing a pending item, driving a leg and reporting how it ended.
 
 mod answer;
+mod ask;
 mod cancel;
+mod flow;
+pub mod generate;
+mod items;
+mod notify;
+mod oneshot;
 mod pending;
+mod plan;
+mod prune;
+mod reply;
 mod resume;
 mod review;
 mod run;
 mod runs;
 mod show;
 mod tool;
+mod wait;
+mod waiting;
 
 use anyhow::Result;
 
-use crate::agent::driver::{self, LegEnd};
 use crate::cli::Command;
-use crate::domain::{CallRecord, CallState, RunStatus, ASK_USER};
+use crate::domain::{CallRecord, CallState, ASK_USER};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::output::{format, sanitize, Out};
-use crate::providers;
-use crate::store::{self, Access, Lease, Location, PendingItem, Run, Store};
-use crate::tools::ask_user::{Mode, Question};
+use crate::output::{format, Out};
+use crate::store::{self, Access, Location, Run, Store};
 
 /// What every command gets, built once.
 pub struct Ctx {
@@ -32,6 +40,8 @@ pub struct Ctx {
     pub out: Out,
     /// `--no-input`: never prompt.
     pub no_input: bool,
+    /// `--on-suspend CMD`.
+    pub on_suspend: Option<String>,
 }
 
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
@@ -45,13 +55,24 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Cancel(a) => cancel::run(ctx, &a.run),
         Command::Resume(a) => resume::run(ctx, &a.run),
         Command::Tool(a) => tool::run(ctx, a),
+        Command::Ask(a) => ask::run(ctx, a),
+        Command::Plan(a) => plan::run(ctx, a),
+        Command::Wait(a) => wait::run(ctx, a),
+        Command::Reply(a) => reply::run(ctx, a),
+        Command::Prune(a) => prune::run(ctx, a),
+        Command::Completions(a) => generate::completions(ctx, a),
+        Command::Man(a) => generate::man(ctx, a),
     }
 }
 
 impl Ctx {
-    /// The store, if one exists (never creates it).
+    /// The store, if one exists (never creates it), with overdue items expired.
     pub fn existing_store(&self) -> Result<Option<Box<dyn Store>>> {
-        store::open(&self.location, Access::Existing)
+        let store = store::open(&self.location, Access::Existing)?;
+        if let Some(s) = &store {
+            s.expire_due(store::now_ms())?;
+        }
+        Ok(store)
     }
 
     /// The store and the run `input` names (a full id or a unique prefix).
@@ -225,162 +246,6 @@ fn login_name() -> String {
     "unknown".into()
 }
 
-/// The provider for a stored run, checked before anything changes.
-pub fn provider_for(run: &Run) -> Result<Box<dyn providers::Provider>> {
-    let model = run.agent["model"].as_str().unwrap_or_default();
-    providers::from_spec(model)
-}
-
-/// Drives a leg of `run` under `lease` and reports how it ended.
-pub fn drive(
-    ctx: &Ctx,
-    store: &dyn Store,
-    run_id: &str,
-    lease: &Lease,
-    provider: &dyn providers::Provider,
-) -> Result<Exit> {
-    let run = store.run(run_id)?.ok_or_else(|| no_run(run_id))?;
-    let end = driver::drive(
-        store,
-        &ctx.location,
-        &run,
-        lease,
-        provider,
-        &mut ctx.out.sink(),
-    )?;
-    let status = match end {
-        LegEnd::Status(s) => s,
-        LegEnd::LostLease => match store.run(run_id)?.map(|r| r.status) {
-            Some(RunStatus::Cancelled) => RunStatus::Cancelled,
-            _ => {
-                return fail(Error::conflict(format!(
-                    "run {run_id} was taken over by another process"
-                )))
-            }
-        },
-    };
-    report(ctx, store, run_id, status)
-}
-
-/// The exit code for a run's state, after telling what it waits for or why it failed.
-pub fn report(ctx: &Ctx, store: &dyn Store, run_id: &str, status: RunStatus) -> Result<Exit> {
-    match status {
-        RunStatus::Completed => Ok(Exit::Success),
-        RunStatus::Suspended => {
-            announce_pending(ctx, store, run_id)?;
-            Ok(Exit::Suspended)
-        }
-        RunStatus::Cancelled => {
-            ctx.out.info(&format!("run {run_id} was cancelled"));
-            Ok(Exit::Cancelled)
-        }
-        RunStatus::Running => fail(Error::conflict(format!(
-            "run {run_id} is being driven by another process"
-        ))),
-        RunStatus::Failed => {
-            let error = store
-                .run(run_id)?
-                .and_then(|r| r.error)
-                .unwrap_or_else(|| "unknown error".into());
-            fail(
-                Error::provider(format!("run {run_id} failed: {error}"))
-                    .with_hint(format!("retry it with: {} resume {run_id}", ctx.program())),
-            )
-        }
-    }
-}
-
-/// Tells on stderr what a suspended run waits for and the commands that answer it.
-fn announce_pending(ctx: &Ctx, store: &dyn Store, run_id: &str) -> Result<()> {
-    if ctx.out.is_json() {
-        return Ok(());
-    }
-    let items = store.pending(Some(run_id))?;
-    ctx.out.info(&format!(
-        "run {run_id} is waiting for input ({} pending):",
-        items.len()
-    ));
-    for item in &items {
-        ctx.out.info(&format!("  {}", describe(&item.call)));
-        for command in commands_for(ctx, item) {
-            ctx.out.info(&format!("    {command}"));
-        }
-    }
-    Ok(())
-}
-
-/// One line about an item: its id, kind and question or plan title (sanitized).
-pub fn describe(call: &CallRecord) -> String {
-    let payload = call.payload.clone().unwrap_or_default();
-    let id = sanitize::one_line(&call.call_id);
-    if let Some(q) = call
-        .is_question()
-        .then(|| Question::from_payload(&payload))
-        .flatten()
-    {
-        let mut line = format!("{id} question: {}", sanitize::one_line(&q.text));
-        if !q.options.is_empty() {
-            let labels: Vec<String> = q.labels().iter().map(|l| sanitize::one_line(l)).collect();
-            let multi = if q.mode == Mode::Multi {
-                " (choose one or more)"
-            } else {
-                ""
-            };
-            line.push_str(&format!(" [{}]{multi}", labels.join(" | ")));
-        }
-        return line;
-    }
-    let title = payload["title"].as_str().unwrap_or_default();
-    let path = payload["path"].as_str().unwrap_or_default();
-    format!(
-        "{id} plan: {} ({})",
-        sanitize::one_line(if title.is_empty() {
-            "(untitled)"
-        } else {
-            title
-        }),
-        sanitize::one_line(path)
-    )
-}
-
-/// The commands that resolve an item; the first is the main one.
-pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
-    let call = &item.call;
-    let mut base = format!(
-        "{} {} {}",
-        ctx.program(),
-        if call.is_question() {
-            "answer"
-        } else {
-            "review"
-        },
-        call.run_id
-    );
-    if item.pending_in_run > 1 {
-        base.push_str(&format!(
-            " --tool-call {}",
-            format::shell_quote(&call.call_id)
-        ));
-    }
-    if !call.is_question() {
-        return vec![
-            format!("{base} --approve"),
-            format!("{base} --reject --feedback <feedback>"),
-        ];
-    }
-    let mode = call
-        .payload
-        .as_ref()
-        .and_then(Question::from_payload)
-        .map(|q| q.mode)
-        .unwrap_or(Mode::FreeText);
-    vec![match mode {
-        Mode::FreeText => format!("{base} <answer>"),
-        Mode::Single => format!("{base} <label>"),
-        Mode::Multi => format!("{base} --multi <label>..."),
-    }]
-}
-
 /// Reads all of stdin (for `-`), without its final newline.
 pub fn read_stdin(what: &str) -> Result<String> {
     use std::io::Read;
@@ -401,36 +266,4 @@ pub fn read_stdin(what: &str) -> Result<String> {
 pub fn parse_json_flag(s: &str) -> Result<serde_json::Value> {
     serde_json::from_str(s)
         .map_err(|e| Error::invalid(format!("--json is not valid JSON: {e}")).into())
-}
-
-/// Records `resolution` for `item` exactly once; when it was the last pending item of its
-/// step, drives the run's next leg in this process.
-pub fn resolve_and_continue(
-    ctx: &Ctx,
-    store: &dyn Store,
-    run: &Run,
-    item: &CallRecord,
-    resolution: &crate::domain::Resolution,
-) -> Result<Exit> {
-    let provider = provider_for(run)?;
-    let lease = crate::agent::lease::mine();
-    let resolved = store.resolve(
-        &run.id,
-        &item.call_id,
-        resolution,
-        Some(&lease),
-        &crate::agent::step::resumed_results,
-    )?;
-    match resolved {
-        store::Resolved::Recorded { still_pending } => {
-            ctx.out.info(&format!(
-                "recorded; {still_pending} more item(s) of this step must be resolved before the run continues"
-            ));
-            report(ctx, store, &run.id, RunStatus::Suspended)
-        }
-        store::Resolved::Resumed { events } => {
-            ctx.out.stored_events(&run.id, &events);
-            drive(ctx, store, &run.id, &lease, provider.as_ref())
-        }
-    }
 }

@@ -1,9 +1,9 @@
 //! `pending`: what waits for a person, oldest first, with the command that resolves it.
 
 use anyhow::Result;
-use serde_json::json;
 
-use super::{commands_for, describe, find_run, Ctx};
+use super::items::{commands_for, describe, item_json};
+use super::{find_run, Ctx};
 use crate::cli::PendingArgs;
 use crate::exit::Exit;
 use crate::output::format;
@@ -24,17 +24,7 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
         if args.quiet {
             ctx.out.line(&format!("{} {}", call.run_id, call.call_id));
         } else if ctx.out.is_json() {
-            ctx.out.json_line(&json!({
-                "runId": call.run_id,
-                "toolCallId": call.call_id,
-                "toolName": call.tool_name,
-                "kind": if call.is_question() { "question" } else { "plan" },
-                "args": call.args,
-                "suspendPayload": call.payload,
-                "agentId": item.agent_id,
-                "suspendedAt": format::time(call.created_at),
-                "command": commands_for(ctx, item).first(),
-            }));
+            ctx.out.json_line(&item_json(ctx, item));
         } else {
             ctx.out.line(&format!(
                 "{}  {}  {} ago",

@@ -3,7 +3,8 @@
 
 use anyhow::Result;
 
-use super::{drive, provider_for, Ctx};
+use super::flow::{drive, provider_for};
+use super::Ctx;
 use crate::agent::lease::{self, Held};
 use crate::domain::RunStatus;
 use crate::error::{fail, Error};

@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 
-use super::{parse_json_flag, pending_item, read_stdin, resolve_and_continue, who, Ctx};
+use super::flow::resolve_and_continue;
+use super::{parse_json_flag, pending_item, read_stdin, who, Ctx};
 use crate::cli::ReviewArgs;
 use crate::domain::{Resolution, Via, SUBMIT_PLAN};
 use crate::error::{fail, Error};
@@ -47,7 +48,14 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         by: who(args.as_.clone()),
         via,
     };
-    resolve_and_continue(ctx, store.as_ref(), &run, &item, &resolution)
+    resolve_and_continue(
+        ctx,
+        store.as_ref(),
+        &run,
+        &item,
+        &resolution,
+        args.no_resume,
+    )
 }
 
 fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {

@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 
-use super::{drive, read_stdin, Ctx};
+use super::waiting::{self, WaitOptions, Waiter};
+use super::{flow, read_stdin, Ctx};
 use crate::agent::def::absolute;
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
@@ -14,6 +15,7 @@ use crate::providers;
 use crate::store::{self, Access, NewRun};
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
+    let deadline = waiting::deadline(args.wait.timeout);
     let prompt = match args.prompt.as_deref() {
         None => {
             return fail(
@@ -68,9 +70,25 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
         prompt: &prompt,
         lease: &lease,
         events: &start,
+        expires_in_ms: args.wait.expires_in.map(|d| d.as_millis() as i64),
     })?;
     ctx.out.stored_events(&run_id, &events);
-    drive(ctx, store.as_ref(), &run_id, &lease, provider.as_ref())
+    if !args.wait.wait {
+        return flow::drive(ctx, store.as_ref(), &run_id, &lease, provider.as_ref());
+    }
+    let waiter = Waiter::register(ctx, store.as_ref(), &run_id)?;
+    let status = flow::drive_leg(ctx, store.as_ref(), &run_id, &lease, provider.as_ref())?;
+    if status == crate::domain::RunStatus::Suspended {
+        flow::report(ctx, store.as_ref(), &run_id, status, true)?;
+    }
+    let opts = WaitOptions {
+        drive: true,
+        deadline,
+        expire_at_deadline: true,
+    };
+    let run = waiting::until_end(ctx, store.as_ref(), &run_id, &opts)?;
+    drop(waiter);
+    flow::report(ctx, store.as_ref(), &run_id, run.status, false)
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.

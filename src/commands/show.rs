@@ -3,7 +3,8 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::{describe, Ctx};
+use super::items::describe;
+use super::Ctx;
 use crate::domain::{CallRecord, Message};
 use crate::exit::Exit;
 use crate::output::{envelope, format, sanitize};

@@ -25,20 +25,10 @@ pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {
         Ok(text) => ctx.out.line(&sanitize::block(&text)),
         Err(result) => {
             ctx.out.json_line(&result);
-            let problems: Vec<&str> = result["message"]
-                .as_str()
-                .unwrap_or_default()
-                .lines()
-                .filter_map(|l| l.strip_prefix("- "))
-                .collect();
-            let detail = if problems.is_empty() {
-                result["content"].as_str().unwrap_or_default().to_string()
-            } else {
-                problems.join("; ")
-            };
             return fail(Error::invalid(format!(
-                "invalid input for {}: {detail}",
-                args.name
+                "invalid input for {}: {}",
+                args.name,
+                tools::problems(&result)
             )));
         }
     }

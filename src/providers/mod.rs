@@ -3,6 +3,7 @@
 //! A provider turns the conversation into one assistant message. It never runs tools and
 //! never touches the store; API keys come from the environment of the calling process.
 
+mod none;
 mod scripted;
 
 use std::path::Path;
@@ -14,6 +15,7 @@ use crate::domain::{Message, Usage};
 use crate::error::{fail, Error};
 use crate::tools::ToolSpec;
 
+pub use none::NoModel;
 pub use scripted::Scripted;
 
 /// One model call.
@@ -52,6 +54,9 @@ pub trait Provider {
     fn complete(&self, request: &Request, on_text: &mut dyn FnMut(&str)) -> Result<Response>;
 }
 
+/// The model spec of `ask` and `plan` runs, which have no model (never accepted from users).
+pub const NO_MODEL: &str = "none";
+
 /// Checks a model spec and makes paths in it absolute (relative to `base`).
 pub fn normalize_spec(spec: &str, base: &Path) -> Result<String> {
     match spec.split_once(':') {
@@ -67,6 +72,9 @@ pub fn normalize_spec(spec: &str, base: &Path) -> Result<String> {
 /// The provider for a (normalized) model spec. Fails before anything is stored when the
 /// spec cannot work in this process (a missing or malformed script).
 pub fn from_spec(spec: &str) -> Result<Box<dyn Provider>> {
+    if spec == NO_MODEL {
+        return Ok(Box::new(NoModel { first: None }));
+    }
     match spec.split_once(':') {
         Some(("script", path)) => Ok(Box::new(Scripted::load(Path::new(path))?)),
         _ => fail(Error::usage(format!("unknown model spec \"{spec}\""))),

@@ -52,6 +52,8 @@ pub struct NewRun<'a> {
     pub prompt: &'a str,
     pub lease: &'a Lease,
     pub events: &'a [Event],
+    /// Pending items of this run expire this long after they are created.
+    pub expires_in_ms: Option<i64>,
 }
 
 /// A call of a step that suspends, as the driver hands it to the store.
@@ -107,9 +109,12 @@ pub struct StepResults {
 pub enum Resolved {
     /// Recorded; other items of the step still wait.
     Recorded { still_pending: usize },
-    /// The last item: the results were appended and the run is `running` again (driven by
-    /// the lease given, or free for a waiter or `resume` to take).
-    Resumed { events: Vec<StoredEvent> },
+    /// The last item: the results were appended and the run is `running` again, driven by
+    /// the lease given (`driving`), or free for a live waiter or `resume` to take.
+    Resumed {
+        events: Vec<StoredEvent>,
+        driving: bool,
+    },
 }
 
 /// Which runs `list_runs` returns.
@@ -156,7 +161,8 @@ pub trait Store: Send {
     ) -> Result<bool>;
     /// Resolves one pending item exactly once. When it is the last of its step, `results`
     /// builds the step's results from its calls, which are appended in the same transaction
-    /// that sets the run running under `driver` (or with no lease when `None`).
+    /// that sets the run running under `driver` — or with no lease when `driver` is `None`
+    /// or a live waiter (a heartbeat within `LEASE_MS`) will drive it.
     fn resolve(
         &self,
         run_id: &str,
@@ -168,7 +174,28 @@ pub trait Store: Send {
     /// Cancels a run that is not finished; its pending items are closed. Returns the status
     /// it had.
     fn cancel(&self, run_id: &str) -> Result<RunStatus>;
+
+    /// Closes every pending item whose deadline passed as expired and fails its run (finish
+    /// reason `expired`). Returns how many runs it failed.
+    fn expire_due(&self, now: i64) -> Result<usize>;
+    /// Closes a suspended run's pending items as expired and fails it with `error`.
+    /// False when the run was not suspended.
+    fn expire_run(&self, run_id: &str, error: &str) -> Result<bool>;
+
+    /// Registers a process that waits for the run and drives it after answers.
+    fn add_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()>;
+    fn beat_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()>;
+    fn remove_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()>;
+
+    /// Adds the user's next message to a completed run and sets it running under `lease`.
+    fn reply(&self, run_id: &str, message: &str, lease: &Lease) -> Result<()>;
+    /// Deletes finished runs last updated before `before` (Unix ms) whose status is one of
+    /// `statuses`; returns how many.
+    fn prune(&self, before: i64, statuses: &[RunStatus]) -> Result<usize>;
 }
+
+/// The `finish_reason` of a run failed because its input expired.
+pub const EXPIRED: &str = "expired";
 
 /// Whether a command may create the store when there is none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -39,6 +39,7 @@ CREATE TABLE runs (
     lease_host TEXT,
     lease_pid INTEGER,
     lease_expires_at INTEGER,
+    expires_in_ms INTEGER,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL
 );
@@ -72,10 +73,20 @@ CREATE TABLE calls (
     resolved_by TEXT,
     resolved_via TEXT,
     resolved_at INTEGER,
+    expires_at INTEGER,
     created_at INTEGER NOT NULL,
     PRIMARY KEY (run_id, call_id)
 ) WITHOUT ROWID;
 CREATE INDEX calls_pending ON calls (created_at) WHERE state = 'pending';
+CREATE INDEX calls_expiring ON calls (expires_at) WHERE state = 'pending' AND expires_at IS NOT NULL;
+CREATE TABLE waiters (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    token TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    heartbeat_at INTEGER NOT NULL,
+    PRIMARY KEY (run_id, token)
+) WITHOUT ROWID;
 "#];
 
 pub struct SqliteStore {
@@ -226,7 +237,7 @@ fn run_from_row(r: &Row) -> rusqlite::Result<Run> {
 
 const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name, c.args, c.state, \
     c.payload, c.result, c.error, c.resume_data, c.resolved_by, c.resolved_via, \
-    c.resolved_at, c.created_at";
+    c.resolved_at, c.expires_at, c.created_at";
 
 fn call_from_row(r: &Row) -> rusqlite::Result<CallRecord> {
     let state: String = r.get(6)?;
@@ -245,7 +256,8 @@ fn call_from_row(r: &Row) -> rusqlite::Result<CallRecord> {
         resolved_by: r.get(11)?,
         resolved_via: r.get(12)?,
         resolved_at: r.get(13)?,
-        created_at: r.get(14)?,
+        expires_at: r.get(14)?,
+        created_at: r.get(15)?,
     })
 }
 
@@ -300,6 +312,38 @@ fn lease_params(lease: Option<&Lease>) -> (Option<&str>, Option<&str>, Option<i6
     }
 }
 
+/// Runs with a pending item whose deadline passed.
+fn due_runs(c: &Connection, now: i64) -> Result<Vec<String>> {
+    let runs = c
+        .prepare_cached(
+            "SELECT DISTINCT run_id FROM calls WHERE state = 'pending' \
+             AND expires_at IS NOT NULL AND expires_at <= ?1",
+        )?
+        .query_map([now], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(runs)
+}
+
+/// Closes the runs' pending items as expired and fails the runs.
+fn expire(c: &Connection, runs: &[String], error: &str, now: i64) -> Result<usize> {
+    for run in runs {
+        c.execute(
+            "UPDATE calls SET state = 'expired', resolved_at = ?2 \
+             WHERE run_id = ?1 AND state = 'pending'",
+            params![run, now],
+        )?;
+        c.execute(
+            "UPDATE runs SET status = 'failed', finish_reason = ?2, error = ?3, \
+             lease_token = NULL, lease_host = NULL, lease_pid = NULL, lease_expires_at = NULL, \
+             updated_at = ?4 WHERE id = ?1 AND status = 'suspended'",
+            params![run, super::EXPIRED, error, now],
+        )?;
+    }
+    Ok(runs.len())
+}
+
+const EXPIRED_ERROR: &str = "no answer came before the deadline; the pending items expired";
+
 impl Store for SqliteStore {
     fn reopen(&self) -> Result<Box<dyn Store>> {
         match SqliteStore::open(&self.path, Access::Existing)? {
@@ -314,8 +358,8 @@ impl Store for SqliteStore {
             let (token, host, pid, expires) = lease_params(Some(run.lease));
             c.execute(
                 "INSERT INTO runs (id, agent_id, agent, cwd, status, lease_token, lease_host, \
-                 lease_pid, lease_expires_at, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?9)",
+                 lease_pid, lease_expires_at, expires_in_ms, created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
                 params![
                     run.id,
                     run.agent_id,
@@ -325,6 +369,7 @@ impl Store for SqliteStore {
                     host,
                     pid,
                     expires,
+                    run.expires_in_ms,
                     now
                 ],
             )?;
@@ -416,15 +461,16 @@ impl Store for SqliteStore {
              (SELECT count(*) FROM calls p WHERE p.run_id = c.run_id AND p.state = 'pending') \
              FROM calls c JOIN runs r ON r.id = c.run_id \
              WHERE c.state = 'pending' AND (?1 IS NULL OR c.run_id = ?1) \
+             AND (c.expires_at IS NULL OR c.expires_at > ?2) \
              ORDER BY c.created_at, c.run_id, c.step, c.seq"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let items = stmt
-            .query_map([run_id], |r| {
+            .query_map(params![run_id, now_ms()], |r| {
                 Ok(PendingItem {
                     call: call_from_row(r)?,
-                    agent_id: r.get(15)?,
-                    pending_in_run: r.get::<_, i64>(16)? as usize,
+                    agent_id: r.get(16)?,
+                    pending_in_run: r.get::<_, i64>(17)? as usize,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -488,8 +534,10 @@ impl Store for SqliteStore {
             if !step.calls.is_empty() {
                 let mut stmt = c.prepare_cached(
                     "INSERT INTO calls (run_id, call_id, step, seq, tool_name, args, state, \
-                     payload, result, error, created_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                     payload, result, error, created_at, expires_at) \
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
+                     CASE WHEN ?7 = 'pending' THEN ?11 + expires_in_ms END \
+                     FROM runs WHERE id = ?1",
                 )?;
                 for (i, call) in step.calls.iter().enumerate() {
                     stmt.execute(params![
@@ -559,6 +607,7 @@ impl Store for SqliteStore {
     ) -> Result<Resolved> {
         let now = now_ms();
         self.write(|c| {
+            expire(c, &due_runs(c, now)?, EXPIRED_ERROR, now)?;
             let found: Option<(String, i64, Option<String>)> = c
                 .query_row(
                     "SELECT state, step, resolved_by FROM calls WHERE run_id = ?1 AND call_id = ?2",
@@ -613,6 +662,12 @@ impl Store for SqliteStore {
                 .query_map(params![run_id, step], call_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             let StepResults { messages, events } = results(&calls);
+            let waiter: bool = c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM waiters WHERE run_id = ?1 AND heartbeat_at > ?2)",
+                params![run_id, now - LEASE_MS],
+                |r| r.get(0),
+            )?;
+            let driver = driver.filter(|_| !waiter);
             let (token, host, pid, expires) = lease_params(driver);
             let changed = c.execute(
                 "UPDATE runs SET status = 'running', lease_token = ?2, lease_host = ?3, \
@@ -625,7 +680,10 @@ impl Store for SqliteStore {
             }
             append_messages(c, run_id, &messages)?;
             let events = append_events(c, run_id, &events, now)?;
-            Ok(Resolved::Resumed { events })
+            Ok(Resolved::Resumed {
+                events,
+                driving: driver.is_some(),
+            })
         })
     }
 
@@ -657,6 +715,98 @@ impl Store for SqliteStore {
                 params![run_id, now],
             )?;
             Ok(status)
+        })
+    }
+
+    fn expire_due(&self, now: i64) -> Result<usize> {
+        let due: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM calls WHERE state = 'pending' \
+             AND expires_at IS NOT NULL AND expires_at <= ?1)",
+            [now],
+            |r| r.get(0),
+        )?;
+        if !due {
+            return Ok(0);
+        }
+        self.write(|c| expire(c, &due_runs(c, now)?, EXPIRED_ERROR, now))
+    }
+
+    fn expire_run(&self, run_id: &str, error: &str) -> Result<bool> {
+        let now = now_ms();
+        self.write(|c| {
+            let suspended: bool = c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'suspended')",
+                [run_id],
+                |r| r.get(0),
+            )?;
+            if !suspended {
+                return Ok(false);
+            }
+            expire(c, &[run_id.to_string()], error, now)?;
+            Ok(true)
+        })
+    }
+
+    fn add_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO waiters (run_id, token, host, pid, heartbeat_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![run_id, waiter.token, waiter.host, waiter.pid, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    fn beat_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
+        self.conn.execute(
+            "UPDATE waiters SET heartbeat_at = ?3 WHERE run_id = ?1 AND token = ?2",
+            params![run_id, waiter.token, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    fn remove_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
+        self.conn.execute(
+            "DELETE FROM waiters WHERE run_id = ?1 AND token = ?2",
+            params![run_id, waiter.token],
+        )?;
+        Ok(())
+    }
+
+    fn reply(&self, run_id: &str, message: &str, lease: &Lease) -> Result<()> {
+        let now = now_ms();
+        self.write(|c| {
+            let (token, host, pid, expires) = lease_params(Some(lease));
+            let changed = c.execute(
+                "UPDATE runs SET status = 'running', output = NULL, finish_reason = NULL, \
+                 lease_token = ?2, lease_host = ?3, lease_pid = ?4, lease_expires_at = ?5, \
+                 updated_at = ?6 WHERE id = ?1 AND status = 'completed'",
+                params![run_id, token, host, pid, expires, now],
+            )?;
+            if changed == 0 {
+                return fail(Error::conflict(format!(
+                    "run {run_id} is not completed; reply continues a completed run"
+                )));
+            }
+            append_messages(
+                c,
+                run_id,
+                &[Message::User {
+                    content: message.to_string(),
+                }],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn prune(&self, before: i64, statuses: &[RunStatus]) -> Result<usize> {
+        self.write(|c| {
+            let mut stmt =
+                c.prepare_cached("DELETE FROM runs WHERE status = ?1 AND updated_at < ?2")?;
+            let mut n = 0;
+            for st in statuses.iter().filter(|s| s.is_finished()) {
+                n += stmt.execute(params![st.as_str(), before])?;
+            }
+            Ok(n)
         })
     }
 }

@@ -61,3 +61,22 @@ pub fn fallback(name: &str, args: &Value) -> Option<Result<String, Value>> {
 pub fn error_result(message: &str) -> Value {
     json!({"content": message, "isError": true})
 }
+
+/// The problems a tool's error result names, on one line (`- field: problem` lines joined,
+/// or its content).
+pub fn problems(result: &Value) -> String {
+    let lines: Vec<&str> = result["message"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .collect();
+    if lines.is_empty() {
+        result["content"]
+            .as_str()
+            .unwrap_or("invalid input")
+            .to_string()
+    } else {
+        lines.join("; ")
+    }
+}

@@ -1,0 +1,336 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[mastra-ask] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'mastra-ask'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'mastra-ask'= {
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand run 'Start a run of an agent on a prompt'
+            cand pending 'List pending items (questions and plans waiting for a person), oldest first'
+            cand answer 'Answer an ask_user question'
+            cand review 'Approve or reject a plan submitted with submit_plan'
+            cand show 'Show a run: status, transcript, items and who resolved them, events'
+            cand runs 'List runs, newest first'
+            cand cancel 'Cancel a run; its pending items are closed as cancelled'
+            cand resume 'Continue a run whose driver died (expired lease) or that failed'
+            cand tool 'Call a tool outside any run and print its fallback text'
+            cand ask 'Ask a person one question from a shell script (a one-question run)'
+            cand plan 'Have a person review a plan file from a shell script (a one-plan run)'
+            cand wait 'Block until a run is neither running nor suspended; exit by its final state'
+            cand reply 'Add the user''s next message to a completed run and run it again'
+            cand prune 'Delete finished runs'
+            cand completions 'Print shell completions'
+            cand man 'Print the man page (or write every page to a directory)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;run'= {
+            cand --agent 'An agent file (JSON) [default: the built-in `assistant` agent]'
+            cand --model 'The model, overriding the agent''s: script:PATH'
+            cand --max-steps 'Model calls allowed per leg [default: the agent''s maxSteps, else 5]'
+            cand --cwd 'The run''s working directory (plan paths resolve against it)'
+            cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
+            cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --wait 'Block until the run ends; this process drives it after each answer'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;pending'= {
+            cand --run 'Only this run''s items'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand -q 'One `RUN_ID TOOL_CALL_ID` pair per line'
+            cand --quiet 'One `RUN_ID TOOL_CALL_ID` pair per line'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;answer'= {
+            cand --multi 'The chosen labels of a multi-select question'
+            cand --json 'The answer as JSON: a string, or an array of labels'
+            cand --tool-call 'Which item, when the run has several pending'
+            cand --as 'Who answers [default: $MASTRA_ASK_USER, else the login name]'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-resume 'Only record the answer; do not drive the run on in this process'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;review'= {
+            cand --feedback 'Feedback for the model with --reject'
+            cand --feedback-file 'Feedback read from a file (`-` for stdin) with --reject'
+            cand --json 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}'
+            cand --tool-call 'Which item, when the run has several pending'
+            cand --as 'Who decides [default: $MASTRA_ASK_USER, else the login name]'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --approve 'Approve the plan'
+            cand --reject 'Reject the plan'
+            cand --no-resume 'Only record the decision; do not drive the run on in this process'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;show'= {
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;runs'= {
+            cand --status 'Only runs in this state'
+            cand --limit 'At most this many runs'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;cancel'= {
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;resume'= {
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;tool'= {
+            cand --json 'The tool''s input as JSON'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;ask'= {
+            cand --option 'An option to choose from (repeat for more)'
+            cand --json 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}'
+            cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
+            cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --multi 'Let the person choose several options'
+            cand --wait 'Block until the run ends; this process drives it after each answer'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;plan'= {
+            cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
+            cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --wait 'Block until the run ends; this process drives it after each answer'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;wait'= {
+            cand --timeout 'Stop watching after this long (exit 124; the run is not changed)'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --drive 'Also drive the run after each answer, as `run --wait` does'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;reply'= {
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;prune'= {
+            cand --older-than 'Delete finished runs last updated longer ago than this (`0s` for all)'
+            cand --status 'Only runs in this state (completed, failed or cancelled)'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;completions'= {
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;man'= {
+            cand --out-dir 'Write the main page and one page per subcommand into this directory'
+            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;help'= {
+            cand run 'Start a run of an agent on a prompt'
+            cand pending 'List pending items (questions and plans waiting for a person), oldest first'
+            cand answer 'Answer an ask_user question'
+            cand review 'Approve or reject a plan submitted with submit_plan'
+            cand show 'Show a run: status, transcript, items and who resolved them, events'
+            cand runs 'List runs, newest first'
+            cand cancel 'Cancel a run; its pending items are closed as cancelled'
+            cand resume 'Continue a run whose driver died (expired lease) or that failed'
+            cand tool 'Call a tool outside any run and print its fallback text'
+            cand ask 'Ask a person one question from a shell script (a one-question run)'
+            cand plan 'Have a person review a plan file from a shell script (a one-plan run)'
+            cand wait 'Block until a run is neither running nor suspended; exit by its final state'
+            cand reply 'Add the user''s next message to a completed run and run it again'
+            cand prune 'Delete finished runs'
+            cand completions 'Print shell completions'
+            cand man 'Print the man page (or write every page to a directory)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;help;run'= {
+        }
+        &'mastra-ask;help;pending'= {
+        }
+        &'mastra-ask;help;answer'= {
+        }
+        &'mastra-ask;help;review'= {
+        }
+        &'mastra-ask;help;show'= {
+        }
+        &'mastra-ask;help;runs'= {
+        }
+        &'mastra-ask;help;cancel'= {
+        }
+        &'mastra-ask;help;resume'= {
+        }
+        &'mastra-ask;help;tool'= {
+        }
+        &'mastra-ask;help;ask'= {
+        }
+        &'mastra-ask;help;plan'= {
+        }
+        &'mastra-ask;help;wait'= {
+        }
+        &'mastra-ask;help;reply'= {
+        }
+        &'mastra-ask;help;prune'= {
+        }
+        &'mastra-ask;help;completions'= {
+        }
+        &'mastra-ask;help;man'= {
+        }
+        &'mastra-ask;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,277 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_mastra_ask_global_optspecs
+    string join \n db= o/output= no-input color= on-suspend= h/help V/version
+end
+
+function __fish_mastra_ask_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_mastra_ask_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_mastra_ask_using_subcommand
+    set -l cmd (__fish_mastra_ask_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "run" -d 'Start a run of an agent on a prompt'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "answer" -d 'Answer an ask_user question'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "runs" -d 'List runs, newest first'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "prune" -d 'Delete finished runs'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "man" -d 'Print the man page (or write every page to a directory)'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l agent -d 'An agent file (JSON) [default: the built-in `assistant` agent]' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l model -d 'The model, overriding the agent\'s: script:PATH' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps -d 'Model calls allowed per leg [default: the agent\'s maxSteps, else 5]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l wait -d 'Block until the run ends; this process drives it after each answer'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l run -d 'Only this run\'s items' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s q -l quiet -d 'One `RUN_ID TOOL_CALL_ID` pair per line'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-call -d 'Which item, when the run has several pending' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who answers [default: $MASTRA_ASK_USER, else the login name]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-resume -d 'Only record the answer; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l tool-call -d 'Which item, when the run has several pending' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l approve -d 'Approve the plan'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l reject -d 'Reject the plan'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l status -d 'Only runs in this state' -r -f -a "running\t''
+suspended\t''
+completed\t''
+failed\t''
+cancelled\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l limit -d 'At most this many runs' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l option -d 'An option to choose from (repeat for more)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l json -d 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l multi -d 'Let the person choose several options'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l wait -d 'Block until the run ends; this process drives it after each answer'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l wait -d 'Block until the run ends; this process drives it after each answer'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l timeout -d 'Stop watching after this long (exit 124; the run is not changed)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l drive -d 'Also drive the run after each answer, as `run --wait` does'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l older-than -d 'Delete finished runs last updated longer ago than this (`0s` for all)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state (completed, failed or cancelled)' -r -f -a "running\t''
+suspended\t''
+completed\t''
+failed\t''
+cancelled\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l out-dir -d 'Write the main page and one page per subcommand into this directory' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "run" -d 'Start a run of an agent on a prompt'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "answer" -d 'Answer an ask_user question'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "runs" -d 'List runs, newest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "prune" -d 'Delete finished runs'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

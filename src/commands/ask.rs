@@ -1,0 +1,43 @@
+//! `ask`: one question for a person, from a shell script.
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::oneshot::{self, OneShot};
+use super::{parse_json_flag, Ctx};
+use crate::agent::def::absolute;
+use crate::cli::AskArgs;
+use crate::domain::ASK_USER;
+use crate::error::Error;
+use crate::exit::Exit;
+use crate::tools::{self, ask_user};
+
+pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {
+    let input: Value = match (&args.json, &args.question) {
+        (Some(j), _) => parse_json_flag(j)?,
+        (None, question) => {
+            let mut input = json!({"question": question.clone().unwrap_or_default()});
+            if !args.options.is_empty() {
+                let options: Vec<Value> =
+                    args.options.iter().map(|l| json!({"label": l})).collect();
+                input["options"] = json!(options);
+                input["selectionMode"] = json!(if args.multi {
+                    "multi_select"
+                } else {
+                    "single_select"
+                });
+            }
+            input
+        }
+    };
+    let question = ask_user::question(&input)
+        .map_err(|r| Error::invalid(format!("invalid question: {}", tools::problems(&r))))?;
+    let shot = OneShot {
+        kind: "ask",
+        tool: ASK_USER,
+        prompt: question.text,
+        args: input,
+        cwd: absolute(std::path::Path::new("."))?.display().to_string(),
+    };
+    oneshot::start(ctx, shot, &args.wait)
+}

@@ -1,0 +1,170 @@
+//! The path every driving command shares: check the provider, resolve an item, drive a leg,
+//! then report how the run stands — what it waits for (and the `--on-suspend` hook for new
+//! items), why it failed, or that it ended.
+
+use anyhow::Result;
+
+use super::items::{commands_for, describe};
+use super::{notify, Ctx};
+use crate::agent::driver::{self, LegEnd};
+use crate::agent::lease;
+use crate::agent::step::resumed_results;
+use crate::domain::{CallRecord, Resolution, RunStatus};
+use crate::error::{fail, Error, Kind};
+use crate::exit::Exit;
+use crate::providers::{self, Provider};
+use crate::store::{Lease, Resolved, Run, Store, EXPIRED};
+
+/// The provider for a stored run, checked before anything changes.
+pub fn provider_for(run: &Run) -> Result<Box<dyn Provider>> {
+    let model = run.agent["model"].as_str().unwrap_or_default();
+    providers::from_spec(model)
+}
+
+/// Drives a leg of `run_id` under `lease` and reports how it ended.
+pub fn drive(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run_id: &str,
+    lease: &Lease,
+    provider: &dyn Provider,
+) -> Result<Exit> {
+    let status = drive_leg(ctx, store, run_id, lease, provider)?;
+    report(ctx, store, run_id, status, true)
+}
+
+/// Drives one leg; the run's status when it ends.
+pub fn drive_leg(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run_id: &str,
+    lease: &Lease,
+    provider: &dyn Provider,
+) -> Result<RunStatus> {
+    let run = store
+        .run(run_id)?
+        .ok_or_else(|| Error::not_found(format!("no run {run_id}")))?;
+    let end = driver::drive(
+        store,
+        &ctx.location,
+        &run,
+        lease,
+        provider,
+        &mut ctx.out.sink(),
+    )?;
+    match end {
+        LegEnd::Status(s) => Ok(s),
+        LegEnd::LostLease => match store.run(run_id)?.map(|r| r.status) {
+            Some(RunStatus::Cancelled) => Ok(RunStatus::Cancelled),
+            _ => fail(Error::conflict(format!(
+                "run {run_id} was taken over by another process"
+            ))),
+        },
+    }
+}
+
+/// The exit code for a run's state, after telling what it waits for (running the
+/// `--on-suspend` hook when `new_items`) or why it failed.
+pub fn report(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run_id: &str,
+    status: RunStatus,
+    new_items: bool,
+) -> Result<Exit> {
+    match status {
+        RunStatus::Completed => Ok(Exit::Success),
+        RunStatus::Suspended => {
+            announce_pending(ctx, store, run_id, new_items)?;
+            Ok(Exit::Suspended)
+        }
+        RunStatus::Cancelled => {
+            ctx.out.info(&format!("run {run_id} was cancelled"));
+            Ok(Exit::Cancelled)
+        }
+        RunStatus::Running => fail(Error::conflict(format!(
+            "run {run_id} is being driven by another process"
+        ))),
+        RunStatus::Failed => {
+            let run = store.run(run_id)?;
+            let error = run
+                .as_ref()
+                .and_then(|r| r.error.clone())
+                .unwrap_or_else(|| "unknown error".into());
+            if run.and_then(|r| r.finish_reason).as_deref() == Some(EXPIRED) {
+                return fail(Error::new(Kind::TimedOut, format!("run {run_id}: {error}")));
+            }
+            fail(
+                Error::provider(format!("run {run_id} failed: {error}"))
+                    .with_hint(format!("retry it with: {} resume {run_id}", ctx.program())),
+            )
+        }
+    }
+}
+
+/// Tells on stderr what a suspended run waits for and the commands that answer it; runs
+/// the `--on-suspend` hook for each item when they are new.
+fn announce_pending(ctx: &Ctx, store: &dyn Store, run_id: &str, new_items: bool) -> Result<()> {
+    let items = store.pending(Some(run_id))?;
+    if new_items {
+        notify::on_suspend(ctx, &items);
+    }
+    ctx.out.info(&format!(
+        "run {run_id} is waiting for input ({} pending):",
+        items.len()
+    ));
+    for item in &items {
+        ctx.out.info(&format!("  {}", describe(&item.call)));
+        for command in commands_for(ctx, item) {
+            ctx.out.info(&format!("    {command}"));
+        }
+    }
+    Ok(())
+}
+
+/// Records `resolution` for `item` exactly once; when it was the last pending item of its
+/// step, drives the run's next leg in this process — unless `record_only`, or a live waiter
+/// will drive it.
+pub fn resolve_and_continue(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run: &Run,
+    item: &CallRecord,
+    resolution: &Resolution,
+    record_only: bool,
+) -> Result<Exit> {
+    let provider = if record_only {
+        None
+    } else {
+        Some(provider_for(run)?)
+    };
+    let lease = lease::mine();
+    let driver = provider.as_ref().map(|_| &lease);
+    match store.resolve(&run.id, &item.call_id, resolution, driver, &resumed_results)? {
+        Resolved::Recorded { still_pending } => {
+            ctx.out.info(&format!(
+                "recorded; {still_pending} more item(s) of this step must be resolved before the run continues"
+            ));
+            report(ctx, store, &run.id, RunStatus::Suspended, false)
+        }
+        Resolved::Resumed { events, driving } => match provider.filter(|_| driving) {
+            Some(provider) => {
+                ctx.out.stored_events(&run.id, &events);
+                drive(ctx, store, &run.id, &lease, provider.as_ref())
+            }
+            None if record_only => {
+                ctx.out.info(&format!(
+                    "recorded; a waiting process, or `{} resume {}`, continues the run",
+                    ctx.program(),
+                    run.id
+                ));
+                Ok(Exit::Success)
+            }
+            None => {
+                ctx.out
+                    .info("answer recorded; the waiting process continues the run");
+                Ok(Exit::Success)
+            }
+        },
+    }
+}

@@ -1,0 +1,99 @@
+//! How a pending item is shown: one line about it, the commands that resolve it, and its
+//! JSON line (`pending -o json`, the `--on-suspend` hook's stdin).
+
+use serde_json::{json, Value};
+
+use super::Ctx;
+use crate::domain::CallRecord;
+use crate::output::{format, sanitize};
+use crate::store::PendingItem;
+use crate::tools::ask_user::{Mode, Question};
+
+/// One line about an item: its id, kind and question or plan title (sanitized).
+pub fn describe(call: &CallRecord) -> String {
+    let payload = call.payload.clone().unwrap_or_default();
+    let id = sanitize::one_line(&call.call_id);
+    if let Some(q) = call
+        .is_question()
+        .then(|| Question::from_payload(&payload))
+        .flatten()
+    {
+        let mut line = format!("{id} question: {}", sanitize::one_line(&q.text));
+        if !q.options.is_empty() {
+            let labels: Vec<String> = q.labels().iter().map(|l| sanitize::one_line(l)).collect();
+            let multi = if q.mode == Mode::Multi {
+                " (choose one or more)"
+            } else {
+                ""
+            };
+            line.push_str(&format!(" [{}]{multi}", labels.join(" | ")));
+        }
+        return line;
+    }
+    let title = payload["title"].as_str().unwrap_or_default();
+    let path = payload["path"].as_str().unwrap_or_default();
+    format!(
+        "{id} plan: {} ({})",
+        sanitize::one_line(if title.is_empty() {
+            "(untitled)"
+        } else {
+            title
+        }),
+        sanitize::one_line(path)
+    )
+}
+
+/// The commands that resolve an item; the first is the main one.
+pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
+    let call = &item.call;
+    let mut base = format!(
+        "{} {} {}",
+        ctx.program(),
+        if call.is_question() {
+            "answer"
+        } else {
+            "review"
+        },
+        call.run_id
+    );
+    if item.pending_in_run > 1 {
+        base.push_str(&format!(
+            " --tool-call {}",
+            format::shell_quote(&call.call_id)
+        ));
+    }
+    if !call.is_question() {
+        return vec![
+            format!("{base} --approve"),
+            format!("{base} --reject --feedback <feedback>"),
+        ];
+    }
+    let mode = call
+        .payload
+        .as_ref()
+        .and_then(Question::from_payload)
+        .map(|q| q.mode)
+        .unwrap_or(Mode::FreeText);
+    vec![match mode {
+        Mode::FreeText => format!("{base} <answer>"),
+        Mode::Single => format!("{base} <label>"),
+        Mode::Multi => format!("{base} --multi <label>..."),
+    }]
+}
+
+/// The item as one JSON object.
+pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
+    let call = &item.call;
+    json!({
+        "runId": call.run_id,
+        "toolCallId": call.call_id,
+        "toolName": call.tool_name,
+        "kind": if call.is_question() { "question" } else { "plan" },
+        "args": call.args,
+        "suspendPayload": call.payload,
+        "agentId": item.agent_id,
+        "suspendedAt": format::time(call.created_at),
+        "expiresAt": call.expires_at.map(format::time),
+        "command": commands_for(ctx, item).first(),
+    })
+}

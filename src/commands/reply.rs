@@ -1,0 +1,25 @@
+//! `reply`: the user's next message to a completed run, which then runs again in this
+//! process (after a plan rejected without feedback, or to go on talking).
+
+use anyhow::Result;
+
+use super::{flow, read_stdin, Ctx};
+use crate::agent::lease;
+use crate::cli::ReplyArgs;
+use crate::error::{fail, Error};
+use crate::exit::Exit;
+
+pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
+    let message = match args.message.as_str() {
+        "-" => read_stdin("the message")?,
+        m => m.to_string(),
+    };
+    if message.trim().is_empty() {
+        return fail(Error::usage("the message is empty"));
+    }
+    let (store, run) = ctx.store_and_run(&args.run)?;
+    let provider = flow::provider_for(&run)?;
+    let me = lease::mine();
+    store.reply(&run.id, &message, &me)?;
+    flow::drive(ctx, store.as_ref(), &run.id, &me, provider.as_ref())
+}

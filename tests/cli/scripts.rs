@@ -1,0 +1,479 @@
+//! Shell scripts and CI jobs: `ask`, `plan`, `wait`, waiters, `reply`, `prune`, `cancel`,
+//! `--on-suspend`, audit fields and expiry.
+
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{assert_one_line_error, finish, Env};
+
+/// Waits until `pending -q` lists an item and returns its run id.
+fn first_pending(env: &Env) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = env.run(&["pending", "-q"]);
+        if let Some(line) = out.stdout.lines().next() {
+            return line.split(' ').next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "nothing became pending");
+        sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ask_prints_the_run_id_and_suspends() {
+    let env = Env::new();
+    let out = env.run(&["ask", "Deploy now?", "--option", "yes", "--option", "no"]);
+    out.assert_code(75);
+    let run = out.stdout.trim_end().to_string();
+    assert_eq!(out.stdout, format!("{run}\n"));
+    assert_eq!(run.len(), 36);
+    assert!(out
+        .stderr
+        .contains(&format!("mastra-ask answer {run} <label>")));
+    let items = env.run(&["pending", "-o", "json"]).json_lines();
+    assert_eq!(items[0]["agentId"], "ask");
+    assert_eq!(
+        items[0]["suspendPayload"],
+        json!({"question": "Deploy now?", "options": [{"label": "yes"}, {"label": "no"}], "selectionMode": "single_select"})
+    );
+    let out = env.run(&["answer", &run, "yes"]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "");
+    assert_eq!(env.status(&run), "completed");
+    let out = env.run(&["wait", &run]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "yes\n");
+}
+
+#[test]
+fn ask_rejects_bad_input_before_creating_anything() {
+    let env = Env::new();
+    let out = env.run(&["ask", ""]);
+    out.assert_code(2);
+    assert_one_line_error(&out, "invalid question: question:");
+    let out = env.run(&[
+        "ask",
+        "--json",
+        r#"{"question":"Q","selectionMode":"multi_select"}"#,
+    ]);
+    out.assert_code(2);
+    assert_one_line_error(&out, "selectionMode requires options");
+    let out = env.run(&["ask", "Q", "--multi"]);
+    out.assert_code(2);
+    let out = env.run(&["plan", "missing.md"]);
+    out.assert_code(2);
+    assert_one_line_error(&out, "plan file missing.md");
+    assert!(!env.db().exists());
+}
+
+#[test]
+fn ask_wait_returns_the_answer_within_a_second() {
+    let env = Env::new();
+    let asker = env.spawn(&[
+        "ask",
+        "Which environments?",
+        "--option",
+        "dev",
+        "--option",
+        "prod",
+        "--multi",
+        "--wait",
+    ]);
+    let run = first_pending(&env);
+    let out = env.run(&["answer", &run, "--multi", "prod", "dev"]);
+    out.assert_code(0);
+    assert_eq!(
+        out.stderr,
+        "answer recorded; the waiting process continues the run\n"
+    );
+    let answered = Instant::now();
+    let out = finish(asker);
+    let waited = answered.elapsed();
+    out.assert_code(0);
+    assert_eq!(out.stdout, "prod\ndev\n");
+    assert!(
+        waited < Duration::from_secs(1),
+        "ask --wait took {waited:?} after the answer"
+    );
+    assert_eq!(env.status(&run), "completed");
+}
+
+#[test]
+fn ask_wait_in_json_mode_ends_with_the_answer_line() {
+    let env = Env::new();
+    let asker = env.spawn(&[
+        "-o",
+        "json",
+        "ask",
+        "--json",
+        r#"{"question":"Name?"}"#,
+        "--wait",
+    ]);
+    let run = first_pending(&env);
+    env.run(&["answer", &run, "Ada Lovelace"]).assert_code(0);
+    let out = finish(asker);
+    out.assert_code(0);
+    let lines = out.json_lines();
+    let last = lines.last().unwrap();
+    assert_eq!(last["runId"], run.as_str());
+    assert_eq!(last["answer"], "Ada Lovelace");
+    assert!(last["toolCallId"].as_str().unwrap().starts_with("call_"));
+    assert_eq!(lines[0]["type"], "start");
+}
+
+#[test]
+fn plan_wait_exits_by_the_decision() {
+    let env = Env::new();
+    env.write("work/PLAN.md", "# Migrate\n\n1. Back up\n2. Migrate\n");
+    let planner = env.spawn(&["plan", "PLAN.md", "--wait"]);
+    let run = first_pending(&env);
+    env.run(&["review", &run, "--approve"]).assert_code(0);
+    let out = finish(planner);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "");
+
+    let planner = env.spawn(&["plan", "PLAN.md", "--wait"]);
+    sleep(Duration::from_millis(300));
+    let run2 = env
+        .run(&["pending", "-q"])
+        .stdout
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_ne!(run2, run);
+    let out = env.run(&["review", &run2, "--reject", "--feedback", "Add a rollback"]);
+    out.assert_code(0);
+    finish(planner).assert_code(5);
+    env.run(&["wait", &run2]).assert_code(5);
+    env.run(&["wait", &run]).assert_code(0);
+}
+
+#[test]
+fn a_timeout_expires_the_item_and_never_answers_it() {
+    let env = Env::new();
+    let out = env.run(&["ask", "Anyone there?", "--wait", "--timeout", "1s"]);
+    out.assert_code(124);
+    assert_eq!(out.stdout, "");
+    let run = env.latest_run().unwrap();
+    assert_eq!(env.status(&run), "failed");
+    let (state, answer): (String, Option<String>) = env
+        .conn()
+        .query_row("SELECT state, resume_data FROM calls", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((state.as_str(), answer), ("expired", None));
+    assert_eq!(env.run(&["pending"]).stdout, "");
+    let out = env.run(&["answer", &run, "late"]);
+    out.assert_code(4);
+    env.run(&["wait", &run]).assert_code(124);
+}
+
+#[test]
+fn expires_in_closes_items_without_a_waiter() {
+    let env = Env::new();
+    let out = env.run(&["ask", "Quick?", "--expires-in", "500ms"]);
+    out.assert_code(75);
+    let run = out.stdout.trim().to_string();
+    assert!(env.run(&["pending", "-o", "json"]).json_lines()[0]["expiresAt"].is_string());
+    sleep(Duration::from_millis(700));
+    assert_eq!(
+        env.run(&["pending"]).stdout,
+        "",
+        "an expired item is not listed"
+    );
+    let out = env.run(&["answer", &run, "too late"]);
+    out.assert_code(4);
+    assert_one_line_error(&out, "nothing waits for answer");
+    let shown = &env.run(&["-o", "json", "show", &run]).json_lines()[0];
+    assert_eq!(shown["status"], "failed");
+    assert_eq!(shown["finishReason"], "expired");
+    assert_eq!(shown["suspensions"][0]["state"], "expired");
+    assert_eq!(shown["suspensions"][0]["resumeData"], Value::Null);
+    env.run(&["wait", &run]).assert_code(124);
+}
+
+#[test]
+fn wait_timeout_only_stops_watching() {
+    let env = Env::new();
+    let run = env.run(&["ask", "Q?"]).stdout.trim().to_string();
+    let before = env.dump();
+    let out = env.run(&["wait", &run, "--timeout", "300ms"]);
+    out.assert_code(124);
+    assert_eq!(env.dump(), before);
+}
+
+#[test]
+fn wait_returns_within_a_second_of_an_answer_elsewhere() {
+    let env = Env::new();
+    let run = env.run(&["ask", "Q?"]).stdout.trim().to_string();
+    let waiter = env.spawn(&["wait", &run]);
+    sleep(Duration::from_millis(300));
+    env.run(&["answer", &run, "ok"]).assert_code(0);
+    let answered = Instant::now();
+    let out = finish(waiter);
+    assert!(answered.elapsed() < Duration::from_secs(1));
+    out.assert_code(0);
+    assert_eq!(out.stdout, "ok\n");
+}
+
+#[test]
+fn cancel_ends_a_waiting_ask_with_6() {
+    let env = Env::new();
+    let asker = env.spawn(&["ask", "Q?", "--wait"]);
+    let run = first_pending(&env);
+    env.run(&["cancel", &run]).assert_code(0);
+    let out = finish(asker);
+    out.assert_code(6);
+    assert_eq!(out.stdout, "");
+    env.run(&["wait", &run]).assert_code(6);
+}
+
+#[test]
+fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
+    let env = Env::new();
+    // The plan file exists only in the waiter's working directory.
+    env.write("waiter/PLAN.md", "# Waiter's plan\nsteps\n");
+    env.write("answerer/.keep", "");
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
+        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
+        {"text": "all done"}
+    ]));
+    let mut cmd = env.command(&["run", "--agent", &agent, "--wait", "go"]);
+    cmd.current_dir(env.path("waiter"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let waiter = cmd.spawn().unwrap();
+    let run = first_pending(&env);
+
+    let mut answer = env.command(&["answer", &run, "yes"]);
+    answer.current_dir(env.path("answerer"));
+    let out = env.run_with(answer);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "answer recorded; the waiting process continues the run\n"
+    );
+
+    // The waiter drove the leg: the plan was read from its directory.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let plan = loop {
+        let items = env.run(&["pending", "-o", "json"]).json_lines();
+        if let Some(item) = items.first() {
+            break item.clone();
+        }
+        assert!(Instant::now() < deadline);
+        sleep(Duration::from_millis(20));
+    };
+    assert_eq!(plan["suspendPayload"]["title"], "Waiter's plan");
+    let mut review = env.command(&["review", &run, "--approve"]);
+    review.current_dir(env.path("answerer"));
+    env.run_with(review).assert_code(0);
+
+    let out = finish(waiter);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "all done\n");
+    assert_eq!(env.status(&run), "completed");
+    let waiters: i64 = env
+        .conn()
+        .query_row("SELECT count(*) FROM waiters", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(waiters, 0, "the waiter unregistered itself");
+}
+
+#[test]
+fn wait_drive_and_no_resume() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
+        {"text": "driven by the watcher"}
+    ]));
+    let (_, run) = env.start(&agent, &[]);
+    let watcher = env.spawn(&["wait", &run, "--drive"]);
+    sleep(Duration::from_millis(300));
+    env.run(&["answer", &run, "yes"]).assert_code(0);
+    let out = finish(watcher);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "driven by the watcher\n");
+
+    // --no-resume records only; `resume` continues.
+    let (_, run) = env.start(&agent, &[]);
+    let out = env.run(&["answer", &run, "yes", "--no-resume"]);
+    out.assert_code(0);
+    assert!(out.stderr.contains("resume"), "{}", out.stderr);
+    assert_eq!(env.status(&run), "running");
+    let out = env.run(&["resume", &run]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "driven by the watcher\n");
+}
+
+#[test]
+fn reply_runs_a_completed_run_again() {
+    let env = Env::new();
+    env.write("work/PLAN.md", "# Plan\nv1\n");
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
+        {"text": "Waiting for your message."},
+        {"text": "Thanks, revising now."}
+    ]));
+    let (_, run) = env.start(&agent, &[]);
+    let out = env.run(&["review", &run, "--reject"]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "Waiting for your message.\n");
+    let before = env.dump();
+    let out = env.run(&["reply", &run, ""]);
+    out.assert_code(2);
+    assert_eq!(env.dump(), before);
+    let out = env.run(&["reply", &run, "Use blue-green deploys"]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "Thanks, revising now.\n");
+    let messages = env.messages(&run);
+    assert_eq!(
+        messages[messages.len() - 2],
+        json!({"role": "user", "content": "Use blue-green deploys"})
+    );
+
+    let suspended = env.run(&["ask", "Q?"]).stdout.trim().to_string();
+    let out = env.run(&["reply", &suspended, "hi"]);
+    out.assert_code(4);
+    assert_one_line_error(&out, "is not completed");
+}
+
+#[test]
+fn prune_deletes_finished_runs_only() {
+    let env = Env::new();
+    let done = env.run(&["ask", "Q?"]).stdout.trim().to_string();
+    env.run(&["answer", &done, "a"]).assert_code(0);
+    let cancelled = env.run(&["ask", "Q?"]).stdout.trim().to_string();
+    env.run(&["cancel", &cancelled]).assert_code(0);
+    let waiting = env.run(&["ask", "Q?"]).stdout.trim().to_string();
+
+    let out = env.run(&["prune", "--older-than", "1h"]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "pruned 0 run(s)\n");
+    let out = env.run(&["prune", "--older-than", "0s", "--status", "cancelled"]);
+    assert_eq!(out.stdout, "pruned 1 run(s)\n");
+    let out = env.run(&["-o", "json", "prune", "--older-than", "0s"]);
+    assert_eq!(out.json_lines()[0], json!({"pruned": 1}));
+    let left: Vec<String> = env
+        .run(&["runs", "-o", "json"])
+        .json_lines()
+        .iter()
+        .map(|r| r["runId"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(left, [waiting]);
+    let rows: i64 = env
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM messages WHERE run_id = ?1",
+            [&done],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rows, 0, "a pruned run's messages go with it");
+    let out = env.run(&["prune", "--older-than", "0s", "--status", "suspended"]);
+    out.assert_code(2);
+    assert_one_line_error(&out, "only finished runs are pruned");
+}
+
+#[test]
+fn on_suspend_runs_a_command_per_new_item() {
+    let env = Env::new();
+    let log = env.path("hook.log");
+    let hook = format!(
+        "{{ cat; echo \"$MASTRA_ASK_RUN_ID $MASTRA_ASK_TOOL_CALL_ID\"; }} >> '{}'",
+        log.display()
+    );
+    let agent = env.agent(json!([
+        {"toolCalls": [
+            {"id": "a", "name": "ask_user", "args": {"question": "A?"}},
+            {"id": "b", "name": "ask_user", "args": {"question": "B?"}}
+        ]},
+        {"text": "done"}
+    ]));
+    let mut cmd = env.command(&["--on-suspend", &hook, "run", "--agent", &agent, "go"]);
+    cmd.env("MASTRA_ASK_OUTPUT", "text");
+    let out = env.run_with(cmd);
+    out.assert_code(75);
+    let run = env.latest_run().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    let first: Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(first["runId"], run.as_str());
+    assert_eq!(first["toolCallId"], "a");
+    assert_eq!(
+        first["command"],
+        format!("mastra-ask answer {run} --tool-call a <answer>")
+    );
+    assert_eq!(lines[1], format!("{run} a"));
+    assert_eq!(lines[3], format!("{run} b"));
+
+    // Answering one of them creates no new item: the hook does not run again.
+    let mut cmd = env.command(&["answer", &run, "--tool-call", "a", "x"]);
+    cmd.env("MASTRA_ASK_ON_SUSPEND", &hook);
+    env.run_with(cmd).assert_code(75);
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 4);
+
+    // A failing hook is reported and the suspension stays.
+    let mut cmd = env.command(&["ask", "Q?"]);
+    cmd.env("MASTRA_ASK_ON_SUSPEND", "exit 3");
+    let out = env.run_with(cmd);
+    out.assert_code(75);
+    assert!(
+        out.stderr.contains("--on-suspend command for"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("failed"), "{}", out.stderr);
+    assert_eq!(env.run(&["pending", "-q"]).stdout.lines().count(), 2);
+}
+
+#[test]
+fn audit_records_who_when_and_how() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"toolCalls": [
+            {"id": "a", "name": "ask_user", "args": {"question": "A?"}},
+            {"id": "b", "name": "ask_user", "args": {"question": "B?"}},
+            {"id": "c", "name": "ask_user", "args": {"question": "C?"}}
+        ]},
+        {"text": "done"}
+    ]));
+    let (_, run) = env.start(&agent, &[]);
+    env.run(&["answer", &run, "--tool-call", "a", "--as", "alice", "x"])
+        .assert_code(75);
+    let mut cmd = env.command(&["answer", &run, "--tool-call", "b", "--json", "\"y\""]);
+    cmd.env("MASTRA_ASK_USER", "bob");
+    env.run_with(cmd).assert_code(75);
+    env.run(&["answer", &run, "--tool-call", "c", "z"])
+        .assert_code(0);
+    let shown = &env.run(&["-o", "json", "show", &run]).json_lines()[0];
+    let audit: Vec<(String, String)> = shown["suspensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert!(s["resolvedAt"].as_str().unwrap().ends_with('Z'));
+            (
+                s["resolvedBy"].as_str().unwrap().into(),
+                s["resolvedVia"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        audit,
+        [
+            ("alice".into(), "flag".into()),
+            ("bob".into(), "json".into()),
+            ("tester".into(), "flag".into())
+        ]
+    );
+    let text = env.run(&["show", &run]).stdout;
+    assert!(text.contains("resolved by alice via flag at "), "{text}");
+}
