@@ -19,6 +19,7 @@ mod review;
 mod run;
 mod runs;
 mod show;
+mod start;
 mod tool;
 mod wait;
 mod waiting;
@@ -73,6 +74,12 @@ impl Ctx {
             s.expire_due(store::now_ms())?;
         }
         Ok(store)
+    }
+
+    /// The store, created when there is none yet.
+    pub fn create_store(&self) -> Result<Box<dyn Store>> {
+        store::open(&self.location, Access::Create)?
+            .ok_or_else(|| anyhow::anyhow!("the store could not be created"))
     }
 
     /// The store and the run `input` names (a full id or a unique prefix).

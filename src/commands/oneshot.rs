@@ -5,15 +5,14 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::waiting::{self, WaitOptions, Waiter};
+use super::start::{self, Started};
 use super::{flow, Ctx};
-use crate::agent::driver::new_message_id;
-use crate::agent::{lease, AgentDef};
+use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
-use crate::domain::{CallState, Event, RunStatus, SUBMIT_PLAN};
+use crate::domain::{CallState, RunStatus, SUBMIT_PLAN};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
-use crate::store::{self, Access, NewRun, Run, Store};
+use crate::store::{Run, Store};
 
 /// What a one-step run asks for.
 pub struct OneShot {
@@ -32,7 +31,6 @@ pub fn is_plan_run(run: &Run) -> bool {
 /// Starts the run; without `--wait` prints its id and exits 75, with it blocks until the
 /// item is resolved and prints the outcome.
 pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
-    let deadline = waiting::deadline(flags.timeout);
     let agent = AgentDef {
         id: shot.kind.into(),
         name: None,
@@ -41,25 +39,6 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
         tools: vec![shot.tool.into()],
         max_steps: 1,
     };
-    let store = store::open(&ctx.location, Access::Create)?.expect("created on demand");
-    let run_id = uuid::Uuid::now_v7().to_string();
-    let lease = lease::mine();
-    let start = [Event::start(&agent.id, &new_message_id())];
-    let events = store.create_run(&NewRun {
-        id: &run_id,
-        agent_id: &agent.id,
-        agent: &serde_json::to_value(&agent)?,
-        cwd: &shot.cwd,
-        prompt: &shot.prompt,
-        lease: &lease,
-        events: &start,
-        expires_in_ms: flags.expires_in.map(|d| d.as_millis() as i64),
-    })?;
-    ctx.out.stored_events(&run_id, &events);
-    let waiter = flags
-        .wait
-        .then(|| Waiter::register(ctx, store.as_ref(), &run_id))
-        .transpose()?;
     let provider = NoModel {
         first: Some(Response {
             text: None,
@@ -71,24 +50,25 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
             usage: Default::default(),
         }),
     };
-    let status = flow::drive_leg(ctx, store.as_ref(), &run_id, &lease, &provider)?;
-    if waiter.is_none() {
-        if !ctx.out.is_json() && status == RunStatus::Suspended {
-            ctx.out.line(&run_id);
+    let store = ctx.create_store()?;
+    let (run_id, started) = start::start(
+        ctx,
+        store.as_ref(),
+        &agent,
+        &shot.cwd,
+        &shot.prompt,
+        &provider,
+        flags,
+    )?;
+    match started {
+        Started::Ended(run) => outcome(ctx, store.as_ref(), &run),
+        Started::Leg(status) => {
+            if !ctx.out.is_json() && status == RunStatus::Suspended {
+                ctx.out.line(&run_id);
+            }
+            flow::report(ctx, store.as_ref(), &run_id, status, true)
         }
-        return flow::report(ctx, store.as_ref(), &run_id, status, true);
     }
-    if status == RunStatus::Suspended {
-        flow::report(ctx, store.as_ref(), &run_id, status, true)?;
-    }
-    let opts = WaitOptions {
-        drive: true,
-        deadline,
-        expire_at_deadline: true,
-    };
-    let run = waiting::until_end(ctx, store.as_ref(), &run_id, &opts)?;
-    drop(waiter);
-    outcome(ctx, store.as_ref(), &run)
 }
 
 /// Prints a finished one-step run's outcome and returns its exit code: the answer (one

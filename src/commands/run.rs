@@ -2,20 +2,16 @@
 
 use anyhow::Result;
 
-use super::waiting::{self, WaitOptions, Waiter};
+use super::start::{start, Started};
 use super::{flow, read_stdin, Ctx};
 use crate::agent::def::absolute;
-use crate::agent::driver::new_message_id;
-use crate::agent::{lease, AgentDef};
+use crate::agent::AgentDef;
 use crate::cli::RunArgs;
-use crate::domain::Event;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::providers;
-use crate::store::{self, Access, NewRun};
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
-    let deadline = waiting::deadline(args.wait.timeout);
     let prompt = match args.prompt.as_deref() {
         None => {
             return fail(
@@ -57,38 +53,21 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     let cwd = working_dir(args.cwd.as_deref())?;
     let provider = providers::from_spec(&agent.model)?;
 
-    let store = store::open(&ctx.location, Access::Create)?.expect("created on demand");
-    let run_id = uuid::Uuid::now_v7().to_string();
-    let lease = lease::mine();
-    let agent_json = serde_json::to_value(&agent)?;
-    let start = [Event::start(&agent.id, &new_message_id())];
-    let events = store.create_run(&NewRun {
-        id: &run_id,
-        agent_id: &agent.id,
-        agent: &agent_json,
-        cwd: &cwd,
-        prompt: &prompt,
-        lease: &lease,
-        events: &start,
-        expires_in_ms: args.wait.expires_in.map(|d| d.as_millis() as i64),
-    })?;
-    ctx.out.stored_events(&run_id, &events);
-    if !args.wait.wait {
-        return flow::drive(ctx, store.as_ref(), &run_id, &lease, provider.as_ref());
-    }
-    let waiter = Waiter::register(ctx, store.as_ref(), &run_id)?;
-    let status = flow::drive_leg(ctx, store.as_ref(), &run_id, &lease, provider.as_ref())?;
-    if status == crate::domain::RunStatus::Suspended {
-        flow::report(ctx, store.as_ref(), &run_id, status, true)?;
-    }
-    let opts = WaitOptions {
-        drive: true,
-        deadline,
-        expire_at_deadline: true,
+    let store = ctx.create_store()?;
+    let (run_id, started) = start(
+        ctx,
+        store.as_ref(),
+        &agent,
+        &cwd,
+        &prompt,
+        provider.as_ref(),
+        &args.wait,
+    )?;
+    let (status, new_items) = match started {
+        Started::Leg(status) => (status, true),
+        Started::Ended(run) => (run.status, false),
     };
-    let run = waiting::until_end(ctx, store.as_ref(), &run_id, &opts)?;
-    drop(waiter);
-    flow::report(ctx, store.as_ref(), &run_id, run.status, false)
+    flow::report(ctx, store.as_ref(), &run_id, status, new_items)
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.
