@@ -69,7 +69,11 @@ impl Out {
     pub fn warn(&self, s: &str) {
         if !self.json {
             self.end_open_line();
-            let _ = writeln!(io::stderr(), "{} {s}", style("warning:").yellow().bold());
+            let _ = writeln!(
+                io::stderr(),
+                "{} {s}",
+                style("warning:").yellow().bold().for_stderr()
+            );
         }
     }
 
@@ -93,9 +97,18 @@ impl Out {
             return;
         }
         self.end_open_line();
-        let _ = writeln!(err, "{} {message}", style("error:").red().bold());
+        let _ = writeln!(
+            err,
+            "{} {message}",
+            style("error:").red().bold().for_stderr()
+        );
         if let Some(h) = hint {
-            let _ = writeln!(err, "{} {}", style("hint:").cyan(), sanitize::one_line(h));
+            let _ = writeln!(
+                err,
+                "{} {}",
+                style("hint:").cyan().for_stderr(),
+                sanitize::one_line(h)
+            );
         }
     }
 

@@ -39,3 +39,26 @@ fn agent_text_keeps_newlines_but_not_escapes() {
     out.assert_code(0);
     assert_eq!(out.stdout, "line one\n\tindented \\x1b[2Jgone\n");
 }
+
+#[test]
+fn colours_follow_the_flag_and_no_color() {
+    let env = Env::new();
+    let mut cmd = env.command(&["--color", "always", "show", "0000abcd"]);
+    cmd.env_remove("NO_COLOR");
+    let out = env.run_with(cmd);
+    out.assert_code(3);
+    assert!(
+        out.stderr
+            .starts_with("\u{1b}[31m\u{1b}[1merror:\u{1b}[0m no run 0000abcd"),
+        "{:?}",
+        out.stderr
+    );
+    // NO_COLOR (set by the harness) and --color never give plain text.
+    assert!(env
+        .run(&["show", "0000abcd"])
+        .stderr
+        .starts_with("error: no run"));
+    let mut cmd = env.command(&["--color", "never", "show", "0000abcd"]);
+    cmd.env_remove("NO_COLOR");
+    assert!(env.run_with(cmd).stderr.starts_with("error: no run"));
+}
