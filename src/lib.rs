@@ -7,6 +7,7 @@ pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod domain;
+pub mod duration;
 pub mod error;
 pub mod exit;
 pub mod output;
