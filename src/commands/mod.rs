@@ -19,6 +19,7 @@ use crate::cli::Command;
 use crate::domain::{CallRecord, CallState, RunStatus, ASK_USER};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::output::spinner::Spinner;
 use crate::output::{format, sanitize, Out};
 use crate::providers;
 use crate::store::{self, Access, Lease, Location, PendingItem, Run, Store};
@@ -221,6 +222,12 @@ pub fn drive(
     provider: &dyn providers::Provider,
 ) -> Result<Exit> {
     let run = store.run(run_id)?.ok_or_else(|| no_run(run_id))?;
+    let spinning = Spinning(provider);
+    let provider: &dyn providers::Provider = if ctx.out.is_json() {
+        provider
+    } else {
+        &spinning
+    };
     let end = driver::drive(store, &ctx.location, &run, lease, provider, &mut ctx.out.sink())?;
     let status = match end {
         LegEnd::Status(s) => s,
@@ -234,6 +241,25 @@ pub fn drive(
         },
     };
     report(ctx, store, run_id, status)
+}
+
+/// A provider with a spinner on stderr (a terminal only) until its first text.
+struct Spinning<'a>(&'a dyn providers::Provider);
+
+impl providers::Provider for Spinning<'_> {
+    fn complete(
+        &self,
+        request: &providers::Request,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<providers::Response> {
+        let mut spinner = Spinner::start("thinking");
+        let response = self.0.complete(request, &mut |text| {
+            spinner.stop();
+            on_text(text)
+        });
+        spinner.stop();
+        response
+    }
 }
 
 /// The exit code for a run's state, after telling what it waits for or why it failed.
