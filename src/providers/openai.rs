@@ -485,6 +485,56 @@ mod tests {
         assert!(e.starts_with("MASTRA_ASK_READ_TIMEOUT:"), "{e}");
     }
 
+    fn read(body: &str) -> (std::result::Result<Response, Failure>, String) {
+        let p = OpenAi::new(Server::Ollama, "m", None, lookup(&[])).unwrap();
+        let mut text = String::new();
+        let mut shown = false;
+        let r = p.read_stream(body.as_bytes(), &mut |t| text.push_str(t), &mut shown);
+        assert_eq!(shown, !text.is_empty());
+        (r, text)
+    }
+
+    #[test]
+    fn streams_end_with_done_or_a_finish_reason() {
+        let hi = r#"data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#;
+        let stop = r#"data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#;
+        let (r, text) = read(&format!("{hi}\n\n{stop}\n\ndata: [DONE]\n\n{hi}\n\n"));
+        assert_eq!(text, "Hi", "nothing after [DONE] is read");
+        assert_eq!(r.ok().unwrap().text.as_deref(), Some("Hi"));
+        let (r, _) = read(&format!("{hi}\n\n{stop}\n\n"));
+        assert!(r.is_ok(), "a finish reason without [DONE] is complete");
+        let (r, text) = read(&format!("{hi}\n\n"));
+        let f = r.err().unwrap();
+        assert_eq!(text, "Hi");
+        assert!(
+            f.retryable
+                && f.message
+                    .ends_with("the stream ended before the response was complete")
+        );
+    }
+
+    #[test]
+    fn error_and_malformed_frames_end_the_call() {
+        let (r, _) = read("data: {\"error\":{\"message\":\"overloaded\"}}\n\n");
+        let f = r.err().unwrap();
+        assert!(!f.retryable);
+        assert!(
+            f.message
+                .ends_with("broke off the stream with an error: overloaded"),
+            "{}",
+            f.message
+        );
+        let (r, _) = read("event: error\ndata: boom\n\n");
+        assert!(r.err().unwrap().message.ends_with("with an error: boom"));
+        let (r, _) = read("data: {not json\n\n");
+        let f = r.err().unwrap();
+        assert!(
+            !f.retryable && f.message.contains("sent a stream frame that is not JSON"),
+            "{}",
+            f.message
+        );
+    }
+
     #[test]
     fn status_errors_say_what_to_do_and_hide_the_key() {
         let p = OpenAi::new(

@@ -460,6 +460,18 @@ fn forbidden_without_a_key_says_which_variable_to_set() {
         "(403 forbidden): no key; set MASTRA_ASK_API_KEY to an API key",
     );
     assert_eq!(server.count(), 1);
+    assert_eq!(server.requests()[0].header("authorization"), None);
+    // With the key set (the spec keeps the server's URL), the run goes on.
+    server.push(vec![streamed_text(Style::OpenAi, "Hello there.")]);
+    let mut resume = env.command(&["resume", &run]);
+    resume.env("MASTRA_ASK_API_KEY", KEY);
+    let out = env.run_with(resume);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "Hello there.\n");
+    assert_eq!(
+        server.requests()[1].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
 }
 
 #[test]
@@ -515,6 +527,7 @@ fn rate_limit_asking_for_too_long_a_wait_fails_at_once() {
         "answered 429 too many requests: Daily limit reached. (the server asked to retry after 3600s)",
     );
     assert_eq!(server.count(), 1);
+    assert_resumes(&env, &server, &run);
 }
 
 #[test]
@@ -687,6 +700,7 @@ fn an_error_event_before_any_text_is_not_retried_either() {
         "broke off the stream with an error: upstream provider failed",
     );
     assert_eq!(server.count(), 1);
+    assert_resumes(&env, &server, &run);
 }
 
 #[test]
@@ -815,6 +829,8 @@ fn a_silent_server_hits_the_read_timeout() {
         "no answer for 300ms (raise MASTRA_ASK_READ_TIMEOUT)",
     );
     assert_eq!(server.count(), 1);
+    assert_resumes(&env, &server, &run);
+    assert_eq!(server.count(), 2);
 }
 
 #[test]
