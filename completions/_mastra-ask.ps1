@@ -52,7 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;run' {
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'An agent file (JSON) [default: the built-in `assistant` agent]')
-            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model, overriding the agent''s: script:PATH')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model, overriding the agent''s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH')
             [CompletionResult]::new('--max-steps', '--max-steps', [CompletionResultType]::ParameterName, 'Model calls allowed per leg [default: the agent''s maxSteps, else 5]')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The run''s working directory (plan paths resolve against it)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')

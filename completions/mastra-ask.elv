@@ -48,7 +48,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;run'= {
             cand --agent 'An agent file (JSON) [default: the built-in `assistant` agent]'
-            cand --model 'The model, overriding the agent''s: script:PATH'
+            cand --model 'The model, overriding the agent''s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH'
             cand --max-steps 'Model calls allowed per leg [default: the agent''s maxSteps, else 5]'
             cand --cwd 'The run''s working directory (plan paths resolve against it)'
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'

@@ -52,7 +52,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "completions" 
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "man" -d 'Print the man page (or write every page to a directory)'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l agent -d 'An agent file (JSON) [default: the built-in `assistant` agent]' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l model -d 'The model, overriding the agent\'s: script:PATH' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l model -d 'The model, overriding the agent\'s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps -d 'Model calls allowed per leg [default: the agent\'s maxSteps, else 5]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r

@@ -128,7 +128,8 @@ pub struct RunArgs {
     /// An agent file (JSON) [default: the built-in `assistant` agent]
     #[arg(long, value_name = "FILE")]
     pub agent: Option<PathBuf>,
-    /// The model, overriding the agent's: script:PATH
+    /// The model, overriding the agent's: openai/MODEL, ollama/MODEL, openrouter/MODEL,
+    /// openai-compatible/MODEL@URL, command:ARGV or script:PATH
     #[arg(long, value_name = "SPEC", env = "MASTRA_ASK_MODEL")]
     pub model: Option<String>,
     /// Model calls allowed per leg [default: the agent's maxSteps, else 5]

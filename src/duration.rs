@@ -1,30 +1,42 @@
-//! Durations on the command line (`DUR`): an integer with `ms`, `s`, `m`, `h` or `d`; a bare
-//! number is seconds.
+//! Durations as the command line and the environment write them (`DUR`): an integer with
+//! `ms`, `s`, `m`, `h` or `d`, or a bare number of seconds.
+//!
+//! Parsing only: no clock, no sleeping, no environment reads.
 
 use std::time::Duration;
 
-pub fn parse(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
+/// Parses `30s`, `500ms`, `2m`, `1h`, `1d` or `45` (seconds).
+pub fn parse(text: &str) -> Result<Duration, String> {
+    let s = text.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (digits, unit) = s.split_at(split);
-    let n: u64 = digits.parse().map_err(|_| {
-        format!("\"{s}\" is not a duration: use a whole number with ms, s, m, h or d, e.g. 30s")
-    })?;
-    let ms_per = match unit {
+    let (number, unit) = s.split_at(split);
+    let bad = || format!("\"{text}\" is not a duration; write e.g. 500ms, 30s, 5m, 1h, 1d or 45");
+    let n: u64 = number.parse().map_err(|_| bad())?;
+    let ms_per_unit: u64 = match unit {
         "ms" => 1,
         "" | "s" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
         "d" => 86_400_000,
-        _ => {
-            return Err(format!(
-                "\"{s}\" has an unknown unit \"{unit}\": use ms, s, m, h or d"
-            ))
-        }
+        _ => return Err(bad()),
     };
-    n.checked_mul(ms_per)
+    n.checked_mul(ms_per_unit)
         .map(Duration::from_millis)
-        .ok_or_else(|| format!("\"{s}\" is too long"))
+        .ok_or_else(|| format!("duration \"{text}\" is too long"))
+}
+
+/// A short text for a duration, e.g. `300ms`, `30s`, `1m30s`.
+pub fn show(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1_000 || !ms.is_multiple_of(1_000) {
+        return format!("{ms}ms");
+    }
+    let s = ms / 1_000;
+    match (s / 60, s % 60) {
+        (0, s) => format!("{s}s"),
+        (m, 0) => format!("{m}m"),
+        (m, s) => format!("{m}m{s}s"),
+    }
 }
 
 #[cfg(test)]
@@ -32,14 +44,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn units() {
-        assert_eq!(parse("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse("90"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse("2m"), Ok(Duration::from_secs(120)));
+    fn units_and_bare_seconds() {
+        assert_eq!(parse("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse("45"), Ok(Duration::from_secs(45)));
+        assert_eq!(parse(" 2m "), Ok(Duration::from_secs(120)));
+        assert_eq!(parse("1h"), Ok(Duration::from_secs(3600)));
         assert_eq!(parse("1d"), Ok(Duration::from_secs(86_400)));
-        assert!(parse("1.5h").is_err());
-        assert!(parse("3w").is_err());
-        assert!(parse("").is_err());
-        assert!(parse("-1s").is_err());
+        assert_eq!(parse("0"), Ok(Duration::ZERO));
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_duration() {
+        for bad in [
+            "",
+            "s",
+            "1.5s",
+            "-1s",
+            "10x",
+            "ms10",
+            "1 s",
+            "99999999999999999999d",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn shows_short_forms() {
+        assert_eq!(show(Duration::from_millis(300)), "300ms");
+        assert_eq!(show(Duration::from_millis(1500)), "1500ms");
+        assert_eq!(show(Duration::from_secs(30)), "30s");
+        assert_eq!(show(Duration::from_secs(300)), "5m");
+        assert_eq!(show(Duration::from_secs(90)), "1m30s");
     }
 }

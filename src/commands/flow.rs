@@ -12,6 +12,7 @@ use crate::agent::step::resumed_results;
 use crate::domain::{CallRecord, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
+use crate::output::spinner::Spinner;
 use crate::providers::{self, Provider};
 use crate::store::{Lease, Resolved, Run, Store, EXPIRED};
 
@@ -44,6 +45,12 @@ pub fn drive_leg(
     let run = store
         .run(run_id)?
         .ok_or_else(|| Error::not_found(format!("no run {run_id}")))?;
+    let spinning = Spinning(provider);
+    let provider: &dyn Provider = if ctx.out.is_json() {
+        provider
+    } else {
+        &spinning
+    };
     let end = driver::drive(
         store,
         &ctx.location,
@@ -60,6 +67,25 @@ pub fn drive_leg(
                 "run {run_id} was taken over by another process"
             ))),
         },
+    }
+}
+
+/// A provider with a spinner on stderr (a terminal only) until its first text.
+struct Spinning<'a>(&'a dyn Provider);
+
+impl Provider for Spinning<'_> {
+    fn complete(
+        &self,
+        request: &providers::Request,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<providers::Response> {
+        let mut spinner = Spinner::start("thinking");
+        let response = self.0.complete(request, &mut |text| {
+            spinner.stop();
+            on_text(text)
+        });
+        spinner.stop();
+        response
     }
 }
 

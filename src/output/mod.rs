@@ -4,6 +4,7 @@
 
 pub mod format;
 pub mod sanitize;
+pub mod spinner;
 
 use std::cell::Cell;
 use std::io::{self, Write};

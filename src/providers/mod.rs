@@ -1,10 +1,19 @@
 //! Model providers: one trait, one implementation per kind of model spec.
 //!
 //! A provider turns the conversation into one assistant message. It never runs tools and
-//! never touches the store; API keys come from the environment of the calling process.
+//! never touches the store or the terminal; API keys come from the environment of the
+//! calling process and stay in memory.
 
+mod assemble;
+mod command;
+mod http;
 mod none;
+mod openai;
 mod scripted;
+pub mod settings;
+pub mod spec;
+mod sse;
+mod wire;
 
 use std::path::Path;
 
@@ -12,11 +21,14 @@ use anyhow::Result;
 use serde_json::Value;
 
 use crate::domain::{Message, Usage};
-use crate::error::{fail, Error};
+use crate::error::Error;
 use crate::tools::ToolSpec;
 
+pub use command::CommandModel;
 pub use none::NoModel;
+pub use openai::OpenAi;
 pub use scripted::Scripted;
+pub use spec::Spec;
 
 /// One model call.
 pub struct Request<'a> {
@@ -59,24 +71,29 @@ pub const NO_MODEL: &str = "none";
 
 /// Checks a model spec and makes paths in it absolute (relative to `base`).
 pub fn normalize_spec(spec: &str, base: &Path) -> Result<String> {
-    match spec.split_once(':') {
-        Some(("script", path)) if !path.is_empty() => {
-            Ok(format!("script:{}", base.join(path).display()))
-        }
-        _ => fail(Error::usage(format!(
-            "unknown model spec \"{spec}\"; this build supports script:PATH"
-        ))),
-    }
+    let parsed = Spec::parse(spec).map_err(Error::usage)?;
+    Ok(parsed.absolute(base).to_text())
 }
 
 /// The provider for a (normalized) model spec. Fails before anything is stored when the
-/// spec cannot work in this process (a missing or malformed script).
+/// spec cannot work in this process (a missing script or program, a missing API key, a
+/// malformed setting).
 pub fn from_spec(spec: &str) -> Result<Box<dyn Provider>> {
     if spec == NO_MODEL {
         return Ok(Box::new(NoModel { first: None }));
     }
-    match spec.split_once(':') {
-        Some(("script", path)) => Ok(Box::new(Scripted::load(Path::new(path))?)),
-        _ => fail(Error::usage(format!("unknown model spec \"{spec}\""))),
-    }
+    let parsed = Spec::parse(spec).map_err(Error::usage)?;
+    let env = |name: &str| std::env::var(name).ok();
+    Ok(match parsed {
+        Spec::Script(path) => Box::new(Scripted::load(&path)?),
+        Spec::Command(argv) => {
+            let settings = settings::Settings::from_lookup(env).map_err(Error::usage)?;
+            Box::new(CommandModel::new(argv, &settings)?)
+        }
+        Spec::Chat {
+            server,
+            model,
+            base_url,
+        } => Box::new(OpenAi::new(server, &model, base_url.as_deref(), env)?),
+    })
 }

@@ -28,9 +28,10 @@ struct Step {
     delay_ms: Option<u64>,
 }
 
+/// A tool call as a script or a `command:` model writes it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ScriptCall {
+pub(super) struct ScriptCall {
     id: Option<String>,
     name: String,
     /// An object, or a string holding JSON text as a model would send it.
@@ -69,7 +70,7 @@ impl Scripted {
     }
 }
 
-fn call_of(c: &ScriptCall) -> ModelCall {
+pub(super) fn call_of(c: &ScriptCall) -> ModelCall {
     let args = match &c.args {
         Value::String(raw) => serde_json::from_str(raw).map_err(|e| BadArgs {
             raw: raw.clone(),
