@@ -159,10 +159,12 @@ pub fn resolve_and_continue(
     resolution: &Resolution,
     record_only: bool,
 ) -> Result<Exit> {
-    let provider = if record_only {
-        None
-    } else {
-        Some(provider_for(run)?)
+    // Without keys of its own, this process can still record for a live waiter.
+    let provider = match (record_only, provider_for(run)) {
+        (true, _) => None,
+        (false, Ok(p)) => Some(p),
+        (false, Err(_)) if store.has_waiter(&run.id)? => None,
+        (false, Err(e)) => return Err(e),
     };
     let lease = lease::mine();
     let driver = provider.as_ref().map(|_| &lease);

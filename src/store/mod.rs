@@ -182,6 +182,8 @@ pub trait Store: Send {
     /// False when the run was not suspended.
     fn expire_run(&self, run_id: &str, error: &str) -> Result<bool>;
 
+    /// Whether a live waiter (a heartbeat within `LEASE_MS`) will drive the run.
+    fn has_waiter(&self, run_id: &str) -> Result<bool>;
     /// Registers a process that waits for the run and drives it after answers.
     fn add_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()>;
     fn beat_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()>;

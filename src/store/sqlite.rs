@@ -342,6 +342,15 @@ fn expire(c: &Connection, runs: &[String], error: &str, now: i64) -> Result<usiz
     Ok(runs.len())
 }
 
+/// Whether a waiter of the run sent a heartbeat within the lease time.
+fn waiter_alive(c: &Connection, run_id: &str, now: i64) -> Result<bool> {
+    Ok(c.query_row(
+        "SELECT EXISTS (SELECT 1 FROM waiters WHERE run_id = ?1 AND heartbeat_at > ?2)",
+        params![run_id, now - LEASE_MS],
+        |r| r.get(0),
+    )?)
+}
+
 const EXPIRED_ERROR: &str = "no answer came before the deadline; the pending items expired";
 
 impl Store for SqliteStore {
@@ -662,11 +671,7 @@ impl Store for SqliteStore {
                 .query_map(params![run_id, step], call_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             let StepResults { messages, events } = results(&calls);
-            let waiter: bool = c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM waiters WHERE run_id = ?1 AND heartbeat_at > ?2)",
-                params![run_id, now - LEASE_MS],
-                |r| r.get(0),
-            )?;
+            let waiter = waiter_alive(c, run_id, now)?;
             let driver = driver.filter(|_| !waiter);
             let (token, host, pid, expires) = lease_params(driver);
             let changed = c.execute(
@@ -745,6 +750,10 @@ impl Store for SqliteStore {
             expire(c, &[run_id.to_string()], error, now)?;
             Ok(true)
         })
+    }
+
+    fn has_waiter(&self, run_id: &str) -> Result<bool> {
+        waiter_alive(&self.conn, run_id, now_ms())
     }
 
     fn add_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {

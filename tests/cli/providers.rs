@@ -1093,3 +1093,47 @@ fn a_missing_command_fails_before_anything_is_stored() {
     );
     assert_eq!(env.dump(), "no store");
 }
+
+#[test]
+fn a_person_without_the_key_can_answer_for_a_waiter_that_has_it() {
+    let env = Env::new();
+    let server = FakeServer::start(vec![
+        ask(Style::OpenAi, true, "q1", QUESTION),
+        text(Style::OpenAi, true, "Hello, Ada."),
+    ]);
+    let mut waiter = openai(
+        &env,
+        &server.base_url(),
+        &["run", "--model", MODEL, "--wait", "Greet me"],
+    );
+    waiter
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let waiter = waiter.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let run = loop {
+        if let Some(line) = env.run(&["pending", "-q"]).stdout.lines().next() {
+            break line.split(' ').next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "the run never suspended");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // No key here: the answer is recorded and the waiter, which has the key, drives on.
+    let out = env.run(&["answer", &run, "Ada"]);
+    out.assert_code(0);
+    assert_eq!(
+        out.stderr,
+        "answer recorded; the waiting process continues the run\n"
+    );
+    let out = crate::common::finish(waiter);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "Hello, Ada.\n");
+    // Without a waiter, the same keyless answer is refused and changes nothing.
+    let server = FakeServer::start(vec![ask(Style::OpenAi, true, "q1", QUESTION)]);
+    let (_, run) = start(&env, &server);
+    let before = env.dump();
+    let out = env.run(&["answer", &run, "Ada"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("OPENAI_API_KEY"), "{}", out.stderr);
+    assert_eq!(env.dump(), before);
+}
