@@ -125,9 +125,6 @@ pub struct RunFilter {
 
 /// The store interface shared by every backend.
 pub trait Store: Send {
-    /// Another connection to the same store (for a thread of its own).
-    fn reopen(&self) -> Result<Box<dyn Store>>;
-
     fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>>;
     fn run(&self, id: &str) -> Result<Option<Run>>;
     /// Ids of runs starting with `prefix`, at most `limit`.

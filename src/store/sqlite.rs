@@ -3,7 +3,7 @@
 
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -91,7 +91,6 @@ CREATE TABLE waiters (
 
 pub struct SqliteStore {
     conn: Connection,
-    path: PathBuf,
 }
 
 impl SqliteStore {
@@ -109,10 +108,7 @@ impl SqliteStore {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .with_context(|| format!("opening the store at {}", path.display()))?;
-        let store = SqliteStore {
-            conn,
-            path: path.to_path_buf(),
-        };
+        let store = SqliteStore { conn };
         store
             .prepare()
             .with_context(|| format!("opening the store at {}", path.display()))?;
@@ -354,13 +350,6 @@ fn waiter_alive(c: &Connection, run_id: &str, now: i64) -> Result<bool> {
 const EXPIRED_ERROR: &str = "no answer came before the deadline; the pending items expired";
 
 impl Store for SqliteStore {
-    fn reopen(&self) -> Result<Box<dyn Store>> {
-        match SqliteStore::open(&self.path, Access::Existing)? {
-            Some(s) => Ok(Box::new(s)),
-            None => anyhow::bail!("the store at {} disappeared", self.path.display()),
-        }
-    }
-
     fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>> {
         let now = now_ms();
         self.write(|c| {
