@@ -78,7 +78,12 @@ fn report(out: &output::Out, e: &anyhow::Error) -> i32 {
     let kinded = e.chain().find_map(|c| c.downcast_ref::<error::Error>());
     let (code, exit, hint) = match kinded {
         Some(k) => (k.kind.code(), k.kind.exit(), k.hint.as_deref()),
-        None if e.chain().any(|c| c.is::<rusqlite::Error>()) => ("STORE", Exit::Failure, None),
+        None if e
+            .chain()
+            .any(|c| c.is::<rusqlite::Error>() || c.is::<postgres::Error>()) =>
+        {
+            ("STORE", Exit::Failure, None)
+        }
         None if e.chain().any(|c| c.is::<std::io::Error>()) => ("IO", Exit::Failure, None),
         None => ("INTERNAL", Exit::Failure, None),
     };

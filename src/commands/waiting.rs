@@ -95,6 +95,6 @@ pub fn until_end(ctx: &Ctx, store: &dyn Store, run_id: &str, opts: &WaitOptions)
                 format!("timed out waiting for run {run_id}"),
             ));
         }
-        std::thread::sleep(POLL);
+        store.wait_for_change(run_id, POLL)?;
     }
 }

@@ -5,6 +5,7 @@
 //! trait. Callers never see a connection or a query.
 
 mod location;
+mod postgres;
 mod sqlite;
 
 use anyhow::Result;
@@ -188,6 +189,9 @@ pub trait Store: Send {
 
     /// Adds the user's next message to a completed run and sets it running under `lease`.
     fn reply(&self, run_id: &str, message: &str, lease: &Lease) -> Result<()>;
+    /// Blocks until something may have changed, or `timeout` passed. PostgreSQL wakes at
+    /// once through LISTEN/NOTIFY; SQLite just sleeps (callers poll).
+    fn wait_for_change(&self, run_id: &str, timeout: std::time::Duration) -> Result<()>;
     /// Deletes finished runs last updated before `before` (Unix ms) whose status is one of
     /// `statuses`; returns how many.
     fn prune(&self, before: i64, statuses: &[RunStatus]) -> Result<usize>;
@@ -211,9 +215,9 @@ pub fn open(location: &Location, access: Access) -> Result<Option<Box<dyn Store>
         Location::Sqlite(path) => {
             Ok(sqlite::SqliteStore::open(path, access)?.map(|s| Box::new(s) as Box<dyn Store>))
         }
-        Location::Postgres(_) => crate::error::fail(crate::error::Error::usage(
-            "PostgreSQL stores are not supported by this build yet",
-        )),
+        Location::Postgres(url) => {
+            Ok(postgres::PgStore::open(url, access)?.map(|s| Box::new(s) as Box<dyn Store>))
+        }
     }
 }
 
@@ -229,3 +233,6 @@ pub fn now_ms() -> i64 {
 pub const LEASE_MS: i64 = 10_000;
 /// The driver renews its lease this often.
 pub const RENEW_MS: u64 = 2_000;
+
+/// `url` without its password, for messages and printed commands.
+pub use postgres::redact;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Starts a private PostgreSQL server from Debian's packages for the test suite: initdb in a
+# temporary directory as a non-root user, listening on 127.0.0.1 only. Prints the URL of a
+# superuser connection (the tests create one database per test).
+# Usage: eval "$(.ci/postgres.sh)"   # sets MASTRA_ASK_TEST_POSTGRES
+set -euo pipefail
+PORT="${PGPORT_TEST:-54329}"
+DIR="${PGDATA_TEST:-/tmp/mastra-ask-pg}"
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  (apt-get install -y -q postgresql >/dev/null 2>&1) || (apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null)
+fi
+BIN=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+RUN_AS=()
+if [ "$(id -u)" = 0 ]; then
+  id mastra-pg >/dev/null 2>&1 || useradd --system --no-create-home mastra-pg
+  RUN_AS=(runuser -u mastra-pg --)
+fi
+if [ ! -f "$DIR/PG_VERSION" ]; then
+  rm -rf "$DIR"; mkdir -p "$DIR"
+  [ "$(id -u)" = 0 ] && chown mastra-pg "$DIR"
+  "${RUN_AS[@]}" "$BIN/initdb" -D "$DIR" -U mastra --auth=trust -E UTF8 >/dev/null
+fi
+if ! "${RUN_AS[@]}" "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; then
+  "${RUN_AS[@]}" "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
+    -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+fi
+echo "export MASTRA_ASK_TEST_POSTGRES=postgres://mastra@127.0.0.1:$PORT/postgres"
