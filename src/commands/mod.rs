@@ -4,6 +4,7 @@
 
 mod answer;
 mod cancel;
+mod inline;
 mod pending;
 mod resume;
 mod review;
@@ -239,6 +240,18 @@ pub fn drive(
     lease: &Lease,
     provider: &dyn providers::Provider,
 ) -> Result<Exit> {
+    let status = drive_leg(ctx, store, run_id, lease, provider)?;
+    report(ctx, store, run_id, status)
+}
+
+/// Drives a leg of `run` under `lease`; the run's state when the leg ends.
+fn drive_leg(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run_id: &str,
+    lease: &Lease,
+    provider: &dyn providers::Provider,
+) -> Result<RunStatus> {
     let run = store.run(run_id)?.ok_or_else(|| no_run(run_id))?;
     let end = driver::drive(
         store,
@@ -259,13 +272,15 @@ pub fn drive(
             }
         },
     };
-    report(ctx, store, run_id, status)
+    Ok(status)
 }
 
-/// The exit code for a run's state, after telling what it waits for or why it failed.
+/// The exit code for a run's state, after telling what it waits for or why it failed. At a
+/// terminal a suspended run is answered inline instead (see `inline`).
 pub fn report(ctx: &Ctx, store: &dyn Store, run_id: &str, status: RunStatus) -> Result<Exit> {
     match status {
         RunStatus::Completed => Ok(Exit::Success),
+        RunStatus::Suspended if ctx.interactive() => inline::settle(ctx, store, run_id, &who(None)),
         RunStatus::Suspended => {
             announce_pending(ctx, store, run_id)?;
             Ok(Exit::Suspended)
@@ -412,6 +427,21 @@ pub fn resolve_and_continue(
     item: &CallRecord,
     resolution: &crate::domain::Resolution,
 ) -> Result<Exit> {
+    let status = resolve_item(ctx, store, run, item, resolution)?;
+    if status == RunStatus::Suspended && ctx.interactive() {
+        return inline::settle(ctx, store, &run.id, &resolution.by);
+    }
+    report(ctx, store, &run.id, status)
+}
+
+/// `resolve_and_continue` without the report: the run's state afterwards.
+fn resolve_item(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run: &Run,
+    item: &CallRecord,
+    resolution: &crate::domain::Resolution,
+) -> Result<RunStatus> {
     let provider = provider_for(run)?;
     let lease = crate::agent::lease::mine();
     let resolved = store.resolve(
@@ -426,11 +456,11 @@ pub fn resolve_and_continue(
             ctx.out.info(&format!(
                 "recorded; {still_pending} more item(s) of this step must be resolved before the run continues"
             ));
-            report(ctx, store, &run.id, RunStatus::Suspended)
+            Ok(RunStatus::Suspended)
         }
         store::Resolved::Resumed { events } => {
             ctx.out.stored_events(&run.id, &events);
-            drive(ctx, store, &run.id, &lease, provider.as_ref())
+            drive_leg(ctx, store, &run.id, &lease, provider.as_ref())
         }
     }
 }
