@@ -4,6 +4,8 @@ mod bad_input;
 mod common;
 mod docs;
 mod escaping;
+mod prompts;
+mod pty;
 mod race;
 mod resume;
 mod several;
