@@ -20,7 +20,7 @@ const MENU: [&str; 4] = [
     "Approve",
     "Reject with feedback (typed here)",
     "Reject (the agent stops and waits for your next message)",
-    "Reject with feedback written in an editor ($VISUAL or $EDITOR)",
+    "Reject with feedback written in an editor",
 ];
 
 /// Shows `plan` and asks for a decision.
