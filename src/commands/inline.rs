@@ -61,10 +61,9 @@ pub fn resolve_chosen(
             let item = match tool_call {
                 Some(_) => pending_item(ctx, store.as_ref(), &run, tool, tool_call)?,
                 None => match choose(store.as_ref(), Some(&run.id), tool)? {
-                    Choice::One(item) => *item,
+                    Some(item) => item,
                     // Let `pending_item` say why nothing of this kind waits.
-                    Choice::None => pending_item(ctx, store.as_ref(), &run, tool, None)?,
-                    Choice::Quit => return fail(quit_choosing()),
+                    None => pending_item(ctx, store.as_ref(), &run, tool, None)?,
                 },
             };
             (store, run, item)
@@ -73,10 +72,8 @@ pub fn resolve_chosen(
             let Some(store) = ctx.existing_store()? else {
                 return fail(nothing_pending(tool));
             };
-            let item = match choose(store.as_ref(), None, tool)? {
-                Choice::One(item) => *item,
-                Choice::None => return fail(nothing_pending(tool)),
-                Choice::Quit => return fail(quit_choosing()),
+            let Some(item) = choose(store.as_ref(), None, tool)? else {
+                return fail(nothing_pending(tool));
             };
             let run = super::find_run(store.as_ref(), &item.run_id)?;
             (store, run, item)
@@ -91,15 +88,9 @@ pub fn resolve_chosen(
     resolve_and_continue(ctx, store.as_ref(), &run, &item, &resolution)
 }
 
-enum Choice {
-    One(Box<CallRecord>),
-    None,
-    Quit,
-}
-
 /// The pending item of kind `tool` (of one run, or of all): the only one, or the one the
-/// person picks.
-fn choose(store: &dyn Store, run_id: Option<&str>, tool: &str) -> Result<Choice> {
+/// person picks; `None` when there is none. Quitting the choice is an interruption.
+fn choose(store: &dyn Store, run_id: Option<&str>, tool: &str) -> Result<Option<CallRecord>> {
     let mut items: Vec<CallRecord> = store
         .pending(run_id)?
         .into_iter()
@@ -107,9 +98,7 @@ fn choose(store: &dyn Store, run_id: Option<&str>, tool: &str) -> Result<Choice>
         .filter(|c| c.tool_name == tool)
         .collect();
     if items.len() <= 1 {
-        return Ok(items
-            .pop()
-            .map_or(Choice::None, |c| Choice::One(Box::new(c))));
+        return Ok(items.pop());
     }
     let lines: Vec<String> = items
         .iter()
@@ -120,10 +109,13 @@ fn choose(store: &dyn Store, run_id: Option<&str>, tool: &str) -> Result<Choice>
     } else {
         "Which plan?"
     };
-    Ok(match ui::pick(what, &lines)? {
-        Some(i) => Choice::One(Box::new(items.swap_remove(i))),
-        None => Choice::Quit,
-    })
+    match ui::pick(what, &lines)? {
+        Some(i) => Ok(Some(items.swap_remove(i))),
+        None => fail(Error::new(
+            Kind::Interrupted,
+            "interrupted; nothing recorded",
+        )),
+    }
 }
 
 /// Prompts for one pending item: the resolution the person chose, or `None` if they quit.
@@ -188,10 +180,6 @@ fn interrupted(ctx: &Ctx, call: &CallRecord) -> Error {
         call.run_id,
         ctx.program()
     ))
-}
-
-fn quit_choosing() -> Error {
-    Error::new(Kind::Interrupted, "interrupted; nothing recorded")
 }
 
 fn nothing_pending(tool: &str) -> Error {

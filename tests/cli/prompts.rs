@@ -353,6 +353,16 @@ fn without_a_run_the_pending_items_of_the_right_kind_are_offered() {
     let out = env.run(&["run", "--model", "script:plan-script.json", "Plan it"]);
     out.assert_code(75);
 
+    // Esc in the choice records nothing.
+    let before = env.dump();
+    let mut pty = Pty::spawn(&env, &["answer"], &[]);
+    pty.expect("Which question?");
+    pty.expect(&format!("{second}  call_version question"));
+    pty.send(ESC);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert_eq!(env.dump(), before);
+
     let mut pty = Pty::spawn(&env, &["answer"], &[]);
     pty.expect("Which question?");
     pty.expect(&format!("> {first}  call_version question: Which"));
