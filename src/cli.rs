@@ -108,7 +108,7 @@ pub enum Command {
 }
 
 /// Waiting for the outcome, for `run`, `ask` and `plan`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct WaitFlags {
     /// Block until the run ends; this process drives it after each answer
     #[arg(long)]

@@ -14,6 +14,7 @@ pub mod output;
 pub mod providers;
 pub mod store;
 pub mod tools;
+pub mod ui;
 
 use clap::parser::ValueSource;
 use clap::FromArgMatches;

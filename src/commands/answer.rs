@@ -4,7 +4,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::flow::resolve_and_continue;
-use super::{parse_json_flag, pending_item, read_stdin, who, Ctx};
+use super::{inline, parse_json_flag, pending_item, read_stdin, who, Ctx};
 use crate::cli::AnswerArgs;
 use crate::domain::{Resolution, Via, ASK_USER};
 use crate::error::{fail, Error};
@@ -17,6 +17,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         (Some(a), _, _) => (json!(a), Via::Flag),
         (_, Some(labels), _) => (json!(labels), Via::Flag),
         (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
+        _ if ctx.interactive() => return ask_here(ctx, &args),
         _ => return fail(missing_answer()),
     };
     let Some(run_input) = args.run.as_deref() else {
@@ -64,6 +65,12 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         &resolution,
         args.no_resume,
     )
+}
+
+/// No answer given, at a terminal: prompt for it (choosing the question when RUN is absent).
+fn ask_here(ctx: &Ctx, args: &AnswerArgs) -> Result<Exit> {
+    let (run, tool_call) = (args.run.as_deref(), args.tool_call.as_deref());
+    inline::resolve_chosen(ctx, run, tool_call, ASK_USER, &who(args.as_.clone()))
 }
 
 fn missing_answer() -> Error {

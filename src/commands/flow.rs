@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::items::{commands_for, describe};
-use super::{notify, Ctx};
+use super::{inline, notify, Ctx};
 use crate::agent::driver::{self, LegEnd};
 use crate::agent::lease;
 use crate::agent::step::resumed_results;
@@ -101,7 +101,13 @@ pub fn report(
     match status {
         RunStatus::Completed => Ok(Exit::Success),
         RunStatus::Suspended => {
-            announce_pending(ctx, store, run_id, new_items)?;
+            if new_items {
+                notify::on_suspend(ctx, &store.pending(Some(run_id))?);
+            }
+            if ctx.interactive() {
+                return inline::settle(ctx, store, run_id, &super::who(None));
+            }
+            announce_pending(ctx, store, run_id)?;
             Ok(Exit::Suspended)
         }
         RunStatus::Cancelled => {
@@ -128,13 +134,9 @@ pub fn report(
     }
 }
 
-/// Tells on stderr what a suspended run waits for and the commands that answer it; runs
-/// the `--on-suspend` hook for each item when they are new.
-fn announce_pending(ctx: &Ctx, store: &dyn Store, run_id: &str, new_items: bool) -> Result<()> {
+/// Tells on stderr what a suspended run waits for and the commands that answer it.
+fn announce_pending(ctx: &Ctx, store: &dyn Store, run_id: &str) -> Result<()> {
     let items = store.pending(Some(run_id))?;
-    if new_items {
-        notify::on_suspend(ctx, &items);
-    }
     ctx.out.info(&format!(
         "run {run_id} is waiting for input ({} pending):",
         items.len()
@@ -148,17 +150,27 @@ fn announce_pending(ctx: &Ctx, store: &dyn Store, run_id: &str, new_items: bool)
     Ok(())
 }
 
+/// What recording a resolution led to.
+pub enum Outcome {
+    /// Other items of the step still wait.
+    StillPending(usize),
+    /// This process drove the next leg; the run's status after it.
+    Drove(RunStatus),
+    /// Recorded only: a live waiter (or `resume`, after `--no-resume`) drives on.
+    Handed,
+}
+
 /// Records `resolution` for `item` exactly once; when it was the last pending item of its
 /// step, drives the run's next leg in this process — unless `record_only`, or a live waiter
 /// will drive it.
-pub fn resolve_and_continue(
+pub fn resolve_item(
     ctx: &Ctx,
     store: &dyn Store,
     run: &Run,
     item: &CallRecord,
     resolution: &Resolution,
     record_only: bool,
-) -> Result<Exit> {
+) -> Result<Outcome> {
     // Without keys of its own, this process can still record for a live waiter.
     let provider = match (record_only, provider_for(run)) {
         (true, _) => None,
@@ -169,30 +181,56 @@ pub fn resolve_and_continue(
     let lease = lease::mine();
     let driver = provider.as_ref().map(|_| &lease);
     match store.resolve(&run.id, &item.call_id, resolution, driver, &resumed_results)? {
-        Resolved::Recorded { still_pending } => {
-            ctx.out.info(&format!(
-                "recorded; {still_pending} more item(s) of this step must be resolved before the run continues"
-            ));
-            report(ctx, store, &run.id, RunStatus::Suspended, false)
-        }
+        Resolved::Recorded { still_pending } => Ok(Outcome::StillPending(still_pending)),
         Resolved::Resumed { events, driving } => match provider.filter(|_| driving) {
             Some(provider) => {
                 ctx.out.stored_events(&run.id, &events);
-                drive(ctx, store, &run.id, &lease, provider.as_ref())
+                let status = drive_leg(ctx, store, &run.id, &lease, provider.as_ref())?;
+                if status == RunStatus::Suspended {
+                    notify::on_suspend(ctx, &store.pending(Some(&run.id))?);
+                }
+                Ok(Outcome::Drove(status))
             }
-            None if record_only => {
-                ctx.out.info(&format!(
-                    "recorded; a waiting process, or `{} resume {}`, continues the run",
-                    ctx.program(),
-                    run.id
-                ));
-                Ok(Exit::Success)
-            }
-            None => {
-                ctx.out
-                    .info("answer recorded; the waiting process continues the run");
-                Ok(Exit::Success)
-            }
+            None => Ok(Outcome::Handed),
         },
     }
+}
+
+/// `resolve_item`, then what the command says and how it exits. At a terminal, items still
+/// pending are prompted for inline.
+pub fn resolve_and_continue(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run: &Run,
+    item: &CallRecord,
+    resolution: &Resolution,
+    record_only: bool,
+) -> Result<Exit> {
+    match resolve_item(ctx, store, run, item, resolution, record_only)? {
+        Outcome::StillPending(n) => ctx.out.info(&format!(
+            "recorded; {n} more item(s) of this step must be resolved before the run continues"
+        )),
+        Outcome::Drove(status) if status != RunStatus::Suspended => {
+            return report(ctx, store, &run.id, status, false)
+        }
+        Outcome::Drove(_) => {}
+        Outcome::Handed if record_only => {
+            ctx.out.info(&format!(
+                "recorded; a waiting process, or `{} resume {}`, continues the run",
+                ctx.program(),
+                run.id
+            ));
+            return Ok(Exit::Success);
+        }
+        Outcome::Handed => {
+            ctx.out
+                .info("answer recorded; the waiting process continues the run");
+            return Ok(Exit::Success);
+        }
+    }
+    if ctx.interactive() {
+        return inline::settle(ctx, store, &run.id, &resolution.by);
+    }
+    announce_pending(ctx, store, &run.id)?;
+    Ok(Exit::Suspended)
 }

@@ -7,6 +7,7 @@ mod ask;
 mod cancel;
 mod flow;
 pub mod generate;
+mod inline;
 mod items;
 mod notify;
 mod oneshot;

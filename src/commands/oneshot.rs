@@ -50,6 +50,11 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
             usage: Default::default(),
         }),
     };
+    // At a terminal the person answers right here, so the outcome is printed as with --wait.
+    let flags = &WaitFlags {
+        wait: flags.wait || ctx.interactive(),
+        ..flags.clone()
+    };
     let store = ctx.create_store()?;
     let (run_id, started) = start::start(
         ctx,

@@ -3,14 +3,19 @@
 use anyhow::Result;
 
 use super::flow::resolve_and_continue;
-use super::{parse_json_flag, pending_item, read_stdin, who, Ctx};
+use super::{inline, parse_json_flag, pending_item, read_stdin, who, Ctx};
 use crate::cli::ReviewArgs;
 use crate::domain::{Resolution, Via, SUBMIT_PLAN};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::store::Run;
 use crate::tools::submit_plan::{read_plan, Decision, Plan};
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
+    if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
+        let (run, tool_call) = (args.run.as_deref(), args.tool_call.as_deref());
+        return inline::resolve_chosen(ctx, run, tool_call, SUBMIT_PLAN, &who(args.as_.clone()));
+    }
     let (decision, via) = decision(&args)?;
     let Some(run_input) = args.run.as_deref() else {
         return fail(
@@ -33,15 +38,7 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         .ok_or_else(|| {
             Error::invalid(format!("tool call {} has no readable plan", item.call_id))
         })?;
-    let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
-        .map(|text| Plan::from_text(&plan.path, &text));
-    if now_on_disk.as_ref() != Ok(&plan) {
-        ctx.out.warn(&format!(
-            "{} changed on disk since it was submitted; this decision is on the submitted version (see: mastra-ask show {})",
-            crate::output::sanitize::one_line(&plan.path),
-            run.id
-        ));
-    }
+    warn_if_changed(ctx, &run, &plan);
     let resolution = Resolution {
         resume_data: decision.resume_data(&plan),
         result: decision.result(&plan),
@@ -56,6 +53,19 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         &resolution,
         args.no_resume,
     )
+}
+
+/// Says so when the plan file now differs from the submitted version being decided on.
+pub(super) fn warn_if_changed(ctx: &Ctx, run: &Run, plan: &Plan) {
+    let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
+        .map(|text| Plan::from_text(&plan.path, &text));
+    if now_on_disk.as_ref() != Ok(plan) {
+        ctx.out.warn(&format!(
+            "{} changed on disk since it was submitted; this decision is on the submitted version (see: mastra-ask show {})",
+            crate::output::sanitize::one_line(&plan.path),
+            run.id
+        ));
+    }
 }
 
 fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {

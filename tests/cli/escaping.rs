@@ -62,3 +62,35 @@ fn colours_follow_the_flag_and_no_color() {
     cmd.env_remove("NO_COLOR");
     assert!(env.run_with(cmd).stderr.starts_with("error: no run"));
 }
+
+#[test]
+fn hostile_plans_are_escaped_in_pending_and_show() {
+    let env = Env::new();
+    env.write(
+        "work/PLAN.md",
+        &format!("# {HOSTILE}\n\nStep one {HOSTILE}\n"),
+    );
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "p1", "name": "submit_plan", "args": {"path": "PLAN.md"}}]}
+    ]));
+    let (out, run) = env.start(&agent, &[]);
+    out.assert_code(75);
+    // The title is the first line of HOSTILE; the rest goes to the plan's body.
+    let title = "p1 plan: Clear\\x1b[2J title\\x1b]0;pwned\\x07 rtl\\u{202e}gnp.exe (PLAN.md)";
+    let show = env.run(&["show", &run]).stdout;
+    for text in [
+        out.stderr.clone(),
+        env.run(&["pending"]).stdout,
+        show.clone(),
+    ] {
+        assert!(text.contains(title), "{text}");
+        assert!(!text.contains('\u{1b}'), "raw escape in {text:?}");
+        assert!(!text.contains('\u{202e}'), "raw bidi override in {text:?}");
+        assert!(!text.contains('\u{7}'));
+    }
+    // `show` has the body in the suspension event, JSON-escaped on one line.
+    assert!(
+        show.contains("Step one Clear\\u001b[2J title\\u001b]0;pwned\\u0007 rtl\\u{202e}gnp.exe"),
+        "{show}"
+    );
+}

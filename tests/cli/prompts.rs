@@ -1,0 +1,675 @@
+//! Answering and reviewing at a terminal (SPEC §5.2), driven through a pseudo-terminal: the
+//! prompts take keys, what they record is stored with `via = prompt`, quitting records
+//! nothing and exits 130, and without a terminal nothing ever prompts or waits.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{assert_one_line_error, Env, Out};
+use crate::pty::{Pty, CTRL_C, DOWN, ENTER, ESC};
+
+fn free_text() -> Value {
+    json!({"toolCalls": [{"id": "call_version", "name": "ask_user", "args": {"question": "Which version are we releasing?"}}]})
+}
+
+fn single_select() -> Value {
+    json!({"toolCalls": [{"id": "call_channel", "name": "ask_user", "args": {
+        "question": "Which channel?",
+        "options": [
+            {"label": "stable", "description": "Everyone gets it"},
+            {"label": "beta", "description": "Opt-in testers first"},
+            {"label": "nightly"}
+        ]
+    }}]})
+}
+
+fn multi_select() -> Value {
+    json!({"toolCalls": [{"id": "call_chores", "name": "ask_user", "args": {
+        "question": "What comes first?",
+        "options": [{"label": "Add tests"}, {"label": "Update docs"}, {"label": "Bump deps"}],
+        "selectionMode": "multi_select"
+    }}]})
+}
+
+fn plan_step() -> Value {
+    json!({"toolCalls": [{"id": "call_plan", "name": "submit_plan", "args": {"path": "PLAN.md"}}]})
+}
+
+const PLAN: &str =
+    "# Release plan\n\n## Steps\n\n1. Freeze main\n2. Tag the release\n\n```sh\ngit tag v2\n```\n";
+
+fn done() -> Value {
+    json!({"text": "Done."})
+}
+
+/// A run of a scripted agent, suspended on its first step (started without a terminal).
+fn suspended(env: &Env, steps: Value) -> String {
+    env.write("work/PLAN.md", PLAN);
+    let agent = env.agent(steps);
+    let (out, run) = env.start(&agent, &[]);
+    out.assert_code(75);
+    run
+}
+
+/// `(state, resolved_via, resolved_by, resume_data)` of one tool call.
+fn resolution(env: &Env, run: &str, call: &str) -> (String, Option<String>, Option<String>, Value) {
+    env.conn()
+        .query_row(
+            "SELECT state, resolved_via, resolved_by, resume_data FROM calls WHERE run_id = ?1 AND call_id = ?2",
+            [run, call],
+            |r| {
+                let data: Option<String> = r.get(3)?;
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    data.map(|d| serde_json::from_str(&d).unwrap())
+                        .unwrap_or(Value::Null),
+                ))
+            },
+        )
+        .unwrap()
+}
+
+#[track_caller]
+fn assert_answered(env: &Env, run: &str, call: &str, answer: Value) {
+    let (state, via, by, data) = resolution(env, run, call);
+    assert_eq!(state, "resolved");
+    assert_eq!(via.as_deref(), Some("prompt"));
+    assert_eq!(by.as_deref(), Some("tester"));
+    assert_eq!(data, answer);
+}
+
+fn result_content(env: &Env, run: &str, call: &str) -> String {
+    env.tool_results(run)
+        .into_iter()
+        .find(|(id, _)| id == call)
+        .map(|(_, r)| r["content"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("no result for {call}"))
+}
+
+#[test]
+fn free_text_is_typed_and_recorded_via_prompt() {
+    let env = Env::new();
+    let run = suspended(&env, json!([free_text(), done()]));
+    let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+    pty.expect("Which version are we releasing?");
+    // An empty line is not an answer: the prompt stays.
+    pty.send("   \r");
+    pty.expect("the answer is empty");
+    pty.send("2.0.0\r");
+    pty.expect("Done.");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+    assert_answered(&env, &run, "call_version", json!("2.0.0"));
+    assert_eq!(
+        result_content(&env, &run, "call_version"),
+        "User answered: 2.0.0"
+    );
+    assert_eq!(env.status(&run), "completed");
+}
+
+#[test]
+fn single_select_starts_on_the_first_option_and_moves_with_arrows() {
+    let env = Env::new();
+    let run = suspended(&env, json!([single_select(), done()]));
+    let mut pty = Pty::spawn(&env, &["answer", &run[..8]], &[]);
+    pty.expect("Which channel?");
+    pty.expect("> stable — Everyone gets it");
+    pty.expect("beta — Opt-in testers first");
+    pty.send(DOWN);
+    pty.expect("> beta");
+    pty.send(ENTER);
+    pty.expect("Which channel?: beta");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+    assert_answered(&env, &run, "call_channel", json!("beta"));
+    assert_eq!(
+        result_content(&env, &run, "call_channel"),
+        "User answered: beta"
+    );
+}
+
+#[test]
+fn multi_select_ticks_with_space_and_needs_at_least_one() {
+    let env = Env::new();
+    let run = suspended(&env, json!([multi_select(), done()]));
+    let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+    pty.expect("What comes first?");
+    pty.expect("Bump deps");
+    pty.send(ENTER);
+    pty.expect("choose at least one option");
+    pty.expect("Bump deps");
+    pty.send(&format!(" {DOWN}{DOWN} {ENTER}"));
+    pty.expect("Done.");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+    assert_answered(&env, &run, "call_chores", json!(["Add tests", "Bump deps"]));
+    assert_eq!(
+        result_content(&env, &run, "call_chores"),
+        "User answered: Add tests, Bump deps"
+    );
+}
+
+#[test]
+fn a_plan_is_shown_and_approved_from_the_menu() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    // A pager that would announce itself: a plan that fits the screen is never paged.
+    let mut pty = Pty::spawn(
+        &env,
+        &["review", &run],
+        &[("PAGER", "echo PAGER-STARTED; cat")],
+    );
+    pty.expect("# Release plan");
+    pty.expect("(PLAN.md)");
+    pty.expect("1. Freeze main");
+    pty.expect("git tag v2");
+    pty.expect("> Approve");
+    pty.send(ENTER);
+    pty.expect("Done.");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0);
+    assert!(!text.contains("PAGER-STARTED"), "{text}");
+    let (_, via, _, data) = resolution(&env, &run, "call_plan");
+    assert_eq!(via.as_deref(), Some("prompt"));
+    assert_eq!(data["action"], "approved");
+    assert!(result_content(&env, &run, "call_plan").starts_with("Plan approved."));
+}
+
+#[test]
+fn a_plan_is_rejected_with_feedback_typed_inline() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    let mut pty = Pty::spawn(&env, &["review", &run], &[]);
+    pty.expect("> Approve");
+    pty.send(DOWN);
+    pty.expect("> Reject with feedback");
+    pty.send(ENTER);
+    pty.expect("Feedback for the agent");
+    pty.send("Add a rollback step\r");
+    pty.expect("Done.");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+    let (_, via, _, data) = resolution(&env, &run, "call_plan");
+    assert_eq!(via.as_deref(), Some("prompt"));
+    assert_eq!(data["action"], "rejected");
+    assert_eq!(data["feedback"], "Add a rollback step");
+    assert!(result_content(&env, &run, "call_plan").contains("Add a rollback step"));
+}
+
+#[test]
+fn feedback_can_be_written_in_the_editor_when_asked_for() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    // The editor is run as `sh -c '$EDITOR "$@"'`: this one writes the file and exits.
+    let editor = "printf 'Split the tag step\\n\\nand sign it' >";
+    let mut pty = Pty::spawn(&env, &["review", &run], &[("EDITOR", editor)]);
+    pty.expect("> Approve");
+    pty.send(&format!("{DOWN}{DOWN}{DOWN}"));
+    pty.expect("> Reject with feedback written in an editor");
+    pty.send(ENTER);
+    pty.expect("Done.");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+    let (_, _, _, data) = resolution(&env, &run, "call_plan");
+    assert_eq!(data["action"], "rejected");
+    assert_eq!(data["feedback"], "Split the tag step\n\nand sign it");
+}
+
+#[test]
+fn a_plan_longer_than_the_screen_goes_through_the_pager() {
+    let env = Env::new();
+    let long: String = (1..=80).map(|i| format!("- step {i}\n")).collect();
+    env.write("work/PLAN.md", &format!("# Long plan\n\n{long}"));
+    let agent = env.agent(json!([plan_step(), done()]));
+    let (out, run) = env.start(&agent, &[]);
+    out.assert_code(75);
+    let mut pty = Pty::spawn(
+        &env,
+        &["review", &run],
+        &[("PAGER", "echo PAGER-STARTED; cat")],
+    );
+    pty.expect("PAGER-STARTED");
+    pty.expect("- step 80");
+    pty.expect("> Approve");
+    pty.send(ENTER);
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn ctrl_c_leaves_the_item_pending_records_nothing_and_exits_130() {
+    let env = Env::new();
+    let run = suspended(&env, json!([single_select(), done()]));
+    let before = env.dump();
+    let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+    pty.expect("> stable");
+    pty.send(DOWN);
+    pty.expect("> beta");
+    assert!(!pty.signal_keys_on(), "a prompt reads Ctrl-C as a key");
+    pty.send(CTRL_C);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert!(
+        text.contains("error: interrupted; nothing recorded"),
+        "{text}"
+    );
+    // The terminal is left as the shell needs it: signal keys on, cursor shown.
+    assert!(pty.signal_keys_on());
+    let hidden = text
+        .rfind("\u{1b}[?25l")
+        .expect("the menu hides the cursor");
+    assert!(text.rfind("\u{1b}[?25h") > Some(hidden), "{text:?}");
+    assert!(
+        text.contains(&format!("mastra-ask answer {run}")),
+        "the hint names the command: {text}"
+    );
+    assert_eq!(env.dump(), before);
+    assert_eq!(env.status(&run), "suspended");
+}
+
+#[test]
+fn ctrl_c_in_free_text_and_esc_in_a_menu_also_record_nothing() {
+    let env = Env::new();
+    let run = suspended(&env, json!([free_text(), done()]));
+    let before = env.dump();
+    let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+    pty.expect("Which version");
+    pty.send("2.0");
+    pty.send(CTRL_C);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert_eq!(env.dump(), before);
+
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    let before = env.dump();
+    let mut pty = Pty::spawn(&env, &["review", &run], &[]);
+    pty.expect("> Approve");
+    pty.send(ESC);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert!(text.contains(&format!("mastra-ask review {run}")), "{text}");
+    assert_eq!(env.dump(), before);
+}
+
+#[test]
+fn run_answers_two_questions_inline_and_completes() {
+    let env = Env::new();
+    let agent = env.agent(json!([free_text(), single_select(), done()]));
+    let mut pty = Pty::spawn(&env, &["run", "--agent", &agent, "Prepare"], &[]);
+    pty.expect("Which version are we releasing?");
+    pty.send("2.0.0\r");
+    pty.expect("> stable");
+    pty.send(&format!("{DOWN}{DOWN}{ENTER}"));
+    pty.expect("Done.");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    // Nothing was left to answer later, so no command to answer it was printed.
+    assert!(!text.contains("is waiting for input"), "{text}");
+    let run = env.latest_run().unwrap();
+    assert_eq!(env.status(&run), "completed");
+    assert_answered(&env, &run, "call_version", json!("2.0.0"));
+    assert_answered(&env, &run, "call_channel", json!("nightly"));
+    let results: Vec<String> = env
+        .tool_results(&run)
+        .into_iter()
+        .map(|(_, r)| r["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(results, ["User answered: 2.0.0", "User answered: nightly"]);
+}
+
+#[test]
+fn quitting_inline_during_run_leaves_the_run_suspended() {
+    let env = Env::new();
+    let agent = env.agent(json!([free_text(), single_select(), done()]));
+    let mut pty = Pty::spawn(&env, &["run", "--agent", &agent, "Prepare"], &[]);
+    pty.expect("Which version are we releasing?");
+    pty.send("2.0.0\r");
+    pty.expect("> stable");
+    pty.send(ESC);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    let run = env.latest_run().unwrap();
+    assert_eq!(env.status(&run), "suspended");
+    assert_answered(&env, &run, "call_version", json!("2.0.0"));
+    assert_eq!(resolution(&env, &run, "call_channel").0, "pending");
+}
+
+#[test]
+fn without_a_run_the_pending_items_of_the_right_kind_are_offered() {
+    let env = Env::new();
+    env.write("work/PLAN.md", PLAN);
+    let agent = env.agent(json!([free_text(), done()]));
+    let (_, first) = env.start(&agent, &[]);
+    let (_, second) = env.start(&agent, &[]);
+    // A plan waits too, from another agent: `answer` does not offer it.
+    env.write(
+        "work/plan-script.json",
+        &json!({"steps": [plan_step(), done()]}).to_string(),
+    );
+    let out = env.run(&["run", "--model", "script:plan-script.json", "Plan it"]);
+    out.assert_code(75);
+
+    // Esc in the choice records nothing.
+    let before = env.dump();
+    let mut pty = Pty::spawn(&env, &["answer"], &[]);
+    pty.expect("Which question?");
+    pty.expect(&format!("{second}  call_version question"));
+    pty.send(ESC);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert_eq!(env.dump(), before);
+
+    let mut pty = Pty::spawn(&env, &["answer"], &[]);
+    pty.expect("Which question?");
+    pty.expect(&format!("> {first}  call_version question: Which"));
+    pty.expect(&format!("{second}  call_version question"));
+    pty.send(&format!("{DOWN}{ENTER}"));
+    pty.expect("Which version are we releasing?");
+    pty.send("3.1\r");
+    pty.expect("Done.");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("plan:"), "plans are not offered: {text}");
+    assert_answered(&env, &second, "call_version", json!("3.1"));
+    assert_eq!(env.status(&first), "suspended");
+}
+
+#[test]
+fn review_without_a_run_takes_the_only_plan_and_answer_with_none_says_so() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    let mut pty = Pty::spawn(&env, &["answer"], &[]);
+    let (code, text) = {
+        pty.expect("no question is waiting for an answer");
+        pty.finish()
+    };
+    assert_eq!(code, 3, "{text}");
+
+    let mut pty = Pty::spawn(&env, &["review"], &[]);
+    pty.expect("> Approve");
+    pty.send(ENTER);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        resolution(&env, &run, "call_plan").1.as_deref(),
+        Some("prompt")
+    );
+}
+
+const HOSTILE: &str = "Clear\u{1b}[2J title\u{1b}]0;pwned\u{7} rtl\u{202e}gnp.exe";
+const HOSTILE_SHOWN: &str = "Clear\\x1b[2J title\\x1b]0;pwned\\x07 rtl\\u{202e}gnp.exe";
+
+#[track_caller]
+fn assert_nothing_raw(text: &str) {
+    assert!(!text.contains("\u{1b}[2J"), "raw clear-screen in {text:?}");
+    assert!(
+        !text.contains("\u{1b}]0;"),
+        "raw title sequence in {text:?}"
+    );
+    assert!(!text.contains('\u{7}'), "raw bell in {text:?}");
+    assert!(!text.contains('\u{202e}'), "raw bidi override in {text:?}");
+}
+
+#[test]
+fn hostile_questions_and_labels_are_shown_escaped_in_the_prompt() {
+    let env = Env::new();
+    let run = suspended(
+        &env,
+        json!([{"toolCalls": [{"id": "q1", "name": "ask_user", "args": {
+            "question": HOSTILE,
+            "options": [{"label": "a\u{1b}[31mred", "description": HOSTILE}, {"label": "b"}]
+        }}]}]),
+    );
+    let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+    pty.expect(HOSTILE_SHOWN);
+    pty.expect("a\\x1b[31mred — ");
+    pty.send(CTRL_C);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert_nothing_raw(&text);
+    assert!(!text.contains("\u{1b}[31mred"), "{text:?}");
+}
+
+#[test]
+fn hostile_plans_are_shown_escaped_in_the_review() {
+    let env = Env::new();
+    env.write(
+        "work/PLAN.md",
+        &format!("# {HOSTILE}\n\n## Steps {HOSTILE}\n\n- {HOSTILE}\n"),
+    );
+    let agent = env.agent(json!([plan_step(), done()]));
+    let (out, run) = env.start(&agent, &[]);
+    out.assert_code(75);
+    for color in ["never", "always"] {
+        let mut pty = Pty::spawn(&env, &["--color", color, "review", &run], &[]);
+        pty.expect(HOSTILE_SHOWN);
+        pty.expect(HOSTILE_SHOWN);
+        pty.expect(HOSTILE_SHOWN);
+        pty.expect("Approve");
+        pty.send(ESC);
+        let (code, text) = pty.finish();
+        assert_eq!(code, 130, "{text}");
+        assert_nothing_raw(&text);
+    }
+}
+
+/// An SGR (colour or style) escape sequence: ESC [ digits and semicolons, then `m`.
+fn has_sgr(text: &str) -> bool {
+    text.split('\u{1b}').skip(1).any(|rest| {
+        rest.strip_prefix('[').is_some_and(|r| {
+            let params: String = r
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ';')
+                .collect();
+            r[params.len()..].starts_with('m')
+        })
+    })
+}
+
+#[test]
+fn colours_follow_no_color_and_the_color_flag() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    // NO_COLOR is set by the harness.
+    let mut pty = Pty::spawn(&env, &["review", &run], &[]);
+    pty.expect("Approve");
+    pty.send(ESC);
+    let (_, plain) = pty.finish();
+    assert!(!has_sgr(&plain), "colours despite NO_COLOR: {plain:?}");
+
+    let mut pty = Pty::spawn(&env, &["--color", "always", "review", &run], &[]);
+    pty.expect("Approve");
+    pty.send(ESC);
+    let (_, coloured) = pty.finish();
+    assert!(
+        has_sgr(&coloured),
+        "no colours with --color always: {coloured:?}"
+    );
+    // Rendered Markdown: the heading without its marks, the code block without its fence.
+    assert!(!coloured.contains("## Steps"), "{coloured:?}");
+    assert!(!coloured.contains("```"), "{coloured:?}");
+}
+
+/// Runs a command that must end quickly (it must never wait for input).
+#[track_caller]
+fn quick(env: &Env, mut command: std::process::Command) -> Out {
+    command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let start = Instant::now();
+    let out = env.run_with(command);
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
+    out
+}
+
+#[test]
+fn without_a_terminal_nothing_prompts_or_waits() {
+    let env = Env::new();
+    let run = suspended(&env, json!([free_text(), done()]));
+    let plan_run = {
+        env.write(
+            "work/plan-script.json",
+            &json!({"steps": [plan_step(), done()]}).to_string(),
+        );
+        env.run(&["run", "--model", "script:plan-script.json", "Plan it"])
+            .assert_code(75);
+        env.latest_run().unwrap()
+    };
+    let before = env.dump();
+    let cases: [(Vec<&str>, &str); 4] = [
+        (vec!["answer", &run], "--multi"),
+        (vec!["answer"], "--multi"),
+        (vec!["review", &plan_run], "--approve"),
+        (vec!["review"], "--approve"),
+    ];
+    for closed in [false, true] {
+        for (args, flag) in &cases {
+            let mut command = env.command(args);
+            if closed {
+                close_stdin(&mut command);
+            }
+            let out = quick(&env, command);
+            out.assert_code(2);
+            assert_one_line_error(&out, "no ");
+            assert!(out.stderr.contains(flag), "{args:?}: {}", out.stderr);
+        }
+    }
+    assert_eq!(env.dump(), before);
+    // A run that suspends says how to answer and exits 75.
+    let agent = env.agent(json!([free_text(), done()]));
+    for closed in [false, true] {
+        let mut command = env.command(&["run", "--agent", &agent, "Go"]);
+        if closed {
+            close_stdin(&mut command);
+        }
+        let out = quick(&env, command);
+        out.assert_code(75);
+        assert!(out.stderr.contains("<answer>"), "{}", out.stderr);
+    }
+}
+
+/// Sends the command's stderr to `path`, after the pseudo-terminal is set up (which closes
+/// every other descriptor before the program starts).
+fn stderr_to(command: &mut std::process::Command, path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::process::CommandExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: open, dup2 and close are async-signal-safe; the path was prepared before.
+    unsafe {
+        command.pre_exec(move || {
+            let fd = libc::open(
+                path.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+                0o600,
+            );
+            if fd < 0 || libc::dup2(fd, 2) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::close(fd);
+            Ok(())
+        });
+    }
+}
+
+fn close_stdin(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: close(2) is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::close(0);
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn at_a_terminal_no_input_or_a_redirected_stream_means_no_prompt() {
+    let env = Env::new();
+    let run = suspended(&env, json!([free_text(), done()]));
+    let before = env.dump();
+
+    // --no-input, stdin and stderr both terminals.
+    let mut pty = Pty::spawn(&env, &["--no-input", "answer", &run], &[]);
+    pty.expect("error: no answer given");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 2);
+
+    // stdin from /dev/null, stderr a terminal.
+    let mut command = env.command(&["answer", &run]);
+    command.env("TERM", "xterm");
+    let mut pty = Pty::from_command(command);
+    pty.expect("error: no answer given");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 2);
+
+    // stdin a terminal, stderr to a file.
+    let log = env.path("stderr.log");
+    let mut command = env.command(&["answer", &run]);
+    command
+        .stdin(std::process::Stdio::inherit())
+        .env("TERM", "xterm");
+    stderr_to(&mut command, &log);
+    let (code, _) = Pty::from_command(command).finish();
+    assert_eq!(code, 2);
+    assert!(std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("error: no answer given"));
+    assert_eq!(env.dump(), before);
+
+    // `run` with --no-input at a terminal suspends as before.
+    let agent = env.agent(json!([free_text(), done()]));
+    let mut pty = Pty::spawn(&env, &["--no-input", "run", "--agent", &agent, "Go"], &[]);
+    pty.expect("is waiting for input");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 75);
+}
+
+#[test]
+fn ask_at_a_terminal_prompts_and_prints_the_answer() {
+    let env = Env::new();
+    let mut pty = Pty::spawn(
+        &env,
+        &["ask", "Deploy now?", "--option", "yes", "--option", "no"],
+        &[],
+    );
+    pty.expect("> yes");
+    pty.send(DOWN);
+    pty.expect("> no");
+    pty.send(ENTER);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    let run = env.latest_run().unwrap();
+    assert!(
+        text.lines().any(|l| l.trim() == "no"),
+        "the answer is printed: {text}"
+    );
+    assert!(
+        !text.contains(&run),
+        "no run id when the answer came at once: {text}"
+    );
+    let (_, via, _, data) = env
+        .conn()
+        .query_row(
+            "SELECT state, resolved_via, resolved_by, resume_data FROM calls",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            },
+        )
+        .unwrap();
+    assert_eq!((via.as_str(), data.as_str()), ("prompt", "\"no\""));
+    assert_eq!(env.status(&run), "completed");
+}
