@@ -8,7 +8,9 @@ PORT="${PGPORT_TEST:-54329}"
 DIR="${PGDATA_TEST:-/tmp/mastra-ask-pg}"
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
-  (apt-get install -y -q postgresql >/dev/null 2>&1) || (apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null)
+  SUDO=(); [ "$(id -u)" = 0 ] || SUDO=(sudo -E)
+  ("${SUDO[@]}" apt-get install -y -q postgresql >/dev/null 2>&1) ||
+    ("${SUDO[@]}" apt-get update -q >/dev/null && "${SUDO[@]}" apt-get install -y -q postgresql >/dev/null)
 fi
 BIN=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
 RUN_AS=()
@@ -20,9 +22,18 @@ if [ ! -f "$DIR/PG_VERSION" ]; then
   rm -rf "$DIR"; mkdir -p "$DIR"
   [ "$(id -u)" = 0 ] && chown mastra-pg "$DIR"
   "${RUN_AS[@]}" "$BIN/initdb" -D "$DIR" -U mastra --auth=trust -E UTF8 >/dev/null
+  # One role that must give a password, to test authentication failures.
+  printf 'host all mastra_pw 127.0.0.1/32 scram-sha-256\n%s\n' "$(cat "$DIR/pg_hba.conf")" > "$DIR/pg_hba.conf.new"
+  mv "$DIR/pg_hba.conf.new" "$DIR/pg_hba.conf"
+  [ "$(id -u)" = 0 ] && chown mastra-pg "$DIR/pg_hba.conf"
+  NEW_CLUSTER=1
 fi
 if ! "${RUN_AS[@]}" "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; then
   "${RUN_AS[@]}" "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
     -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+fi
+if [ "${NEW_CLUSTER:-0}" = 1 ]; then
+  "${RUN_AS[@]}" "$BIN/psql" -q -h 127.0.0.1 -p "$PORT" -U mastra -d postgres \
+    -c "CREATE ROLE mastra_pw LOGIN CREATEDB PASSWORD 'right-password'" >/dev/null
 fi
 echo "export MASTRA_ASK_TEST_POSTGRES=postgres://mastra@127.0.0.1:$PORT/postgres"

@@ -199,7 +199,7 @@ fn malformed_agent_files_are_rejected_before_anything_is_stored() {
     let out = env.run(&["run", "--agent", "agent.json", "hi"]);
     out.assert_code(2);
     assert_one_line_error(&out, "unknown field `txt`");
-    assert!(!env.db().exists(), "no store was created");
+    assert!(!env.has_store(), "no store was created");
 }
 
 #[test]

@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use rusqlite::Connection;
 use serde_json::Value;
 use tempfile::TempDir;
+
+use crate::db::{Row, TestDb};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mastra-ask");
 
@@ -39,6 +40,7 @@ impl Out {
 }
 
 pub struct Env {
+    pub store: TestDb,
     pub dir: TempDir,
 }
 
@@ -48,7 +50,38 @@ impl Env {
         for d in ["home", "work", "data"] {
             std::fs::create_dir_all(dir.path().join(d)).unwrap();
         }
-        Env { dir }
+        Env {
+            store: TestDb::new(dir.path()),
+            dir,
+        }
+    }
+
+    /// Whether any command created the store.
+    pub fn has_store(&self) -> bool {
+        self.store.exists()
+    }
+
+    /// Rows of a query (written for SQLite: `?1` parameters), every value as text.
+    pub fn rows(&self, sql: &str, params: &[&str]) -> Vec<Row> {
+        self.store.rows(sql, params)
+    }
+
+    /// The first column of the first row.
+    #[track_caller]
+    pub fn value(&self, sql: &str, params: &[&str]) -> Option<String> {
+        self.rows(sql, params)
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten())
+    }
+
+    #[track_caller]
+    pub fn count(&self, sql: &str, params: &[&str]) -> i64 {
+        self.value(sql, params).unwrap_or_default().parse().unwrap()
+    }
+
+    pub fn exec(&self, sql: &str, params: &[&str]) {
+        self.store.exec(sql, params)
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
@@ -73,7 +106,7 @@ impl Env {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.path("home"))
             .env("XDG_DATA_HOME", self.path("data"))
-            .env("MASTRA_ASK_DB", self.db())
+            .env("MASTRA_ASK_DB", self.store.url())
             .env("USER", "tester")
             .env("NO_COLOR", "1")
             .current_dir(self.work())
@@ -152,52 +185,27 @@ impl Env {
         (out, id)
     }
 
-    pub fn conn(&self) -> Connection {
-        Connection::open(self.db()).unwrap()
-    }
-
     pub fn latest_run(&self) -> Option<String> {
-        if !self.db().exists() {
+        if !self.has_store() {
             return None;
         }
-        self.conn()
-            .query_row("SELECT id FROM runs ORDER BY id DESC LIMIT 1", [], |r| {
-                r.get(0)
-            })
-            .ok()
+        self.value("SELECT id FROM runs ORDER BY id DESC LIMIT 1", &[])
     }
 
     pub fn status(&self, run: &str) -> String {
-        self.conn()
-            .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))
+        self.value("SELECT status FROM runs WHERE id = ?1", &[run])
             .unwrap()
     }
 
     /// Every row of every table, for "nothing changed" checks.
     pub fn dump(&self) -> String {
-        if !self.db().exists() {
+        if !self.has_store() {
             return "no store".into();
         }
-        let conn = self.conn();
         let mut out = String::new();
         for table in ["runs", "messages", "events", "calls"] {
-            let mut stmt = conn
-                .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
-                .unwrap();
-            let n = stmt.column_count();
-            let rows = stmt
-                .query_map([], |r| {
-                    Ok((0..n)
-                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
-                        .collect::<Vec<_>>()
-                        .join("|"))
-                })
-                .unwrap();
-            for row in rows {
-                out.push_str(table);
-                out.push(':');
-                out.push_str(&row.unwrap());
-                out.push('\n');
+            for row in self.rows(&format!("SELECT * FROM {table} ORDER BY 1, 2"), &[]) {
+                out.push_str(&format!("{table}:{row:?}\n"));
             }
         }
         out
@@ -205,14 +213,13 @@ impl Env {
 
     /// The run's stored messages (JSON bodies), in order.
     pub fn messages(&self, run: &str) -> Vec<Value> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT body FROM messages WHERE run_id = ?1 ORDER BY seq")
-            .unwrap();
-        stmt.query_map([run], |r| r.get::<_, String>(0))
-            .unwrap()
-            .map(|b| serde_json::from_str(&b.unwrap()).unwrap())
-            .collect()
+        self.rows(
+            "SELECT body FROM messages WHERE run_id = ?1 ORDER BY seq",
+            &[run],
+        )
+        .into_iter()
+        .map(|r| serde_json::from_str(r[0].as_deref().unwrap()).unwrap())
+        .collect()
     }
 
     /// The tool messages of a run as (toolCallId, parsed content).

@@ -2,10 +2,12 @@
 
 mod bad_input;
 mod common;
+mod db;
 mod docs;
 mod escaping;
 mod fake_server;
 mod generated;
+mod postgres;
 mod prompts;
 mod providers;
 mod pty;

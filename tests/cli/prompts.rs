@@ -54,22 +54,20 @@ fn suspended(env: &Env, steps: Value) -> String {
 
 /// `(state, resolved_via, resolved_by, resume_data)` of one tool call.
 fn resolution(env: &Env, run: &str, call: &str) -> (String, Option<String>, Option<String>, Value) {
-    env.conn()
-        .query_row(
-            "SELECT state, resolved_via, resolved_by, resume_data FROM calls WHERE run_id = ?1 AND call_id = ?2",
-            [run, call],
-            |r| {
-                let data: Option<String> = r.get(3)?;
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    data.map(|d| serde_json::from_str(&d).unwrap())
-                        .unwrap_or(Value::Null),
-                ))
-            },
-        )
-        .unwrap()
+    let row = env.rows(
+        "SELECT state, resolved_via, resolved_by, resume_data FROM calls WHERE run_id = ?1 AND call_id = ?2",
+        &[run, call],
+    )
+    .remove(0);
+    (
+        row[0].clone().unwrap(),
+        row[1].clone(),
+        row[2].clone(),
+        row[3]
+            .as_deref()
+            .map(|d| serde_json::from_str(d).unwrap())
+            .unwrap_or(Value::Null),
+    )
 }
 
 #[track_caller]
@@ -655,21 +653,10 @@ fn ask_at_a_terminal_prompts_and_prints_the_answer() {
         !text.contains(&run),
         "no run id when the answer came at once: {text}"
     );
-    let (_, via, _, data) = env
-        .conn()
-        .query_row(
-            "SELECT state, resolved_via, resolved_by, resume_data FROM calls",
-            [],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            },
-        )
-        .unwrap();
+    let row = env
+        .rows("SELECT resolved_via, resume_data FROM calls", &[])
+        .remove(0);
+    let (via, data) = (row[0].clone().unwrap(), row[1].clone().unwrap());
     assert_eq!((via.as_str(), data.as_str()), ("prompt", "\"no\""));
     assert_eq!(env.status(&run), "completed");
 }

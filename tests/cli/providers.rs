@@ -907,6 +907,7 @@ fn the_api_key_never_reaches_the_store_the_events_or_the_output() {
     }
     let events = show_json(&env, &run)["events"].to_string();
     assert!(events.contains("[redacted]") && !events.contains(KEY));
+    assert!(!env.dump().contains(KEY), "the store holds the key");
     for file in ["store.db", "store.db-wal", "store.db-shm"] {
         if let Ok(bytes) = std::fs::read(env.path(file)) {
             assert!(

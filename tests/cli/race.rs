@@ -37,12 +37,11 @@ fn eight_processes_answer_the_same_item_exactly_one_wins() {
             "{e}"
         );
     }
-    let conn = env.conn();
-    let (resolved, by): (i64, String) = conn
-        .query_row(
-            "SELECT count(*), max(resolved_by) FROM calls WHERE state = 'resolved'",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+    let resolved = env.count("SELECT count(*) FROM calls WHERE state = 'resolved'", &[]);
+    let by = env
+        .value(
+            "SELECT resolved_by FROM calls WHERE state = 'resolved'",
+            &[],
         )
         .unwrap();
     assert_eq!(resolved, 1);
@@ -52,13 +51,7 @@ fn eight_processes_answer_the_same_item_exactly_one_wins() {
         results[0].1["content"],
         format!("User answered: answer {}", &by[1..])
     );
-    let finishes: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM events WHERE kind = 'finish'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let finishes = env.count("SELECT count(*) FROM events WHERE kind = 'finish'", &[]);
     assert_eq!(finishes, 1);
     assert_eq!(env.status(&run), "completed");
 }
@@ -94,10 +87,7 @@ fn concurrent_first_use_of_a_new_store() {
     for out in children.into_iter().map(finish) {
         out.assert_code(75);
     }
-    let n: i64 = env
-        .conn()
-        .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
-        .unwrap();
+    let n = env.count("SELECT count(*) FROM runs", &[]);
     assert_eq!(n, 8);
     assert_eq!(env.run(&["pending", "-q"]).stdout.lines().count(), 8);
 }

@@ -56,13 +56,13 @@ fn a_killed_driver_is_taken_over_with_one_set_of_results() {
         1,
         "exactly one set of tool results"
     );
-    let conn = env.conn();
-    let kinds: Vec<String> = conn
-        .prepare("SELECT kind FROM events WHERE run_id = ?1 ORDER BY seq")
-        .unwrap()
-        .query_map([&run], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
+    let kinds: Vec<String> = env
+        .rows(
+            "SELECT kind FROM events WHERE run_id = ?1 ORDER BY seq",
+            &[&run],
+        )
+        .into_iter()
+        .map(|r| r[0].clone().unwrap())
         .collect();
     assert_eq!(
         kinds,
@@ -101,15 +101,15 @@ fn lease_rules_expired_and_other_host() {
     let env = Env::new();
     let agent = env.agent(json!([{"text": "done"}]));
     let (_, run) = env.start(&agent, &[]);
-    let conn = env.conn();
     let set = |host: &str, pid: u32, expires: i64| {
-        conn.execute(
-            "UPDATE runs SET status = 'running', lease_token = 'x', lease_host = ?2, lease_pid = ?3, lease_expires_at = ?4 WHERE id = ?1",
-            rusqlite::params![run, host, pid, expires],
-        )
-        .unwrap();
-        conn.execute("DELETE FROM messages WHERE run_id = ?1 AND seq > 0", [&run])
-            .unwrap();
+        env.exec(
+            &format!("UPDATE runs SET status = 'running', lease_token = 'x', lease_host = ?2, lease_pid = {pid}, lease_expires_at = {expires} WHERE id = ?1"),
+            &[&run, host],
+        );
+        env.exec(
+            "DELETE FROM messages WHERE run_id = ?1 AND seq > 0",
+            &[&run],
+        );
     };
     let far = i64::MAX / 2;
     // Another host's live lease: busy.
@@ -149,14 +149,7 @@ fn a_failed_run_can_be_resumed() {
     out.assert_code(0);
     assert_eq!(out.stdout, "Hello Ada\n");
     assert_eq!(env.tool_results(&run).len(), 1);
-    let errors: i64 = env
-        .conn()
-        .query_row(
-            "SELECT count(*) FROM events WHERE kind = 'error'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let errors = env.count("SELECT count(*) FROM events WHERE kind = 'error'", &[]);
     assert_eq!(errors, 1, "the failure stays in the history");
 }
 
@@ -184,14 +177,10 @@ fn cancel_stops_a_running_driver_at_its_next_commit() {
         out.stderr
     );
     assert_eq!(env.status(&run), "cancelled");
-    let assistant: i64 = env
-        .conn()
-        .query_row(
-            "SELECT count(*) FROM messages WHERE body LIKE '%finished%'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let assistant = env.count(
+        "SELECT count(*) FROM messages WHERE body LIKE '%finished%'",
+        &[],
+    );
     assert_eq!(assistant, 0);
 }
 
@@ -220,15 +209,7 @@ fn a_driver_renews_its_lease_while_the_model_thinks() {
     let (_, run) = env.start(&agent, &[]);
     let driver = env.spawn(&["answer", &run, "yes"]);
     wait_for(&env, &run, "running");
-    let expiry = || -> i64 {
-        env.conn()
-            .query_row(
-                "SELECT lease_expires_at FROM runs WHERE id = ?1",
-                [&run],
-                |r| r.get(0),
-            )
-            .unwrap()
-    };
+    let expiry = || env.count("SELECT lease_expires_at FROM runs WHERE id = ?1", &[&run]);
     let first = expiry();
     sleep(Duration::from_millis(2600));
     let renewed = expiry();
@@ -237,11 +218,6 @@ fn a_driver_renews_its_lease_while_the_model_thinks() {
         "lease not renewed: {first} then {renewed}"
     );
     finish(driver).assert_code(0);
-    let lease: Option<String> = env
-        .conn()
-        .query_row("SELECT lease_token FROM runs WHERE id = ?1", [&run], |r| {
-            r.get(0)
-        })
-        .unwrap();
+    let lease = env.value("SELECT lease_token FROM runs WHERE id = ?1", &[&run]);
     assert_eq!(lease, None, "a finished run holds no lease");
 }

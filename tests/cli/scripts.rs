@@ -65,7 +65,7 @@ fn ask_rejects_bad_input_before_creating_anything() {
     let out = env.run(&["plan", "missing.md"]);
     out.assert_code(2);
     assert_one_line_error(&out, "plan file missing.md");
-    assert!(!env.db().exists());
+    assert!(!env.has_store());
 }
 
 #[test]
@@ -159,12 +159,10 @@ fn a_timeout_expires_the_item_and_never_answers_it() {
     assert_eq!(out.stdout, "");
     let run = env.latest_run().unwrap();
     assert_eq!(env.status(&run), "failed");
-    let (state, answer): (String, Option<String>) = env
-        .conn()
-        .query_row("SELECT state, resume_data FROM calls", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .unwrap();
+    let row = env
+        .rows("SELECT state, resume_data FROM calls", &[])
+        .remove(0);
+    let (state, answer) = (row[0].clone().unwrap(), row[1].clone());
     assert_eq!((state.as_str(), answer), ("expired", None));
     assert_eq!(env.run(&["pending"]).stdout, "");
     let out = env.run(&["answer", &run, "late"]);
@@ -279,10 +277,7 @@ fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
     out.assert_code(0);
     assert_eq!(out.stdout, "all done\n");
     assert_eq!(env.status(&run), "completed");
-    let waiters: i64 = env
-        .conn()
-        .query_row("SELECT count(*) FROM waiters", [], |r| r.get(0))
-        .unwrap();
+    let waiters = env.count("SELECT count(*) FROM waiters", &[]);
     assert_eq!(waiters, 0, "the waiter unregistered itself");
 }
 
@@ -367,14 +362,7 @@ fn prune_deletes_finished_runs_only() {
         .map(|r| r["runId"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(left, [waiting]);
-    let rows: i64 = env
-        .conn()
-        .query_row(
-            "SELECT count(*) FROM messages WHERE run_id = ?1",
-            [&done],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let rows = env.count("SELECT count(*) FROM messages WHERE run_id = ?1", &[&done]);
     assert_eq!(rows, 0, "a pruned run's messages go with it");
     let out = env.run(&["prune", "--older-than", "0s", "--status", "suspended"]);
     out.assert_code(2);

@@ -32,10 +32,7 @@ fn an_empty_question_returns_the_validation_object_and_the_run_goes_on() {
         results[1].1,
         json!({"content": "Failed to ask user: selectionMode requires options.", "isError": true})
     );
-    let calls: i64 = env
-        .conn()
-        .query_row("SELECT count(*) FROM calls", [], |r| r.get(0))
-        .unwrap();
+    let calls = env.count("SELECT count(*) FROM calls", &[]);
     assert_eq!(calls, 0, "no suspension was created");
 }
 
@@ -116,10 +113,7 @@ fn a_plan_rejected_with_feedback_from_a_file_or_json() {
         env.tool_results(&run)[0].1["submittedPlan"]["feedback"],
         "No."
     );
-    let via: String = env
-        .conn()
-        .query_row("SELECT resolved_via FROM calls", [], |r| r.get(0))
-        .unwrap();
+    let via = env.value("SELECT resolved_via FROM calls", &[]).unwrap();
     assert_eq!(via, "json");
 }
 
@@ -257,5 +251,5 @@ fn tool_fallbacks_outside_a_run() {
     let out = env.run(&["tool", "delete_everything", "--json", "{}"]);
     out.assert_code(2);
     assert_one_line_error(&out, "unknown tool");
-    assert!(!env.db().exists(), "the tool command never creates a store");
+    assert!(!env.has_store(), "the tool command never creates a store");
 }
