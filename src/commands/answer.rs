@@ -4,7 +4,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::flow::resolve_and_continue;
-use super::{inline, parse_json_flag, pending_item, read_stdin, who, Ctx};
+use super::{inline, parse_json_flag, read_stdin, target, who, Ctx};
 use crate::cli::AnswerArgs;
 use crate::domain::{Resolution, Via, ASK_USER};
 use crate::error::{fail, Error};
@@ -20,17 +20,9 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         _ if ctx.interactive() => return ask_here(ctx, &args),
         _ => return fail(missing_answer()),
     };
-    let Some(run_input) = args.run.as_deref() else {
-        return fail(
-            Error::usage("which run? pass RUN")
-                .with_hint("list what waits with: mastra-ask pending"),
-        );
-    };
-    let (store, run) = ctx.store_and_run(run_input)?;
-    let item = pending_item(
+    let (store, run, item) = target(
         ctx,
-        store.as_ref(),
-        &run,
+        args.run.as_deref(),
         ASK_USER,
         args.tool_call.as_deref(),
     )?;

@@ -214,6 +214,24 @@ pub fn pending_item(
     }
 }
 
+/// The store, run and pending item an `answer` (questions) or `review` (plans) names.
+pub fn target(
+    ctx: &Ctx,
+    run: Option<&str>,
+    tool: &str,
+    tool_call: Option<&str>,
+) -> Result<(Box<dyn Store>, Run, CallRecord)> {
+    let Some(input) = run else {
+        return fail(
+            Error::usage("which run? pass RUN")
+                .with_hint("list what waits with: mastra-ask pending"),
+        );
+    };
+    let (store, run) = ctx.store_and_run(input)?;
+    let item = pending_item(ctx, store.as_ref(), &run, tool, tool_call)?;
+    Ok((store, run, item))
+}
+
 pub fn not_pending(call: &CallRecord) -> Error {
     let by = call
         .resolved_by

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::flow::resolve_and_continue;
-use super::{inline, parse_json_flag, pending_item, read_stdin, who, Ctx};
+use super::{inline, parse_json_flag, read_stdin, target, who, Ctx};
 use crate::cli::ReviewArgs;
 use crate::domain::{Resolution, Via, SUBMIT_PLAN};
 use crate::error::{fail, Error};
@@ -17,17 +17,9 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         return inline::resolve_chosen(ctx, run, tool_call, SUBMIT_PLAN, &who(args.as_.clone()));
     }
     let (decision, via) = decision(&args)?;
-    let Some(run_input) = args.run.as_deref() else {
-        return fail(
-            Error::usage("which run? pass RUN")
-                .with_hint("list what waits with: mastra-ask pending"),
-        );
-    };
-    let (store, run) = ctx.store_and_run(run_input)?;
-    let item = pending_item(
+    let (store, run, item) = target(
         ctx,
-        store.as_ref(),
-        &run,
+        args.run.as_deref(),
         SUBMIT_PLAN,
         args.tool_call.as_deref(),
     )?;

@@ -81,6 +81,26 @@ pub enum Transition {
     },
 }
 
+impl Transition {
+    /// The run's `status`, `output`, `finish_reason` and `error` after it.
+    pub fn columns(&self) -> (RunStatus, Option<&str>, Option<&str>, Option<&str>) {
+        match self {
+            Transition::Running => (RunStatus::Running, None, None, None),
+            Transition::Suspended => (RunStatus::Suspended, None, None, None),
+            Transition::Completed {
+                output,
+                finish_reason,
+            } => (
+                RunStatus::Completed,
+                Some(output),
+                Some(finish_reason),
+                None,
+            ),
+            Transition::Failed { error } => (RunStatus::Failed, None, None, Some(error)),
+        }
+    }
+}
+
 /// Everything one step of the loop stores, in one transaction.
 pub struct StepCommit {
     pub messages: Vec<Message>,

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::{
     now_ms, Access, Lease, NewRun, PendingItem, Resolved, Run, RunFilter, StepCommit, StepResults,
-    Store, Transition, EXPIRED, LEASE_MS,
+    Store, EXPIRED, LEASE_MS,
 };
 use crate::domain::{
     CallRecord, CallState, Event, Message, Resolution, RunStatus, StoredEvent, Usage,
@@ -543,23 +543,8 @@ impl Store for PgStore {
         let now = now_ms();
         self.write(|tx| {
             lock_run(tx, run_id)?;
-            let (status, output, reason, error, keep_lease) = match &step.transition {
-                Transition::Running => (RunStatus::Running, None, None, None, true),
-                Transition::Suspended => (RunStatus::Suspended, None, None, None, false),
-                Transition::Completed {
-                    output,
-                    finish_reason,
-                } => (
-                    RunStatus::Completed,
-                    Some(output.as_str()),
-                    Some(finish_reason.as_str()),
-                    None,
-                    false,
-                ),
-                Transition::Failed { error } => {
-                    (RunStatus::Failed, None, None, Some(error.as_str()), false)
-                }
-            };
+            let (status, output, reason, error) = step.transition.columns();
+            let keep_lease = status == RunStatus::Running;
             let l = lease_cols(keep_lease.then_some(lease));
             let changed = tx.execute(
                 "UPDATE runs SET status = $3, output = coalesce($4, output), \

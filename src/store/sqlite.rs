@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::{
     now_ms, Access, Lease, NewRun, PendingItem, Resolved, Run, RunFilter, StepCommit, StepResults,
-    Store, Transition, LEASE_MS,
+    Store, LEASE_MS,
 };
 use crate::domain::{
     CallRecord, CallState, Event, Message, Resolution, RunStatus, StoredEvent, Usage,
@@ -110,12 +110,12 @@ impl SqliteStore {
         .with_context(|| format!("opening the store at {}", path.display()))?;
         let store = SqliteStore { conn };
         store
-            .prepare()
+            .prepare(path)
             .with_context(|| format!("opening the store at {}", path.display()))?;
         Ok(Some(store))
     }
 
-    fn prepare(&self) -> Result<()> {
+    fn prepare(&self, path: &Path) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
         self.conn
             .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")?;
@@ -125,6 +125,9 @@ impl SqliteStore {
         if version as usize >= MIGRATIONS.len() {
             return Ok(());
         }
+        // First use: one process at a time switches to WAL and migrates (SQLite's busy
+        // handler does not cover a journal-mode switch racing another's first write).
+        let _setup = SetupLock::take(path)?;
         let mode: String = self
             .conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
@@ -159,6 +162,23 @@ impl SqliteStore {
                 Err(e)
             }
         }
+    }
+}
+
+/// An exclusive `flock` on the store file, held while a process sets the store up.
+struct SetupLock {
+    _file: std::fs::File,
+}
+
+impl SetupLock {
+    fn take(path: &Path) -> Result<SetupLock> {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::File::open(path)?;
+        // SAFETY: flock on a descriptor we own; it blocks until the lock is ours.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error().into());
+        }
+        Ok(SetupLock { _file: file })
     }
 }
 
@@ -483,23 +503,8 @@ impl Store for SqliteStore {
     ) -> Result<Option<Vec<StoredEvent>>> {
         let now = now_ms();
         self.write(|c| {
-            let (status, output, reason, error, keep_lease) = match &step.transition {
-                Transition::Running => (RunStatus::Running, None, None, None, true),
-                Transition::Suspended => (RunStatus::Suspended, None, None, None, false),
-                Transition::Completed {
-                    output,
-                    finish_reason,
-                } => (
-                    RunStatus::Completed,
-                    Some(output.as_str()),
-                    Some(finish_reason.as_str()),
-                    None,
-                    false,
-                ),
-                Transition::Failed { error } => {
-                    (RunStatus::Failed, None, None, Some(error.as_str()), false)
-                }
-            };
+            let (status, output, reason, error) = step.transition.columns();
+            let keep_lease = status == RunStatus::Running;
             let (token, host, pid, expires) = lease_params(keep_lease.then_some(lease));
             let changed = c.execute(
                 "UPDATE runs SET status = ?3, output = coalesce(?4, output), \
