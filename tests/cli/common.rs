@@ -203,7 +203,7 @@ impl Env {
             return "no store".into();
         }
         let mut out = String::new();
-        for table in ["runs", "messages", "events", "calls"] {
+        for table in self.store.tables() {
             for row in self.rows(&format!("SELECT * FROM {table} ORDER BY 1, 2"), &[]) {
                 out.push_str(&format!("{table}:{row:?}\n"));
             }
@@ -213,13 +213,15 @@ impl Env {
 
     /// The run's stored messages (JSON bodies), in order.
     pub fn messages(&self, run: &str) -> Vec<Value> {
-        self.rows(
-            "SELECT body FROM messages WHERE run_id = ?1 ORDER BY seq",
-            &[run],
-        )
-        .into_iter()
-        .map(|r| serde_json::from_str(r[0].as_deref().unwrap()).unwrap())
-        .collect()
+        self.show(run)["messages"].as_array().unwrap().clone()
+    }
+
+    /// `show -o json` of a run: status, messages, suspensions with their audit, events.
+    #[track_caller]
+    pub fn show(&self, run: &str) -> Value {
+        let out = self.run(&["-o", "json", "show", run]);
+        out.assert_code(0);
+        out.json_lines().remove(0)
     }
 
     /// The tool messages of a run as (toolCallId, parsed content).

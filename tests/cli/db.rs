@@ -77,6 +77,23 @@ impl TestDb {
         }
     }
 
+    /// The store's tables (but its schema bookkeeping).
+    pub fn tables(&self) -> Vec<String> {
+        let sql = match self {
+            TestDb::Sqlite(_) => {
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            }
+            TestDb::Postgres { .. } => {
+                "SELECT table_name::text FROM information_schema.tables \
+                 WHERE table_schema = 'mastra_ask' AND table_name <> 'schema_version' ORDER BY 1"
+            }
+        };
+        self.rows(sql, &[])
+            .into_iter()
+            .filter_map(|r| r[0].clone())
+            .collect()
+    }
+
     pub fn rows(&self, sql: &str, params: &[&str]) -> Vec<Row> {
         match self {
             TestDb::Sqlite(path) => {

@@ -92,11 +92,14 @@ fn two_machines_share_one_store() {
     );
     out.assert_code(0);
     assert_eq!(out.stdout, "Rolled out.\n");
-    let by = env.rows(
-        "SELECT resolved_by FROM calls WHERE run_id = ?1 ORDER BY step",
-        &[&run],
-    );
-    assert_eq!(by, [[Some("b".to_string())], [Some("b".to_string())]]);
+    let show = env.show(&run);
+    let by: Vec<&str> = show["suspensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["resolvedBy"].as_str().unwrap())
+        .collect();
+    assert_eq!(by, ["b", "b"]);
 }
 
 /// The test server's admin URL, when the suite runs against PostgreSQL.

@@ -54,19 +54,20 @@ fn suspended(env: &Env, steps: Value) -> String {
 
 /// `(state, resolved_via, resolved_by, resume_data)` of one tool call.
 fn resolution(env: &Env, run: &str, call: &str) -> (String, Option<String>, Option<String>, Value) {
-    let row = env.rows(
-        "SELECT state, resolved_via, resolved_by, resume_data FROM calls WHERE run_id = ?1 AND call_id = ?2",
-        &[run, call],
-    )
-    .remove(0);
+    let show = env.show(run);
+    let item = show["suspensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["toolCallId"] == call)
+        .unwrap()
+        .clone();
+    let text = |k: &str| item[k].as_str().map(str::to_string);
     (
-        row[0].clone().unwrap(),
-        row[1].clone(),
-        row[2].clone(),
-        row[3]
-            .as_deref()
-            .map(|d| serde_json::from_str(d).unwrap())
-            .unwrap_or(Value::Null),
+        text("state").unwrap(),
+        text("resolvedVia"),
+        text("resolvedBy"),
+        item["resumeData"].clone(),
     )
 }
 

@@ -56,13 +56,11 @@ fn a_killed_driver_is_taken_over_with_one_set_of_results() {
         1,
         "exactly one set of tool results"
     );
-    let kinds: Vec<String> = env
-        .rows(
-            "SELECT kind FROM events WHERE run_id = ?1 ORDER BY seq",
-            &[&run],
-        )
-        .into_iter()
-        .map(|r| r[0].clone().unwrap())
+    let kinds: Vec<String> = env.show(&run)["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(
         kinds,
@@ -99,22 +97,31 @@ fn a_live_lease_makes_resume_exit_4() {
 #[test]
 fn lease_rules_expired_and_other_host() {
     let env = Env::new();
-    let agent = env.agent(json!([{"text": "done"}]));
-    let (_, run) = env.start(&agent, &[]);
+    let run = slow_after_answer(&env);
+    let mut driver = env.spawn(&["answer", &run, "yes"]);
+    wait_for(&env, &run, "running");
+    driver.kill().unwrap();
+    driver.wait().unwrap();
+    env.write(
+        "work/script.json",
+        &json!({"steps": [
+            {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+            {"text": "finished"}
+        ]})
+        .to_string(),
+    );
     let set = |host: &str, pid: u32, expires: i64| {
         env.exec(
-            &format!("UPDATE runs SET status = 'running', lease_token = 'x', lease_host = ?2, lease_pid = {pid}, lease_expires_at = {expires} WHERE id = ?1"),
+            &format!("UPDATE runs SET lease_host = ?2, lease_pid = {pid}, lease_expires_at = {expires} WHERE id = ?1"),
             &[&run, host],
-        );
-        env.exec(
-            "DELETE FROM messages WHERE run_id = ?1 AND seq > 0",
-            &[&run],
         );
     };
     let far = i64::MAX / 2;
     // Another host's live lease: busy.
     set("some-other-host", 1, far);
-    env.run(&["resume", &run]).assert_code(4);
+    let out = env.run(&["resume", &run]);
+    out.assert_code(4);
+    assert_one_line_error(&out, "is being driven by process 1 on some-other-host");
     // A lease held by a live process on this host: busy.
     set(&hostname(), std::process::id(), far);
     env.run(&["resume", &run]).assert_code(4);
