@@ -66,7 +66,11 @@ fn options() -> Result<Options, String> {
                     .and_then(|n| n.parse().ok())
                     .ok_or("--store-runs needs a number")?
             }
-            other => return Err(format!("unknown option {other}; try --quick, --dir DIR, --store-runs N, --keep")),
+            other => {
+                return Err(format!(
+                    "unknown option {other}; try --quick, --dir DIR, --store-runs N, --keep"
+                ))
+            }
         }
     }
     Ok(o)
@@ -95,11 +99,18 @@ fn bench() -> Result<(), String> {
         .prefix("mastra-ask-bench-")
         .tempdir_in(&o.dir)
         .map_err(|e| e.to_string())?;
-    let root = if o.keep { tmp.keep() } else { tmp.path().to_path_buf() };
+    let root = if o.keep {
+        tmp.keep()
+    } else {
+        tmp.path().to_path_buf()
+    };
     let mut table = Table::new();
 
     // 1. Lifecycles of the example agent.
-    progress(&format!("{} runs of the example agent, {} at a time", o.runs, o.batch));
+    progress(&format!(
+        "{} runs of the example agent, {} at a time",
+        o.runs, o.batch
+    ));
     let a = Runner::new(&bin, &root.join("lifecycles")).map_err(|e| e.to_string())?;
     prepare(&a, None)?;
     lifecycles(&a, 10, 10)?; // warm-up; creates the store
@@ -137,7 +148,11 @@ fn bench() -> Result<(), String> {
     progress(&format!("seeded in {:.1} s", start.elapsed().as_secs_f64()));
     let size = store_size(&a.db)?;
     let items = pending(&a)?;
-    let label = format!("{} runs, {} pending", thousands(o.store_runs), thousands(items.len()));
+    let label = format!(
+        "{} runs, {} pending",
+        thousands(o.store_runs),
+        thousands(items.len())
+    );
     let p = repeat(&a, &["pending"], 20)?;
     table.row(
         &format!("`pending` ({label})"),
@@ -146,7 +161,12 @@ fn bench() -> Result<(), String> {
         Some(quantile(&p, 0.5).as_millis() < 50),
     );
     let pj = repeat(&a, &["pending", "-o", "json"], 20)?;
-    table.row(&format!("`pending -o json` ({label})"), "", timing(&pj), None);
+    table.row(
+        &format!("`pending -o json` ({label})"),
+        "",
+        timing(&pj),
+        None,
+    );
     let r = repeat(&a, &["runs"], 20)?;
     table.row(&format!("`runs` ({label})"), "", timing(&r), None);
     let show = items.first().map(|i| i.run.clone()).unwrap_or_default();
@@ -155,18 +175,30 @@ fn bench() -> Result<(), String> {
     table.row(
         "store size",
         "",
-        format!("{:.0} MiB ({} bytes per run)", size as f64 / 1048576.0, size / o.store_runs.max(1) as u64),
+        format!(
+            "{:.0} MiB ({} bytes per run)",
+            size as f64 / 1048576.0,
+            size / o.store_runs.max(1) as u64
+        ),
         None,
     );
 
     // 4. Many answering processes at once.
-    progress(&format!("{} processes answering {} items", o.workers, items.len()));
+    progress(&format!(
+        "{} processes answering {} items",
+        o.workers,
+        items.len()
+    ));
     let out = concurrent::answer_all(&a, items, o.workers);
     for e in out.other_errors.iter().take(5) {
         eprintln!("bench: answer failed: {e}");
     }
     table.row(
-        &format!("{} processes answering {} different items at once ({label})", o.workers, thousands(out.items)),
+        &format!(
+            "{} processes answering {} different items at once ({label})",
+            o.workers,
+            thousands(out.items)
+        ),
         "all succeed, no lock errors",
         format!(
             "{}/{} succeeded, {} lock errors, {:.2} s in all ({:.1} ms per answer)",
@@ -187,7 +219,10 @@ fn bench() -> Result<(), String> {
         println!("- {line}");
     }
     if let Some(f) = report::fsync_latency(&root) {
-        println!("- one 4 KiB write + fdatasync on that disk: {} median", ms(f));
+        println!(
+            "- one 4 KiB write + fdatasync on that disk: {} median",
+            ms(f)
+        );
     }
     println!("- binary: {} ({:.1} MiB)", bin.display(), file_mib(&bin));
     if o.keep {
@@ -216,7 +251,12 @@ fn lifecycle_rows(table: &mut Table, s: &Samples, growth: f64) {
         format!("{} (largest of {})", mib(rss), s.run.len() + s.answer.len()),
         Some(rss < 15 * 1024),
     );
-    table.row("`review --approve` to the end of the run", "", timing(&s.review), None);
+    table.row(
+        "`review --approve` to the end of the run",
+        "",
+        timing(&s.review),
+        None,
+    );
     table.row(
         "store growth per run of three questions and a plan (example agent)",
         "< 8 KiB",
@@ -243,5 +283,7 @@ fn thousands(n: usize) -> String {
 }
 
 fn file_mib(p: &std::path::Path) -> f64 {
-    std::fs::metadata(p).map(|m| m.len() as f64 / 1048576.0).unwrap_or(0.0)
+    std::fs::metadata(p)
+        .map(|m| m.len() as f64 / 1048576.0)
+        .unwrap_or(0.0)
 }

@@ -37,7 +37,9 @@ pub fn helper(args: &[OsString]) -> ! {
 
 fn measure_here(args: &[OsString]) -> std::io::Result<Sample> {
     let [stderr, program, rest @ ..] = args else {
-        return Err(std::io::Error::other("usage: --spawn STDERR PROGRAM ARGS..."));
+        return Err(std::io::Error::other(
+            "usage: --spawn STDERR PROGRAM ARGS...",
+        ));
     };
     let stderr = File::create(stderr)?;
     let start = Instant::now();
@@ -133,7 +135,9 @@ impl Runner {
             .args(args)
             .stdin(Stdio::null());
         self.env(&mut c);
-        let out = c.output().map_err(|e| format!("cannot start the helper: {e}"))?;
+        let out = c
+            .output()
+            .map_err(|e| format!("cannot start the helper: {e}"))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let fields: Vec<u64> = text
             .split_whitespace()

@@ -179,8 +179,15 @@ impl Env {
             return "no store".into();
         }
         let conn = self.conn();
+        let tables: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
         let mut out = String::new();
-        for table in ["runs", "messages", "events", "calls"] {
+        for table in tables {
             let mut stmt = conn
                 .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
                 .unwrap();
@@ -194,7 +201,7 @@ impl Env {
                 })
                 .unwrap();
             for row in rows {
-                out.push_str(table);
+                out.push_str(&table);
                 out.push(':');
                 out.push_str(&row.unwrap());
                 out.push('\n');
@@ -203,15 +210,28 @@ impl Env {
         out
     }
 
-    /// The run's stored messages (JSON bodies), in order.
+    /// The run as `show -o json` gives it: messages, suspensions and events included.
+    pub fn show(&self, run: &str) -> Value {
+        let out = self.run(&["-o", "json", "show", run]);
+        out.assert_code(0);
+        serde_json::from_str(out.stdout.trim()).unwrap()
+    }
+
+    /// The run's messages, in order.
     pub fn messages(&self, run: &str) -> Vec<Value> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT body FROM messages WHERE run_id = ?1 ORDER BY seq")
-            .unwrap();
-        stmt.query_map([run], |r| r.get::<_, String>(0))
-            .unwrap()
-            .map(|b| serde_json::from_str(&b.unwrap()).unwrap())
+        self.show(run)["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The kinds of the run's events, in order.
+    pub fn event_kinds(&self, run: &str) -> Vec<String> {
+        self.show(run)["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| e["type"].as_str().unwrap_or_default().to_string())
             .collect()
     }
 

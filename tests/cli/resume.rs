@@ -56,16 +56,8 @@ fn a_killed_driver_is_taken_over_with_one_set_of_results() {
         1,
         "exactly one set of tool results"
     );
-    let conn = env.conn();
-    let kinds: Vec<String> = conn
-        .prepare("SELECT kind FROM events WHERE run_id = ?1 ORDER BY seq")
-        .unwrap()
-        .query_map([&run], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
     assert_eq!(
-        kinds,
+        env.event_kinds(&run),
         [
             "start",
             "step-start",
@@ -108,8 +100,11 @@ fn lease_rules_expired_and_other_host() {
             rusqlite::params![run, host, pid, expires],
         )
         .unwrap();
-        conn.execute("DELETE FROM messages WHERE run_id = ?1 AND seq > 0", [&run])
-            .unwrap();
+        conn.execute(
+            "DELETE FROM messages WHERE run = (SELECT key FROM runs WHERE id = ?1) AND seq > 0",
+            [&run],
+        )
+        .unwrap();
     };
     let far = i64::MAX / 2;
     // Another host's live lease: busy.

@@ -370,8 +370,8 @@ fn prune_deletes_finished_runs_only() {
     let rows: i64 = env
         .conn()
         .query_row(
-            "SELECT count(*) FROM messages WHERE run_id = ?1",
-            [&done],
+            "SELECT count(*) FROM messages WHERE run NOT IN (SELECT key FROM runs)",
+            [],
             |r| r.get(0),
         )
         .unwrap();
