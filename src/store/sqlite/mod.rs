@@ -33,6 +33,19 @@ pub struct SqliteStore {
     path: PathBuf,
 }
 
+/// How a transaction reaches the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sync {
+    /// On disk (`fsync`) before the commit returns: every person's decision, and every
+    /// state a command reports (the end of a leg).
+    Durable,
+    /// Handed to the operating system at commit: safe from a crashed process, not from a
+    /// power cut. For the start and the middle of a leg and for liveness data; the log is
+    /// written in order, so the leg's durable end makes them durable too, and a leg cut
+    /// short is what `resume` redoes anyway.
+    Deferred,
+}
+
 impl SqliteStore {
     pub fn open(path: &Path, access: Access) -> Result<Option<SqliteStore>> {
         let exists = path.exists();
@@ -72,7 +85,7 @@ impl SqliteStore {
         if !mode.eq_ignore_ascii_case("wal") {
             anyhow::bail!("cannot switch the store to WAL mode (it is in {mode} mode)");
         }
-        self.write(|c| {
+        self.write(Sync::Durable, |c| {
             let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
             for (i, sql) in schema::MIGRATIONS
                 .iter()
@@ -89,7 +102,22 @@ impl SqliteStore {
 
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction: committed when it succeeds, rolled
     /// back otherwise.
-    fn write<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    fn write<T>(&self, sync: Sync, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        self.with_sync(sync, || self.transaction(f))
+    }
+
+    /// Runs `f` with the connection's commits made `sync`.
+    fn with_sync<T>(&self, sync: Sync, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        if sync == Sync::Durable {
+            return f();
+        }
+        self.conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+        let result = f();
+        self.conn.execute_batch("PRAGMA synchronous = FULL")?;
+        result
+    }
+
+    fn transaction<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         match f(&self.conn) {
             Ok(v) => match self.conn.execute_batch("COMMIT") {
@@ -127,16 +155,13 @@ fn create_private(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The integer key of the run with id `id`.
-fn run_key(c: &Connection, id: &str) -> Result<Option<i64>> {
-    Ok(c.prepare_cached("SELECT key FROM runs WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?)
-}
-
-fn next_seq(c: &Connection, table: &str, run: i64) -> Result<i64> {
-    let sql = format!("SELECT coalesce(max(seq) + 1, 0) FROM {table} WHERE run = ?1");
-    Ok(c.prepare_cached(&sql)?.query_row([run], |r| r.get(0))?)
+/// The sequence numbers the run's next message and next event get.
+fn next_seqs(c: &Connection, run: i64) -> Result<(i64, i64)> {
+    Ok(c.prepare_cached(
+        "SELECT (SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE run = ?1), \
+         (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run = ?1)",
+    )?
+    .query_row([run], |r| Ok((r.get(0)?, r.get(1)?)))?)
 }
 
 /// The key of a stored document with this text, stored now if it is new.
@@ -172,17 +197,17 @@ fn append_messages(
     Ok(())
 }
 
-/// Appends events; `step_message` is the sequence number of the assistant message stored
-/// with them and `sources` what they may point at.
+/// Appends events from sequence number `first`; `step_message` is the sequence number of
+/// the assistant message stored with them and `sources` what they may point at.
 fn append_events(
     c: &Connection,
     run: i64,
+    first: i64,
     events: &[Event],
     at: i64,
     step_message: Option<i64>,
     sources: &Sources,
 ) -> Result<Vec<StoredEvent>> {
-    let first = next_seq(c, "events", run)?;
     let mut stmt = c.prepare_cached(
         "INSERT INTO events (run, seq, kind, derived, call_id, message, payload, at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -212,13 +237,14 @@ fn append_events(
 }
 
 /// A run's messages with their sequence numbers.
-fn messages_of(c: &Connection, run: i64) -> Result<Vec<(i64, Message)>> {
+fn messages_of(c: &Connection, run_id: &str) -> Result<Vec<(i64, Message)>> {
     let mut stmt = c.prepare_cached(
-        "SELECT m.seq, m.call_id, m.body, c.result FROM messages m \
+        "SELECT m.seq, m.call_id, m.body, c.result FROM runs r \
+         JOIN messages m ON m.run = r.key \
          LEFT JOIN calls c ON c.run = m.run AND c.call_id = m.call_id \
-         WHERE m.run = ?1 ORDER BY m.seq",
+         WHERE r.id = ?1 ORDER BY m.seq",
     )?;
-    let rows = stmt.query_map([run], |r| {
+    let rows = stmt.query_map([run_id], |r| {
         let call_id: Option<String> = r.get(1)?;
         let body: String = r.get(2)?;
         let result: Option<String> = r.get(3)?;
@@ -301,7 +327,7 @@ impl Store for SqliteStore {
 
     fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>> {
         let now = now_ms();
-        self.write(|c| {
+        self.write(Sync::Deferred, |c| {
             let agent = document(c, &to_json(run.agent))?;
             let (token, host, pid, expires) = lease_params(Some(run.lease));
             c.prepare_cached(
@@ -326,7 +352,7 @@ impl Store for SqliteStore {
                 content: run.prompt.to_string(),
             }];
             append_messages(c, key, 0, &prompt, &HashMap::new())?;
-            append_events(c, key, run.events, now, None, &Sources::default())
+            append_events(c, key, 0, run.events, now, None, &Sources::default())
         })
     }
 
@@ -375,21 +401,15 @@ impl Store for SqliteStore {
     }
 
     fn messages(&self, run_id: &str) -> Result<Vec<Message>> {
-        let Some(run) = run_key(&self.conn, run_id)? else {
-            return Ok(Vec::new());
-        };
-        Ok(messages_of(&self.conn, run)?
+        Ok(messages_of(&self.conn, run_id)?
             .into_iter()
             .map(|(_, m)| m)
             .collect())
     }
 
     fn events(&self, run_id: &str) -> Result<Vec<StoredEvent>> {
-        let Some(run) = run_key(&self.conn, run_id)? else {
-            return Ok(Vec::new());
-        };
         let mut sources = Sources::default();
-        for (seq, m) in messages_of(&self.conn, run)? {
+        for (seq, m) in messages_of(&self.conn, run_id)? {
             sources.add_message(seq, &m);
         }
         for call in calls_of(&self.conn, run_id)? {
@@ -398,10 +418,10 @@ impl Store for SqliteStore {
             }
         }
         let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, at, kind, derived, call_id, message, payload FROM events \
-             WHERE run = ?1 ORDER BY seq",
+            "SELECT e.seq, e.at, e.kind, e.derived, e.call_id, e.message, e.payload \
+             FROM runs r JOIN events e ON e.run = r.key WHERE r.id = ?1 ORDER BY e.seq",
         )?;
-        let rows = stmt.query_map([run], |r| {
+        let rows = stmt.query_map([run_id], |r| {
             let row = EventRow {
                 derived: r.get(3)?,
                 call_id: r.get(4)?,
@@ -436,20 +456,12 @@ impl Store for SqliteStore {
 
     fn pending(&self, run_id: Option<&str>) -> Result<Vec<PendingItem>> {
         let select = format!(
-            "SELECT {CALL_COLUMNS}, r.agent_id, \
-             (SELECT count(*) FROM calls p WHERE p.run = c.run AND p.state = 'pending') \
-             FROM calls c JOIN runs r ON r.key = c.run \
+            "SELECT {CALL_COLUMNS}, r.agent_id FROM calls c JOIN runs r ON r.key = c.run \
              WHERE c.state = 'pending' AND (c.expires_at IS NULL OR c.expires_at > ?1)"
         );
         let order = "ORDER BY c.created_at, r.id, c.step, c.seq";
-        let item = |r: &rusqlite::Row| {
-            Ok(PendingItem {
-                call: call_from_row(r)?,
-                agent_id: r.get(CALL_WIDTH)?,
-                pending_in_run: r.get::<_, i64>(CALL_WIDTH + 1)? as usize,
-            })
-        };
-        let items = match run_id {
+        let item = |r: &rusqlite::Row| Ok((call_from_row(r)?, r.get::<_, String>(CALL_WIDTH)?));
+        let rows = match run_id {
             Some(id) => self
                 .conn
                 .prepare_cached(&format!("{select} AND r.id = ?2 {order}"))?
@@ -461,7 +473,18 @@ impl Store for SqliteStore {
                 .query_map([now_ms()], item)?
                 .collect::<rusqlite::Result<Vec<_>>>()?,
         };
-        Ok(items)
+        let mut per_run: HashMap<String, usize> = HashMap::new();
+        for (call, _) in &rows {
+            *per_run.entry(call.run_id.clone()).or_default() += 1;
+        }
+        Ok(rows
+            .into_iter()
+            .map(|(call, agent_id)| PendingItem {
+                pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
+                call,
+                agent_id,
+            })
+            .collect())
     }
 
     fn commit_step(
@@ -471,7 +494,11 @@ impl Store for SqliteStore {
         step: &StepCommit,
     ) -> Result<Option<Vec<StoredEvent>>> {
         let now = now_ms();
-        self.write(|c| {
+        let sync = match step.transition {
+            Transition::Running => Sync::Deferred,
+            _ => Sync::Durable,
+        };
+        self.write(sync, |c| {
             let (status, output, reason, error, keep_lease) = match &step.transition {
                 Transition::Running => (RunStatus::Running, None, None, None, true),
                 Transition::Suspended => (RunStatus::Suspended, None, None, None, false),
@@ -522,7 +549,7 @@ impl Store for SqliteStore {
             let Some(run) = run else {
                 return Ok(None);
             };
-            let first = next_seq(c, "messages", run)?;
+            let (first, first_event) = next_seqs(c, run)?;
             append_messages(c, run, first, &step.messages, &HashMap::new())?;
             let mut sources = Sources::default();
             for (i, m) in step.messages.iter().enumerate() {
@@ -562,6 +589,7 @@ impl Store for SqliteStore {
             Ok(Some(append_events(
                 c,
                 run,
+                first_event,
                 &step.events,
                 now,
                 step_message,
@@ -571,13 +599,15 @@ impl Store for SqliteStore {
     }
 
     fn renew_lease(&self, run_id: &str, lease: &Lease) -> Result<bool> {
-        let changed = self
-            .conn
-            .prepare_cached(
-                "UPDATE runs SET lease_expires_at = ?3 \
-                 WHERE id = ?1 AND status = 'running' AND lease_token = ?2",
-            )?
-            .execute(params![run_id, lease.token, now_ms() + LEASE_MS])?;
+        let changed = self.with_sync(Sync::Deferred, || {
+            Ok(self
+                .conn
+                .prepare_cached(
+                    "UPDATE runs SET lease_expires_at = ?3 \
+                     WHERE id = ?1 AND status = 'running' AND lease_token = ?2",
+                )?
+                .execute(params![run_id, lease.token, now_ms() + LEASE_MS])?)
+        })?;
         Ok(changed == 1)
     }
 
@@ -589,7 +619,7 @@ impl Store for SqliteStore {
         lease: &Lease,
     ) -> Result<bool> {
         let now = now_ms();
-        self.write(|c| {
+        self.write(Sync::Deferred, |c| {
             let (token, host, pid, expires) = lease_params(Some(lease));
             let changed = c
                 .prepare_cached(
@@ -620,7 +650,7 @@ impl Store for SqliteStore {
         results: &dyn Fn(&[CallRecord]) -> StepResults,
     ) -> Result<Resolved> {
         let now = now_ms();
-        self.write(|c| {
+        self.write(Sync::Durable, |c| {
             expire(c, &due_runs(c, now)?, EXPIRED_ERROR, now)?;
             let found: Option<(i64, String, i64, Option<String>)> = c
                 .prepare_cached(
@@ -656,22 +686,28 @@ impl Store for SqliteStore {
                 resolution.via.as_str(),
                 now
             ])?;
-            let still_pending: i64 = c
-                .prepare_cached(
-                    "SELECT count(*) FROM calls WHERE run = ?1 AND step = ?2 AND state = 'pending'",
-                )?
-                .query_row(params![run, step], |r| r.get(0))?;
+            // The step's calls, with their result texts as stored.
+            let sql = format!(
+                "SELECT {CALL_COLUMNS}, c.result FROM calls c JOIN runs r ON r.key = c.run \
+                 WHERE c.run = ?1 AND c.step = ?2 ORDER BY c.seq"
+            );
+            let step_calls: Vec<(CallRecord, Option<String>)> = c
+                .prepare_cached(&sql)?
+                .query_map(params![run, step], |r| {
+                    Ok((call_from_row(r)?, r.get(CALL_WIDTH)?))
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let still_pending = step_calls
+                .iter()
+                .filter(|(call, _)| call.state == CallState::Pending)
+                .count();
             if still_pending > 0 {
                 c.prepare_cached("UPDATE runs SET updated_at = ?2 WHERE key = ?1")?
                     .execute(params![run, now])?;
-                return Ok(Resolved::Recorded {
-                    still_pending: still_pending as usize,
-                });
+                return Ok(Resolved::Recorded { still_pending });
             }
-            let calls: Vec<CallRecord> = calls_of(c, run_id)?
-                .into_iter()
-                .filter(|call| call.step == step)
-                .collect();
+            let (calls, texts): (Vec<CallRecord>, Vec<Option<String>>) =
+                step_calls.into_iter().unzip();
             let StepResults { messages, events } = results(&calls);
             let waiter: bool = c
                 .prepare_cached(
@@ -692,13 +728,11 @@ impl Store for SqliteStore {
             }
             // The step's results point at what is stored already: the assistant message
             // (names and arguments) and the call rows (result texts).
-            let result_texts: HashMap<String, String> = c
-                .prepare_cached(
-                    "SELECT call_id, result FROM calls WHERE run = ?1 AND step = ?2 \
-                     AND result IS NOT NULL",
-                )?
-                .query_map(params![run, step], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?;
+            let result_texts: HashMap<String, String> = calls
+                .iter()
+                .zip(texts)
+                .filter_map(|(call, text)| Some((call.call_id.clone(), text?)))
+                .collect();
             let mut sources = Sources::default();
             let assistant: Option<String> = c
                 .prepare_cached("SELECT body FROM messages WHERE run = ?1 AND seq = ?2")?
@@ -707,12 +741,12 @@ impl Store for SqliteStore {
             if let Some(body) = assistant {
                 sources.add_message(step, &from_json::<Message>(&body)?);
             }
-            let first = next_seq(c, "messages", run)?;
+            let (first, first_event) = next_seqs(c, run)?;
             for (i, m) in messages.iter().enumerate() {
                 sources.add_message(first + i as i64, m);
             }
             append_messages(c, run, first, &messages, &result_texts)?;
-            let events = append_events(c, run, &events, now, None, &sources)?;
+            let events = append_events(c, run, first_event, &events, now, None, &sources)?;
             Ok(Resolved::Resumed {
                 events,
                 driving: driver.is_some(),
@@ -722,7 +756,7 @@ impl Store for SqliteStore {
 
     fn cancel(&self, run_id: &str) -> Result<RunStatus> {
         let now = now_ms();
-        self.write(|c| {
+        self.write(Sync::Durable, |c| {
             let found: Option<(i64, String)> = c
                 .prepare_cached("SELECT key, status FROM runs WHERE id = ?1")?
                 .query_row([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -764,12 +798,14 @@ impl Store for SqliteStore {
         if !due {
             return Ok(0);
         }
-        self.write(|c| expire(c, &due_runs(c, now)?, EXPIRED_ERROR, now))
+        self.write(Sync::Durable, |c| {
+            expire(c, &due_runs(c, now)?, EXPIRED_ERROR, now)
+        })
     }
 
     fn expire_run(&self, run_id: &str, error: &str) -> Result<bool> {
         let now = now_ms();
-        self.write(|c| {
+        self.write(Sync::Durable, |c| {
             let suspended: Option<i64> = c
                 .prepare_cached("SELECT key FROM runs WHERE id = ?1 AND status = 'suspended'")?
                 .query_row([run_id], |r| r.get(0))
@@ -783,44 +819,50 @@ impl Store for SqliteStore {
     }
 
     fn add_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT OR REPLACE INTO waiters (run, token, host, pid, heartbeat_at) \
-                 SELECT key, ?2, ?3, ?4, ?5 FROM runs WHERE id = ?1",
-            )?
-            .execute(params![
-                run_id,
-                waiter.token,
-                waiter.host,
-                waiter.pid,
-                now_ms()
-            ])?;
-        Ok(())
+        self.with_sync(Sync::Deferred, || {
+            self.conn
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO waiters (run, token, host, pid, heartbeat_at) \
+                     SELECT key, ?2, ?3, ?4, ?5 FROM runs WHERE id = ?1",
+                )?
+                .execute(params![
+                    run_id,
+                    waiter.token,
+                    waiter.host,
+                    waiter.pid,
+                    now_ms()
+                ])?;
+            Ok(())
+        })
     }
 
     fn beat_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "UPDATE waiters SET heartbeat_at = ?3 \
-                 WHERE run = (SELECT key FROM runs WHERE id = ?1) AND token = ?2",
-            )?
-            .execute(params![run_id, waiter.token, now_ms()])?;
-        Ok(())
+        self.with_sync(Sync::Deferred, || {
+            self.conn
+                .prepare_cached(
+                    "UPDATE waiters SET heartbeat_at = ?3 \
+                     WHERE run = (SELECT key FROM runs WHERE id = ?1) AND token = ?2",
+                )?
+                .execute(params![run_id, waiter.token, now_ms()])?;
+            Ok(())
+        })
     }
 
     fn remove_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "DELETE FROM waiters WHERE run = (SELECT key FROM runs WHERE id = ?1) \
-                 AND token = ?2",
-            )?
-            .execute(params![run_id, waiter.token])?;
-        Ok(())
+        self.with_sync(Sync::Deferred, || {
+            self.conn
+                .prepare_cached(
+                    "DELETE FROM waiters WHERE run = (SELECT key FROM runs WHERE id = ?1) \
+                     AND token = ?2",
+                )?
+                .execute(params![run_id, waiter.token])?;
+            Ok(())
+        })
     }
 
     fn reply(&self, run_id: &str, message: &str, lease: &Lease) -> Result<()> {
         let now = now_ms();
-        self.write(|c| {
+        self.write(Sync::Durable, |c| {
             let (token, host, pid, expires) = lease_params(Some(lease));
             let run: Option<i64> = c
                 .prepare_cached(
@@ -840,19 +882,13 @@ impl Store for SqliteStore {
             let user = [Message::User {
                 content: message.to_string(),
             }];
-            append_messages(
-                c,
-                run,
-                next_seq(c, "messages", run)?,
-                &user,
-                &HashMap::new(),
-            )?;
+            append_messages(c, run, next_seqs(c, run)?.0, &user, &HashMap::new())?;
             Ok(())
         })
     }
 
     fn prune(&self, before: i64, statuses: &[RunStatus]) -> Result<usize> {
-        self.write(|c| {
+        self.write(Sync::Durable, |c| {
             let mut stmt =
                 c.prepare_cached("DELETE FROM runs WHERE status = ?1 AND updated_at < ?2")?;
             let mut n = 0;

@@ -101,7 +101,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const BUSY_TIMEOUT_VAR: &str = "MASTRA_ASK_BUSY_TIMEOUT";
 /// A committing process folds the write-ahead log into the store once it holds this many
 /// pages, which keeps the log that every process reads at start-up short.
-const CHECKPOINT_PAGES: u32 = 200;
+const CHECKPOINT_PAGES: u32 = 64;
 /// After a checkpoint, a log that grew past this is truncated back to it.
 const LOG_LIMIT_BYTES: u32 = 4 << 20;
 
