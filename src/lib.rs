@@ -78,10 +78,18 @@ fn report(out: &output::Out, e: &anyhow::Error) -> i32 {
     let kinded = e.chain().find_map(|c| c.downcast_ref::<error::Error>());
     let (code, exit, hint) = match kinded {
         Some(k) => (k.kind.code(), k.kind.exit(), k.hint.as_deref()),
-        None if e.chain().any(|c| c.is::<rusqlite::Error>()) => ("STORE", Exit::Failure, None),
+        None if e.chain().any(|c| c.is::<rusqlite::Error>()) => {
+            ("STORE", Exit::Failure, store::hint_for(e))
+        }
         None if e.chain().any(|c| c.is::<std::io::Error>()) => ("IO", Exit::Failure, None),
         None => ("INTERNAL", Exit::Failure, None),
     };
-    out.error(code, &format!("{e:#}"), hint);
+    // SQLite's own error code under its message adds nothing for a person.
+    let message: Vec<String> = e
+        .chain()
+        .filter(|c| !c.is::<rusqlite::ffi::Error>())
+        .map(|c| c.to_string())
+        .collect();
+    out.error(code, &message.join(": "), hint);
     exit.code()
 }

@@ -67,7 +67,12 @@ impl Env {
 
     /// The binary with a clean environment.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(BIN);
+        self.command_of(Path::new(BIN), args)
+    }
+
+    /// `program` with the environment the binary gets.
+    pub fn command_of(&self, program: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
         c.args(args)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -195,7 +200,12 @@ impl Env {
             let rows = stmt
                 .query_map([], |r| {
                     Ok((0..n)
-                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                        .map(|i| match r.get_ref(i).unwrap() {
+                            rusqlite::types::ValueRef::Text(t) => {
+                                format!("{:?}", String::from_utf8_lossy(t))
+                            }
+                            other => format!("{other:?}"),
+                        })
                         .collect::<Vec<_>>()
                         .join("|"))
                 })
@@ -271,6 +281,28 @@ pub fn finish(child: Child) -> Out {
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
+}
+
+/// Asserts two dumps (`Env::dump`) are equal, showing the first rows that differ.
+#[track_caller]
+pub fn assert_same_store(after: &str, before: &str) {
+    if after == before {
+        return;
+    }
+    let (a, b): (Vec<&str>, Vec<&str>) = (after.lines().collect(), before.lines().collect());
+    let i = a
+        .iter()
+        .zip(&b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let cut = |s: &str| s.chars().take(300).collect::<String>();
+    panic!(
+        "the store changed ({} rows before, {} after); first difference at row {i}:\nbefore: {}\nafter:  {}",
+        b.len(),
+        a.len(),
+        cut(b.get(i).copied().unwrap_or("(none)")),
+        cut(a.get(i).copied().unwrap_or("(none)"))
+    );
 }
 
 /// Asserts an error is one line on stderr (plus maybe a hint line) and mentions `needle`.

@@ -4,6 +4,7 @@ mod bad_input;
 mod common;
 mod docs;
 mod escaping;
+mod faults;
 mod generated;
 mod invariants;
 mod kill_loop;

@@ -118,13 +118,15 @@ impl SqliteStore {
     }
 
     fn transaction<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .context("waiting for the store's write lock")?;
         match f(&self.conn) {
             Ok(v) => match self.conn.execute_batch("COMMIT") {
                 Ok(()) => Ok(v),
                 Err(e) => {
                     let _ = self.conn.execute_batch("ROLLBACK");
-                    Err(e.into())
+                    Err(anyhow::Error::new(e).context("writing to the store"))
                 }
             },
             Err(e) => {
@@ -133,6 +135,34 @@ impl SqliteStore {
             }
         }
     }
+}
+
+/// What a person can do about a store error, by SQLite's error code.
+pub fn hint_for(e: &anyhow::Error) -> Option<&'static str> {
+    use rusqlite::ErrorCode as C;
+    let code = e
+        .chain()
+        .find_map(|c| match c.downcast_ref::<rusqlite::Error>() {
+            Some(rusqlite::Error::SqliteFailure(f, _)) => Some(f.code),
+            _ => None,
+        })?;
+    Some(match code {
+        C::DatabaseBusy | C::DatabaseLocked => {
+            "another process held the store's write lock for longer than the busy timeout \
+             (MASTRA_ASK_BUSY_TIMEOUT, 10s by default); try again"
+        }
+        C::NotADatabase | C::DatabaseCorrupt => {
+            "the store file is damaged or not a mastra-ask store; restore it from a backup, \
+             or move it aside to start a new one"
+        }
+        C::ReadOnly | C::CannotOpen | C::PermissionDenied => {
+            "check that you may read and write the store file and its directory"
+        }
+        C::DiskFull | C::SystemIoFailure => {
+            "check the free space (and any file size limit) where the store is"
+        }
+        _ => return None,
+    })
 }
 
 /// Creates the store file with mode 0600 (its directory 0700); safe when several
