@@ -13,6 +13,8 @@ pub mod exit;
 pub mod output;
 pub mod providers;
 pub mod store;
+#[cfg(test)]
+pub mod testing;
 pub mod tools;
 
 use clap::parser::ValueSource;

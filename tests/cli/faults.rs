@@ -74,7 +74,7 @@ fn a_file_that_is_not_a_store_is_refused_and_left_alone() {
     let env = Env::new();
     let agent = env.agent(json!([{"text": "hi"}]));
     let mut rng = Rng::new(7);
-    let garbage: Vec<u8> = (0..65536).map(|_| rng.next() as u8).collect();
+    let garbage: Vec<u8> = (0..65536).map(|_| rng.next_u64() as u8).collect();
     std::fs::write(env.db(), &garbage).unwrap();
     for args in commands("0123abcd", &agent) {
         fails_cleanly(&env, &args, "file is not a database");

@@ -6,6 +6,7 @@ mod docs;
 mod escaping;
 mod faults;
 mod generated;
+mod hostile;
 mod invariants;
 mod kill_loop;
 mod race;

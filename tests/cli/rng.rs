@@ -15,7 +15,7 @@ impl Rng {
     }
 
     /// splitmix64.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -25,15 +25,71 @@ impl Rng {
 
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     /// True with probability `percent` / 100.
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+        self.next_u64() % 100 < percent
     }
 
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
+    }
+}
+
+/// A random JSON value: what a hostile or careless input could be.
+pub fn any_json(rng: &mut Rng, depth: usize) -> serde_json::Value {
+    use serde_json::{json, Value};
+    const KEYS: &[&str] = &[
+        "action",
+        "feedback",
+        "question",
+        "options",
+        "label",
+        "selectionMode",
+        "steps",
+        "toolCalls",
+        "text",
+        "name",
+        "args",
+        "id",
+        "model",
+        "instructions",
+        "tools",
+        "x",
+    ];
+    const STRINGS: &[&str] = &[
+        "",
+        "a",
+        "b",
+        "approved",
+        "rejected",
+        "multi_select",
+        "ask_user",
+        "\u{1b}[2J",
+        "\u{202e}x",
+        "script:s.json",
+        "../../etc/passwd",
+        "🦀",
+        "{",
+        "\0",
+    ];
+    let leaf = depth == 0 || rng.chance(40);
+    match rng.below(if leaf { 4 } else { 6 }) {
+        0 => Value::Null,
+        1 => json!(rng.chance(50)),
+        2 => json!(rng.next_u64() as i64 >> rng.below(64)),
+        3 => json!(rng.pick(STRINGS)),
+        4 => Value::Array(
+            (0..rng.below(4))
+                .map(|_| any_json(rng, depth - 1))
+                .collect(),
+        ),
+        _ => Value::Object(
+            (0..rng.below(4))
+                .map(|_| (rng.pick(KEYS).to_string(), any_json(rng, depth - 1)))
+                .collect(),
+        ),
     }
 }

@@ -408,4 +408,63 @@ mod tests {
         );
         assert_eq!(encode_payload(&args, None), (None, false));
     }
+
+    #[test]
+    fn no_stored_row_makes_reading_panic() {
+        use crate::testing::{damage, string, value, Rng, CASES};
+        let mut rng = Rng::new(8);
+        let kinds = [
+            "tool-call",
+            "tool-result",
+            "tool-error",
+            "tool-call-suspended",
+            "step-start",
+            "step-finish",
+            "text-delta",
+            "finish",
+            "start",
+            "error",
+            "other",
+        ];
+        for _ in 0..CASES / 10 {
+            // Sources from whatever messages and payloads a damaged store yields.
+            let mut src = Sources::default();
+            for seq in 0..rng.below(6) as i64 {
+                if let Ok(m) = serde_json::from_value::<Message>(value(&mut rng, 4)) {
+                    src.add_message(seq, &m);
+                }
+                src.add_message(seq, &assistant());
+                src.add_payload(&string(&mut rng), &value(&mut rng, 2));
+            }
+            let mut cursor = Cursor::default();
+            for _ in 0..10 {
+                let payload = match rng.below(3) {
+                    0 => None,
+                    1 => Some(value(&mut rng, 3).to_string()),
+                    _ => Some(
+                        String::from_utf8_lossy(&damage(&mut rng, r#"{"error":{"a":1}}"#))
+                            .into_owned(),
+                    ),
+                };
+                let row = EventRow {
+                    derived: rng.chance(70),
+                    call_id: rng
+                        .chance(70)
+                        .then(|| rng.pick(&["q", "bad", "zz"]).to_string()),
+                    message: rng.chance(50).then(|| rng.below(8) as i64),
+                    payload,
+                };
+                let kind = *rng.pick(&kinds);
+                let _ = read_event(kind, &row, &mut cursor, &src);
+            }
+            let body = String::from_utf8_lossy(&damage(
+                &mut rng,
+                r#"{"role":"tool","toolCallId":"q","toolName":"x"}"#,
+            ))
+            .into_owned();
+            let call = rng.chance(50).then(|| string(&mut rng));
+            let result = rng.chance(50).then(|| string(&mut rng));
+            let _ = read_message(call.as_deref(), &body, result.as_deref());
+        }
+    }
 }
