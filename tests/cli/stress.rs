@@ -144,14 +144,25 @@ fn worker(env: &Env, runs: &[String], index: usize, log: &Mutex<Log>) {
             ));
             continue;
         }
-        if args[0] == "-o"
-            && out
+        if args[0] == "-o" {
+            let lines: Vec<Option<Value>> = out
                 .stdout
                 .lines()
-                .any(|l| serde_json::from_str::<Value>(l).is_err())
-        {
-            log.unexpected
-                .push(format!("`{}` printed bad JSON", argv.join(" ")));
+                .map(|l| serde_json::from_str(l).ok())
+                .collect();
+            if lines.iter().any(Option::is_none) {
+                log.unexpected
+                    .push(format!("`{}` printed bad JSON", argv.join(" ")));
+            }
+            // A run shown while others write to it is one consistent snapshot: every
+            // event it points at is there.
+            let events = lines.iter().flatten().flat_map(|v| v["events"].as_array());
+            if events.flatten().any(|e| !e["payload"].is_object()) {
+                log.unexpected.push(format!(
+                    "`{}` showed an event without payload",
+                    argv.join(" ")
+                ));
+            }
         }
         match args[0].as_str() {
             "answer" | "review" => log.attempts.push(Attempt {

@@ -117,6 +117,14 @@ impl SqliteStore {
         result
     }
 
+    /// Runs `f` in one read transaction: every query sees the same snapshot.
+    fn snapshot<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        let result = f(&self.conn);
+        let _ = self.conn.execute_batch("COMMIT");
+        result
+    }
+
     fn transaction<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
@@ -291,6 +299,50 @@ fn messages_of(c: &Connection, run_id: &str) -> Result<Vec<(i64, Message)>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// A run's events, rebuilt from what they point at.
+fn events_of(c: &Connection, run_id: &str) -> Result<Vec<StoredEvent>> {
+    let mut sources = Sources::default();
+    for (seq, m) in messages_of(c, run_id)? {
+        sources.add_message(seq, &m);
+    }
+    for call in calls_of(c, run_id)? {
+        if let Some(p) = &call.payload {
+            sources.add_payload(&call.call_id, p);
+        }
+    }
+    let mut stmt = c.prepare_cached(
+        "SELECT e.seq, e.at, e.kind, e.derived, e.call_id, e.message, e.payload \
+         FROM runs r JOIN events e ON e.run = r.key WHERE r.id = ?1 ORDER BY e.seq",
+    )?;
+    let rows = stmt.query_map([run_id], |r| {
+        let row = EventRow {
+            derived: r.get(3)?,
+            call_id: r.get(4)?,
+            message: r.get(5)?,
+            payload: r.get(6)?,
+        };
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+            row,
+        ))
+    })?;
+    let mut cursor = Cursor::default();
+    let mut events = Vec::new();
+    for row in rows {
+        let (seq, at, kind, row) = row?;
+        let payload = compact::read_event(&kind, &row, &mut cursor, &sources)
+            .unwrap_or(serde_json::Value::Null);
+        events.push(StoredEvent {
+            seq,
+            at,
+            event: Event { kind, payload },
+        });
+    }
+    Ok(events)
+}
+
 fn calls_of(c: &Connection, run_id: &str) -> Result<Vec<CallRecord>> {
     let sql = format!(
         "SELECT {CALL_COLUMNS} FROM runs r JOIN calls c ON c.run = r.key \
@@ -438,46 +490,8 @@ impl Store for SqliteStore {
     }
 
     fn events(&self, run_id: &str) -> Result<Vec<StoredEvent>> {
-        let mut sources = Sources::default();
-        for (seq, m) in messages_of(&self.conn, run_id)? {
-            sources.add_message(seq, &m);
-        }
-        for call in calls_of(&self.conn, run_id)? {
-            if let Some(p) = &call.payload {
-                sources.add_payload(&call.call_id, p);
-            }
-        }
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT e.seq, e.at, e.kind, e.derived, e.call_id, e.message, e.payload \
-             FROM runs r JOIN events e ON e.run = r.key WHERE r.id = ?1 ORDER BY e.seq",
-        )?;
-        let rows = stmt.query_map([run_id], |r| {
-            let row = EventRow {
-                derived: r.get(3)?,
-                call_id: r.get(4)?,
-                message: r.get(5)?,
-                payload: r.get(6)?,
-            };
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-                row,
-            ))
-        })?;
-        let mut cursor = Cursor::default();
-        let mut events = Vec::new();
-        for row in rows {
-            let (seq, at, kind, row) = row?;
-            let payload = compact::read_event(&kind, &row, &mut cursor, &sources)
-                .unwrap_or(serde_json::Value::Null);
-            events.push(StoredEvent {
-                seq,
-                at,
-                event: Event { kind, payload },
-            });
-        }
-        Ok(events)
+        // Events point at messages and calls: all three from the same snapshot.
+        self.snapshot(|c| events_of(c, run_id))
     }
 
     fn calls(&self, run_id: &str) -> Result<Vec<CallRecord>> {
