@@ -104,6 +104,7 @@ fn bench() -> Result<(), String> {
     } else {
         tmp.path().to_path_buf()
     };
+    let load_before = report::load_average();
     let mut table = Table::new();
 
     // 1. Lifecycles of the example agent.
@@ -218,6 +219,10 @@ fn bench() -> Result<(), String> {
     for line in report::machine(&root) {
         println!("- {line}");
     }
+    println!(
+        "- load average (1, 5, 15 min) before: {load_before}; after: {}",
+        report::load_average()
+    );
     if let Some(f) = report::fsync_latency(&root) {
         println!(
             "- one 4 KiB write + fdatasync on that disk: {} median",

@@ -131,3 +131,14 @@ pub fn fsync_latency(dir: &std::path::Path) -> Option<Duration> {
     times.sort();
     times.get(times.len() / 2).copied()
 }
+
+/// The system's load average, as /proc/loadavg gives it: other work on the machine
+/// slows every figure.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -122,6 +122,9 @@ pub fn busy_timeout() -> Result<Duration> {
 pub fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(busy_timeout()?)?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    // Plans that do not depend on bound values: a cached statement is not compiled again
+    // each time it gets new parameters.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.execute_batch(&format!(
         "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; \
          PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}; \
