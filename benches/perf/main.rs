@@ -37,6 +37,9 @@ struct Options {
     workers: usize,
     /// Where the stores go (a temporary directory inside it).
     dir: PathBuf,
+    /// The binary measured: this build's release binary unless `--bin` names another
+    /// (to compare builds on the same machine at the same time).
+    bin: PathBuf,
     keep: bool,
 }
 
@@ -48,6 +51,7 @@ fn options() -> Result<Options, String> {
         store_pending: 1_000,
         workers: 8,
         dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        bin: PathBuf::from(env!("CARGO_BIN_EXE_mastra-ask")),
         keep: false,
     };
     let mut args = std::env::args().skip(1);
@@ -60,6 +64,7 @@ fn options() -> Result<Options, String> {
             }
             "--keep" => o.keep = true,
             "--dir" => o.dir = PathBuf::from(args.next().ok_or("--dir needs a directory")?),
+            "--bin" => o.bin = PathBuf::from(args.next().ok_or("--bin needs a path")?),
             "--store-runs" => {
                 o.store_runs = args
                     .next()
@@ -68,7 +73,7 @@ fn options() -> Result<Options, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown option {other}; try --quick, --dir DIR, --store-runs N, --keep"
+                    "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, --keep"
                 ))
             }
         }
@@ -93,7 +98,7 @@ fn progress(what: &str) {
 
 fn bench() -> Result<(), String> {
     let o = options()?;
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mastra-ask"));
+    let bin = o.bin.clone();
     std::fs::create_dir_all(&o.dir).map_err(|e| e.to_string())?;
     let tmp = tempfile::Builder::new()
         .prefix("mastra-ask-bench-")
@@ -119,6 +124,23 @@ fn bench() -> Result<(), String> {
     let s = lifecycles(&a, o.runs, o.batch)?;
     let growth = (store_size(&a.db)? - before) as f64 / o.runs as f64;
     lifecycle_rows(&mut table, &s, growth);
+    // What any process costs on this machine, and the binary's own start-up.
+    let floor: Vec<Sample> = (0..50)
+        .map(|_| a.measure_program(std::path::Path::new("/bin/true"), &[], 0))
+        .collect::<Result<_, _>>()?;
+    table.row(
+        "for scale: `/bin/true` (any process here)",
+        "",
+        timing(&floor),
+        None,
+    );
+    let version = repeat(&a, &["--version"], 50)?;
+    table.row(
+        "for scale: `mastra-ask --version` (start-up, no store)",
+        "",
+        timing(&version),
+        None,
+    );
 
     // 2. The growth with a bigger plan.
     progress("the growth with a 4 KiB plan");

@@ -127,11 +127,21 @@ impl Runner {
     /// Runs `args` through the helper and measures it; `expect` is the exit code it must
     /// end with.
     pub fn measure(&self, args: &[&str], expect: i32) -> Result<Sample, String> {
+        self.measure_program(&self.bin, args, expect)
+    }
+
+    /// Like `measure`, for any program (e.g. `/bin/true`, the cost of any process here).
+    pub fn measure_program(
+        &self,
+        program: &Path,
+        args: &[&str],
+        expect: i32,
+    ) -> Result<Sample, String> {
         let me = std::env::current_exe().map_err(|e| e.to_string())?;
         let mut c = Command::new(me);
         c.arg("--spawn")
             .arg(&self.stderr)
-            .arg(&self.bin)
+            .arg(program)
             .args(args)
             .stdin(Stdio::null());
         self.env(&mut c);
