@@ -78,4 +78,15 @@ mod tests {
         assert_eq!(show(Duration::from_secs(300)), "5m");
         assert_eq!(show(Duration::from_secs(90)), "1m30s");
     }
+
+    #[test]
+    fn no_input_makes_parse_panic_and_whole_numbers_read_back() {
+        let mut rng = crate::testing::Rng::new(1);
+        for _ in 0..crate::testing::CASES {
+            let _ = parse(&crate::testing::string(&mut rng));
+            let n = rng.next_u64() % 1_000_000_000_000;
+            assert_eq!(parse(&format!("{n}ms")), Ok(Duration::from_millis(n)));
+            assert_eq!(parse(&format!(" {n}s")), Ok(Duration::from_secs(n)));
+        }
+    }
 }

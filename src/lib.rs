@@ -13,6 +13,8 @@ pub mod exit;
 pub mod output;
 pub mod providers;
 pub mod store;
+#[cfg(test)]
+pub mod testing;
 pub mod tools;
 pub mod ui;
 
@@ -83,11 +85,17 @@ fn report(out: &output::Out, e: &anyhow::Error) -> i32 {
             .chain()
             .any(|c| c.is::<rusqlite::Error>() || c.is::<postgres::Error>()) =>
         {
-            ("STORE", Exit::Failure, None)
+            ("STORE", Exit::Failure, store::hint_for(e))
         }
         None if e.chain().any(|c| c.is::<std::io::Error>()) => ("IO", Exit::Failure, None),
         None => ("INTERNAL", Exit::Failure, None),
     };
-    out.error(code, &format!("{e:#}"), hint);
+    // SQLite's own error code under its message adds nothing for a person.
+    let message: Vec<String> = e
+        .chain()
+        .filter(|c| !c.is::<rusqlite::ffi::Error>())
+        .map(|c| c.to_string())
+        .collect();
+    out.error(code, &message.join(": "), hint);
     exit.code()
 }

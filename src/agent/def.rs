@@ -149,4 +149,35 @@ mod tests {
             .to_string()
             .contains("unknown tool \"rm\""));
     }
+
+    #[test]
+    fn no_agent_file_makes_load_panic() {
+        use crate::testing::{damage, json_input, Rng};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        let valid = serde_json::json!({
+            "id": "a", "name": "A", "instructions": "Be brief.", "model": "script:s.json",
+            "tools": ["ask_user", "submit_plan"], "maxSteps": 3
+        });
+        let mut rng = Rng::new(3);
+        let mut loaded = 0;
+        for _ in 0..1000 {
+            let bytes = if rng.chance(30) {
+                damage(&mut rng, &valid.to_string())
+            } else {
+                serde_json::to_vec(&json_input(&mut rng, std::slice::from_ref(&valid))).unwrap()
+            };
+            std::fs::write(&file, bytes).unwrap();
+            if let Ok(def) = AgentDef::load(&file) {
+                assert_eq!(def.check(), Ok(()), "{def:?}");
+                assert!(def.model.starts_with("script:"), "{def:?}");
+                let _ = def.with_max_steps(rng.next_u64() as u32);
+                loaded += 1;
+            }
+        }
+        assert!(
+            loaded > 50,
+            "only {loaded} generated files were valid agents"
+        );
+    }
 }

@@ -4,7 +4,6 @@
 //! 10 s has expired, and one whose process is gone on this host can be taken at once.
 
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::store::{self, Lease, Location, Store};
@@ -71,15 +70,21 @@ pub fn can_take(
 /// Calls `beat` every 2 s from a thread of its own, with a connection of that thread, until
 /// dropped: keeps a driver's lease or a waiter's heartbeat alive. The connection is opened
 /// only when the first beat is due, so short legs cost nothing.
+///
+/// Dropping it stops the thread at its next wake-up without waiting for it: a beat still
+/// under way can only touch a lease or waiter row that names this holder's token, which
+/// the holder has released or replaced by then, so there is nothing to wait for (and a
+/// short command does not pay for a thread join).
 pub struct Heartbeat {
-    stop: Option<Sender<()>>,
-    handle: Option<JoinHandle<()>>,
+    _stop: Sender<()>,
 }
 
 impl Heartbeat {
     pub fn start(location: Location, beat: impl Fn(&dyn Store) + Send + 'static) -> Heartbeat {
         let (tx, rx) = mpsc::channel::<()>();
-        let handle = std::thread::spawn(move || {
+        // Without a thread (the system refused one) a long model call may outlive the
+        // lease; the driver then finds it lost at its next commit and stops.
+        let _ = std::thread::Builder::new().spawn(move || {
             let mut conn = None;
             loop {
                 match rx.recv_timeout(Duration::from_millis(store::RENEW_MS)) {
@@ -96,10 +101,7 @@ impl Heartbeat {
                 }
             }
         });
-        Heartbeat {
-            stop: Some(tx),
-            handle: Some(handle),
-        }
+        Heartbeat { _stop: tx }
     }
 
     /// Keeps `lease` on `run_id`; a failed renewal is seen by the driver at its next commit.
@@ -107,15 +109,6 @@ impl Heartbeat {
         Heartbeat::start(location, move |s| {
             let _ = s.renew_lease(&run_id, &lease);
         })
-    }
-}
-
-impl Drop for Heartbeat {
-    fn drop(&mut self) {
-        drop(self.stop.take());
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
     }
 }
 

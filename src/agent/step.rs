@@ -381,4 +381,61 @@ mod tests {
         };
         assert_eq!(content, r#"{"content":"bad json","isError":true}"#);
     }
+
+    #[test]
+    fn no_model_response_makes_the_step_panic() {
+        use crate::testing::{json_input, string, Rng, CASES};
+        let examples = [
+            json!({"question": "Q?"}),
+            json!({"question": "Which?", "options": [{"label": "a"}], "selectionMode": "multi_select"}),
+            json!({"path": "plan.md"}),
+        ];
+        let mut rng = Rng::new(7);
+        for _ in 0..CASES {
+            let calls = (0..rng.below(5))
+                .map(|_| ModelCall {
+                    id: match rng.below(4) {
+                        0 => None,
+                        1 => Some(rng.pick(&["call_0", "call_1", ""]).to_string()),
+                        _ => Some(string(&mut rng)),
+                    },
+                    name: match rng.below(4) {
+                        0 => "ask_user".into(),
+                        1 => "submit_plan".into(),
+                        2 => "nope".into(),
+                        _ => string(&mut rng),
+                    },
+                    args: if rng.chance(85) {
+                        Ok(json_input(&mut rng, &examples))
+                    } else {
+                        Err(BadArgs {
+                            raw: string(&mut rng),
+                            message: string(&mut rng),
+                        })
+                    },
+                })
+                .collect();
+            let response = Response {
+                text: rng.chance(50).then(|| string(&mut rng)),
+                calls,
+                usage: Usage {
+                    input_tokens: rng.next_u64() % 1000,
+                    output_tokens: rng.next_u64() % 1000,
+                    total_tokens: rng.next_u64() % 2000,
+                },
+            };
+            let used = ["call_0", "gen_1"];
+            let c = run_step(response, &used, rng.chance(20));
+            // Ids are unique in the run; the step suspends exactly when an item waits.
+            let Message::Assistant { tool_calls, .. } = &c.messages[0] else {
+                panic!("the first message is the model's")
+            };
+            let ids: HashSet<&str> = tool_calls.iter().map(|t| t.id.as_str()).collect();
+            assert_eq!(ids.len(), tool_calls.len());
+            assert!(ids.iter().all(|id| !id.is_empty() && !used.contains(id)));
+            let waits = c.calls.iter().any(|c| c.state == CallState::Pending);
+            assert_eq!(matches!(c.transition, Transition::Suspended), waits);
+            assert_eq!(kinds(&c)[0], "step-start");
+        }
+    }
 }

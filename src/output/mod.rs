@@ -63,18 +63,15 @@ impl Out {
     pub fn info(&self, s: &str) {
         if !self.json {
             self.end_open_line();
-            let _ = writeln!(io::stderr(), "{s}");
+            let _ = io::stderr().write_all(format!("{s}\n").as_bytes());
         }
     }
 
     pub fn warn(&self, s: &str) {
         if !self.json {
             self.end_open_line();
-            let _ = writeln!(
-                io::stderr(),
-                "{} {s}",
-                style("warning:").yellow().bold().for_stderr()
-            );
+            let line = format!("{} {s}\n", style("warning:").yellow().bold().for_stderr());
+            let _ = io::stderr().write_all(line.as_bytes());
         }
     }
 

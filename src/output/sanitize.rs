@@ -70,4 +70,19 @@ mod tests {
     fn blocks_keep_newlines_and_tabs() {
         assert_eq!(block("# T\n\tx\r\n\x1b[31m"), "# T\n\tx\\r\n\\x1b[31m");
     }
+
+    #[test]
+    fn no_text_gets_a_control_character_through() {
+        let mut rng = crate::testing::Rng::new(2);
+        for _ in 0..crate::testing::CASES {
+            let s = crate::testing::string(&mut rng);
+            assert!(!one_line(&s).chars().any(needs_escape), "{s:?}");
+            assert!(
+                !block(&s)
+                    .chars()
+                    .any(|c| c != '\n' && c != '\t' && needs_escape(c)),
+                "{s:?}"
+            );
+        }
+    }
 }

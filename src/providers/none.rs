@@ -6,6 +6,7 @@ use anyhow::Result;
 
 use super::{Provider, Request, Response};
 use crate::domain::Message;
+use crate::error::{fail, Error};
 
 pub struct NoModel {
     pub first: Option<Response>,
@@ -19,6 +20,12 @@ impl Provider for NoModel {
             .any(|m| matches!(m, Message::Assistant { .. }));
         match &self.first {
             Some(first) if !started => Ok(first.clone()),
+            // Only the command that started the run knows its item; a run stopped before
+            // the item was stored (a killed process, a full disk) cannot be resumed into
+            // one, and must not complete as if it had been answered.
+            None if !started => fail(Error::provider(
+                "this ask or plan run stopped before its item was stored; start it again",
+            )),
             _ => Ok(Response::default()),
         }
     }

@@ -113,3 +113,69 @@ impl Provider for Scripted {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{damage, json_input, Rng};
+
+    /// A conversation in which the model already answered `n` times.
+    fn history(n: usize) -> Vec<Message> {
+        let mut m = vec![Message::User {
+            content: "go".into(),
+        }];
+        for _ in 0..n {
+            m.push(Message::Assistant {
+                content: Some("ok".into()),
+                tool_calls: vec![],
+            });
+        }
+        m
+    }
+
+    #[test]
+    fn no_script_makes_loading_or_a_model_call_panic() {
+        let example: Value =
+            serde_json::from_str(include_str!("../../examples/release/script.json")).unwrap();
+        let strings = serde_json::json!({"steps": [
+            {"toolCalls": [{"name": "ask_user", "args": "{\"question\": \"Q?\"}"}]},
+            {"toolCalls": [{"id": "x", "name": "ask_user", "args": "{\"question"}]},
+            {"text": "done", "delayMs": 0}
+        ]});
+        let examples = [example, strings];
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("script.json");
+        let mut rng = Rng::new(4);
+        let mut loaded = 0;
+        for _ in 0..1000 {
+            let bytes = if rng.chance(30) {
+                let e = rng.pick(&examples).to_string();
+                damage(&mut rng, &e)
+            } else {
+                serde_json::to_vec(&json_input(&mut rng, &examples)).unwrap()
+            };
+            std::fs::write(&file, bytes).unwrap();
+            let Ok(mut script) = Scripted::load(&file) else {
+                continue;
+            };
+            loaded += 1;
+            for step in &mut script.steps {
+                step.delay_ms = None;
+            }
+            for n in 0..=script.steps.len() + 1 {
+                let messages = history(n);
+                let request = Request {
+                    system: "",
+                    messages: &messages,
+                    tools: &[],
+                };
+                let result = script.complete(&request, &mut |_| {});
+                assert_eq!(result.is_ok(), n < script.steps.len());
+            }
+        }
+        assert!(
+            loaded > 50,
+            "only {loaded} generated files were valid scripts"
+        );
+    }
+}

@@ -16,6 +16,7 @@ use crate::domain::{
 };
 
 pub use location::Location;
+pub use sqlite::hint_for;
 
 /// Who drives a running run, until when (Unix ms).
 #[derive(Clone, Debug, PartialEq)]

@@ -531,4 +531,49 @@ mod tests {
             "[Question for user]: Pick\nOptions: A, B\nSelection mode: single_select"
         );
     }
+
+    #[test]
+    fn no_arguments_or_answers_make_ask_user_panic() {
+        use crate::testing::{json_input, value, Rng, CASES};
+        let examples = [
+            json!({"question": "Which version?"}),
+            json!({"question": "Which?", "options": [{"label": "a"}, {"label": "b", "description": "B"}]}),
+            json!({"question": "Pick", "options": [{"label": "x"}, {"label": "y"}, {"label": "z"}],
+                   "selectionMode": "multi_select"}),
+        ];
+        let answers = [json!("a"), json!(["x", "z"]), json!("free text"), json!([])];
+        let mut rng = Rng::new(5);
+        let (mut asked, mut answered) = (0, 0);
+        for _ in 0..CASES {
+            let args = json_input(&mut rng, &examples);
+            let _ = fallback(&args);
+            match question(&args) {
+                Ok(q) => {
+                    asked += 1;
+                    assert_eq!(Question::from_payload(&q.payload()).as_ref(), Some(&q));
+                    let _ = q.resume_schema();
+                    let labels = q.labels();
+                    let answer = match rng.below(3) {
+                        0 if !labels.is_empty() => json!(labels[rng.below(labels.len())]),
+                        1 => json!(labels.iter().filter(|_| rng.chance(50)).collect::<Vec<_>>()),
+                        _ => json_input(&mut rng, &answers),
+                    };
+                    if let Ok(data) = q.check_answer(&answer) {
+                        answered += 1;
+                        assert_eq!(q.check_answer(&data), Ok(data.clone()), "{q:?}");
+                        assert_eq!(result(&data)["isError"], false);
+                    }
+                }
+                Err(r) => assert!(r["error"] == true || r["isError"] == true, "{r}"),
+            }
+            // A payload read back from a damaged store.
+            if let Some(q) = Question::from_payload(&value(&mut rng, 3)) {
+                let _ = q.check_answer(&value(&mut rng, 2));
+            }
+        }
+        assert!(
+            asked > 300 && answered > 100,
+            "{asked} asked, {answered} answered"
+        );
+    }
 }

@@ -457,4 +457,66 @@ mod tests {
             "[Plan submitted for review]\n\nPath: PLAN.md"
         );
     }
+
+    #[test]
+    fn no_decision_or_plan_path_makes_submit_plan_panic() {
+        use crate::testing::{json_input, string, Rng, CASES};
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("work");
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join("plan.md"), "# Plan\n\n1. Ship.\n").unwrap();
+        fs::write(root.join("sub/p.md"), "no title\n").unwrap();
+        fs::write(root.join("bad.md"), [0xff, 0xfe, 0x00]).unwrap();
+        fs::write(dir.path().join("outside.md"), "# Secret\n").unwrap();
+        symlink(dir.path().join("outside.md"), root.join("link.md")).unwrap();
+        symlink(&root, root.join("loop")).unwrap();
+        let paths = [
+            "plan.md",
+            "sub/p.md",
+            "./sub/../plan.md",
+            "bad.md",
+            "link.md",
+            "../outside.md",
+            "loop/loop/plan.md",
+            "sub",
+            "",
+            "/etc/passwd",
+            "nope.md",
+            "plan.md\0x",
+        ];
+        let decisions = [
+            json!({"action": "approved"}),
+            json!({"action": "rejected", "feedback": "Smaller steps."}),
+            json!({"action": "rejected", "feedback": "", "plan": "ignored"}),
+        ];
+        let mut rng = Rng::new(6);
+        let (mut decided, mut suspended) = (0, 0);
+        for _ in 0..CASES {
+            let plan = Plan::from_text(&string(&mut rng), &string(&mut rng));
+            assert!(!plan.title.contains('\n'), "{plan:?}");
+            if let Ok(d) = Decision::from_json(&json_input(&mut rng, &decisions)) {
+                decided += 1;
+                let data = d.resume_data(&plan);
+                let again = Decision::from_json(&data).unwrap();
+                assert_eq!(again.is_approved(), d.is_approved());
+                assert_eq!(d.result(&plan)["isError"], false);
+            }
+            let args = if rng.chance(60) {
+                json!({"path": rng.pick(&paths)})
+            } else {
+                json_input(&mut rng, &[json!({"path": "plan.md"})])
+            };
+            let _ = fallback(&args);
+            if let ToolOutcome::Suspend { payload, .. } = evaluate(&args, &root) {
+                suspended += 1;
+                let path = payload["path"].as_str().unwrap();
+                let real = root.join(path).canonicalize().unwrap();
+                assert!(real.starts_with(root.canonicalize().unwrap()), "{path}");
+            }
+        }
+        assert!(
+            decided > 300 && suspended > 100,
+            "{decided} decided, {suspended} suspended"
+        );
+    }
 }

@@ -56,6 +56,33 @@ impl Env {
         }
     }
 
+    /// An environment on a SQLite store whatever backend the suite runs against: for what
+    /// only a SQLite file has (its bytes, its locks, its permissions).
+    pub fn sqlite() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["home", "work", "data"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        Env {
+            store: TestDb::Sqlite(dir.path().join("store.db")),
+            dir,
+        }
+    }
+
+    /// A direct connection to a SQLite store (`Env::sqlite`).
+    pub fn conn(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.db()).unwrap()
+    }
+
+    /// The SQL condition that picks a run's rows (`?1` = the run id) in the child tables
+    /// (messages, events, calls): the stores name the run differently.
+    pub fn of_run(&self) -> &'static str {
+        match self.store {
+            TestDb::Sqlite(_) => "run = (SELECT key FROM runs WHERE id = ?1)",
+            TestDb::Postgres { .. } => "run_id = ?1",
+        }
+    }
+
     /// Whether any command created the store.
     pub fn has_store(&self) -> bool {
         self.store.exists()
@@ -100,7 +127,12 @@ impl Env {
 
     /// The binary with a clean environment.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(BIN);
+        self.command_of(Path::new(BIN), args)
+    }
+
+    /// `program` with the environment the binary gets.
+    pub fn command_of(&self, program: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
         c.args(args)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -211,17 +243,29 @@ impl Env {
         out
     }
 
-    /// The run's stored messages (JSON bodies), in order.
-    pub fn messages(&self, run: &str) -> Vec<Value> {
-        self.show(run)["messages"].as_array().unwrap().clone()
-    }
-
-    /// `show -o json` of a run: status, messages, suspensions with their audit, events.
-    #[track_caller]
+    /// The run as `show -o json` gives it: messages, suspensions and events included.
     pub fn show(&self, run: &str) -> Value {
         let out = self.run(&["-o", "json", "show", run]);
         out.assert_code(0);
-        out.json_lines().remove(0)
+        serde_json::from_str(out.stdout.trim()).unwrap()
+    }
+
+    /// The run's messages, in order.
+    pub fn messages(&self, run: &str) -> Vec<Value> {
+        self.show(run)["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The kinds of the run's events, in order.
+    pub fn event_kinds(&self, run: &str) -> Vec<String> {
+        self.show(run)["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| e["type"].as_str().unwrap_or_default().to_string())
+            .collect()
     }
 
     /// The tool messages of a run as (toolCallId, parsed content).
@@ -260,6 +304,28 @@ pub fn finish(child: Child) -> Out {
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
+}
+
+/// Asserts two dumps (`Env::dump`) are equal, showing the first rows that differ.
+#[track_caller]
+pub fn assert_same_store(after: &str, before: &str) {
+    if after == before {
+        return;
+    }
+    let (a, b): (Vec<&str>, Vec<&str>) = (after.lines().collect(), before.lines().collect());
+    let i = a
+        .iter()
+        .zip(&b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let cut = |s: &str| s.chars().take(300).collect::<String>();
+    panic!(
+        "the store changed ({} rows before, {} after); first difference at row {i}:\nbefore: {}\nafter:  {}",
+        b.len(),
+        a.len(),
+        cut(b.get(i).copied().unwrap_or("(none)")),
+        cut(a.get(i).copied().unwrap_or("(none)"))
+    );
 }
 
 /// Asserts an error is one line on stderr (plus maybe a hint line) and mentions `needle`.

@@ -56,14 +56,8 @@ fn a_killed_driver_is_taken_over_with_one_set_of_results() {
         1,
         "exactly one set of tool results"
     );
-    let kinds: Vec<String> = env.show(&run)["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap().to_string())
-        .collect();
     assert_eq!(
-        kinds,
+        env.event_kinds(&run),
         [
             "start",
             "step-start",

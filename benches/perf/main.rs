@@ -1,0 +1,316 @@
+//! The performance benchmark of SPEC §10, on the real release binary with the scripted
+//! model: `cargo bench --bench perf` (add `-- --quick` for a smaller store).
+//!
+//! It measures, in order:
+//! 1. runs of the example release agent (three questions and a plan) taken to completion
+//!    in batches: `run` to the first suspension, `answer` to the next one, `review` to the
+//!    end, wall time and peak RSS of each whole process; and the store's growth per run;
+//! 2. the same growth with a 4 KiB plan (how the size scales with the plan);
+//! 3. a store seeded to 100,000 runs, 1,000 of them waiting: `pending`, `runs`, `show`;
+//! 4. 8 processes at a time answering those 1,000 items.
+//!
+//! It prints a Markdown table and the machine it ran on. Nothing here is asserted by
+//! tests: speed is measured, never tested.
+
+mod concurrent;
+mod lifecycle;
+mod report;
+mod seed;
+mod spawn;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use lifecycle::{lifecycles, partial, pending, prepare, store_size, Samples};
+use report::{mib, ms, peak_rss_kib, quantile, timing, Table};
+use spawn::{Runner, Sample};
+
+struct Options {
+    /// Runs taken through their whole life for the timings and the growth.
+    runs: usize,
+    /// Runs open at once while they are answered.
+    batch: usize,
+    /// Runs in the big store, and how many of them wait.
+    store_runs: usize,
+    store_pending: usize,
+    /// Processes answering at once.
+    workers: usize,
+    /// Where the stores go (a temporary directory inside it).
+    dir: PathBuf,
+    /// The binary measured: this build's release binary unless `--bin` names another
+    /// (to compare builds on the same machine at the same time).
+    bin: PathBuf,
+    keep: bool,
+}
+
+fn options() -> Result<Options, String> {
+    let mut o = Options {
+        runs: 200,
+        batch: 20,
+        store_runs: 100_000,
+        store_pending: 1_000,
+        workers: 8,
+        dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        bin: PathBuf::from(env!("CARGO_BIN_EXE_mastra-ask")),
+        keep: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--bench" => {}
+            "--quick" => {
+                o.runs = 60;
+                o.store_runs = 10_000;
+            }
+            "--keep" => o.keep = true,
+            "--dir" => o.dir = PathBuf::from(args.next().ok_or("--dir needs a directory")?),
+            "--bin" => o.bin = PathBuf::from(args.next().ok_or("--bin needs a path")?),
+            "--store-runs" => {
+                o.store_runs = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or("--store-runs needs a number")?
+            }
+            other => {
+                return Err(format!(
+                    "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, --keep"
+                ))
+            }
+        }
+    }
+    Ok(o)
+}
+
+fn main() {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--spawn") {
+        spawn::helper(&args[1..]);
+    }
+    if let Err(e) = bench() {
+        eprintln!("bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn progress(what: &str) {
+    eprintln!("bench: {what}");
+}
+
+fn bench() -> Result<(), String> {
+    let o = options()?;
+    let bin = o.bin.clone();
+    std::fs::create_dir_all(&o.dir).map_err(|e| e.to_string())?;
+    let tmp = tempfile::Builder::new()
+        .prefix("mastra-ask-bench-")
+        .tempdir_in(&o.dir)
+        .map_err(|e| e.to_string())?;
+    let root = if o.keep {
+        tmp.keep()
+    } else {
+        tmp.path().to_path_buf()
+    };
+    let load_before = report::load_average();
+    let mut table = Table::new();
+
+    // 1. Lifecycles of the example agent.
+    progress(&format!(
+        "{} runs of the example agent, {} at a time",
+        o.runs, o.batch
+    ));
+    let a = Runner::new(&bin, &root.join("lifecycles")).map_err(|e| e.to_string())?;
+    prepare(&a, None)?;
+    lifecycles(&a, 10, 10)?; // warm-up; creates the store
+    let before = store_size(&a.db)?;
+    let s = lifecycles(&a, o.runs, o.batch)?;
+    let growth = (store_size(&a.db)? - before) as f64 / o.runs as f64;
+    lifecycle_rows(&mut table, &s, growth);
+    // What any process costs on this machine, and the binary's own start-up.
+    let floor: Vec<Sample> = (0..50)
+        .map(|_| a.measure_program(std::path::Path::new("/bin/true"), &[], 0))
+        .collect::<Result<_, _>>()?;
+    table.row(
+        "for scale: `/bin/true` (any process here)",
+        "",
+        timing(&floor),
+        None,
+    );
+    let version = repeat(&a, &["--version"], 50)?;
+    table.row(
+        "for scale: `mastra-ask --version` (start-up, no store)",
+        "",
+        timing(&version),
+        None,
+    );
+
+    // 2. The growth with a bigger plan.
+    progress("the growth with a 4 KiB plan");
+    let b = Runner::new(&bin, &root.join("big-plan")).map_err(|e| e.to_string())?;
+    prepare(&b, Some(4096))?;
+    lifecycles(&b, 10, 10)?;
+    let before = store_size(&b.db)?;
+    let n = (o.runs / 4).max(10);
+    lifecycles(&b, n, o.batch)?;
+    let big = (store_size(&b.db)? - before) as f64 / n as f64;
+    table.row(
+        "store growth per run, with a 4 KiB plan instead",
+        "",
+        format!("{:.0} bytes ({:.2} KiB)", big, big / 1024.0),
+        None,
+    );
+
+    // 3. A big store.
+    progress(&format!(
+        "seeding a store of {} runs, {} waiting",
+        o.store_runs, o.store_pending
+    ));
+    for stage in 0..4 {
+        partial(&a, stage)?;
+    }
+    let start = std::time::Instant::now();
+    seed::seed(&a.db, o.store_runs, o.store_pending)?;
+    progress(&format!("seeded in {:.1} s", start.elapsed().as_secs_f64()));
+    let size = store_size(&a.db)?;
+    let items = pending(&a)?;
+    let label = format!(
+        "{} runs, {} pending",
+        thousands(o.store_runs),
+        thousands(items.len())
+    );
+    let p = repeat(&a, &["pending"], 20)?;
+    table.row(
+        &format!("`pending` ({label})"),
+        "< 50 ms",
+        format!("{}; peak RSS {}", timing(&p), mib(peak_rss_kib(&p))),
+        Some(quantile(&p, 0.5).as_millis() < 50),
+    );
+    let pj = repeat(&a, &["pending", "-o", "json"], 20)?;
+    table.row(
+        &format!("`pending -o json` ({label})"),
+        "",
+        timing(&pj),
+        None,
+    );
+    let r = repeat(&a, &["runs"], 20)?;
+    table.row(&format!("`runs` ({label})"), "", timing(&r), None);
+    let show = items.first().map(|i| i.run.clone()).unwrap_or_default();
+    let sh = repeat(&a, &["show", &show], 20)?;
+    table.row(&format!("`show RUN` ({label})"), "", timing(&sh), None);
+    table.row(
+        "store size",
+        "",
+        format!(
+            "{:.0} MiB ({} bytes per run)",
+            size as f64 / 1048576.0,
+            size / o.store_runs.max(1) as u64
+        ),
+        None,
+    );
+
+    // 4. Many answering processes at once.
+    progress(&format!(
+        "{} processes answering {} items",
+        o.workers,
+        items.len()
+    ));
+    let out = concurrent::answer_all(&a, items, o.workers);
+    for e in out.other_errors.iter().take(5) {
+        eprintln!("bench: answer failed: {e}");
+    }
+    table.row(
+        &format!(
+            "{} processes answering {} different items at once ({label})",
+            o.workers,
+            thousands(out.items)
+        ),
+        "all succeed, no lock errors",
+        format!(
+            "{}/{} succeeded, {} lock errors, {:.2} s in all ({:.1} ms per answer)",
+            out.succeeded,
+            out.items,
+            out.lock_errors,
+            out.elapsed.as_secs_f64(),
+            out.elapsed.as_secs_f64() * 1000.0 / out.items.max(1) as f64
+        ),
+        Some(out.succeeded == out.items && out.lock_errors == 0),
+    );
+
+    println!();
+    table.print();
+    println!();
+    println!("Machine:");
+    for line in report::machine(&root) {
+        println!("- {line}");
+    }
+    println!(
+        "- load average (1, 5, 15 min) before: {load_before}; after: {}",
+        report::load_average()
+    );
+    if let Some(f) = report::fsync_latency(&root) {
+        println!(
+            "- one 4 KiB write + fdatasync on that disk: {} median",
+            ms(f)
+        );
+    }
+    println!("- binary: {} ({:.1} MiB)", bin.display(), file_mib(&bin));
+    if o.keep {
+        println!("- stores kept in {}", root.display());
+    }
+    Ok(())
+}
+
+fn lifecycle_rows(table: &mut Table, s: &Samples, growth: f64) {
+    let rss = peak_rss_kib(&s.run).max(peak_rss_kib(&s.answer));
+    table.row(
+        "`run` to the first suspension",
+        "< 5 ms median",
+        timing(&s.run),
+        Some(quantile(&s.run, 0.5).as_micros() < 5000),
+    );
+    table.row(
+        "`answer` to the next suspension",
+        "< 5 ms median",
+        timing(&s.answer),
+        Some(quantile(&s.answer, 0.5).as_micros() < 5000),
+    );
+    table.row(
+        "peak RSS of those `run` and `answer` processes",
+        "< 15 MiB",
+        format!("{} (largest of {})", mib(rss), s.run.len() + s.answer.len()),
+        Some(rss < 15 * 1024),
+    );
+    table.row(
+        "`review --approve` to the end of the run",
+        "",
+        timing(&s.review),
+        None,
+    );
+    table.row(
+        "store growth per run of three questions and a plan (example agent)",
+        "< 8 KiB",
+        format!("{:.0} bytes ({:.2} KiB)", growth, growth / 1024.0),
+        Some(growth < 8192.0),
+    );
+}
+
+/// Measures `args` `n` times.
+fn repeat(r: &Runner, args: &[&str], n: usize) -> Result<Vec<Sample>, String> {
+    (0..n).map(|_| r.measure(args, 0)).collect()
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn file_mib(p: &std::path::Path) -> f64 {
+    std::fs::metadata(p)
+        .map(|m| m.len() as f64 / 1048576.0)
+        .unwrap_or(0.0)
+}

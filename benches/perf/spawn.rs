@@ -1,0 +1,195 @@
+//! Measuring one process of the real binary: wall time and peak RSS.
+//!
+//! The peak RSS the kernel reports for a child counts the address space the child was
+//! spawned from, so a bench that grew (seeding a store) would inflate every figure. The
+//! bench therefore never spawns a measured command itself: it re-executes its own small
+//! binary as a helper (`--spawn`), which starts the command, reaps it with `wait4` and
+//! prints `wall_ns peak_rss_kib exit_code`. The helper's own start-up is not in the figure.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One measured process.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub wall: Duration,
+    pub rss_kib: u64,
+    pub code: i32,
+}
+
+/// The helper mode: `--spawn STDERR_FILE PROGRAM ARGS...`. Never returns.
+pub fn helper(args: &[OsString]) -> ! {
+    let code = match measure_here(args) {
+        Ok(s) => {
+            println!("{} {} {}", s.wall.as_nanos(), s.rss_kib, s.code);
+            0
+        }
+        Err(e) => {
+            eprintln!("bench helper: {e}");
+            1
+        }
+    };
+    std::process::exit(code)
+}
+
+fn measure_here(args: &[OsString]) -> std::io::Result<Sample> {
+    let [stderr, program, rest @ ..] = args else {
+        return Err(std::io::Error::other(
+            "usage: --spawn STDERR PROGRAM ARGS...",
+        ));
+    };
+    let stderr = File::create(stderr)?;
+    let start = Instant::now();
+    let child = Command::new(program)
+        .args(rest)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()?;
+    let (code, rss_kib) = wait4(child.id())?;
+    Ok(Sample {
+        wall: start.elapsed(),
+        rss_kib,
+        code,
+    })
+}
+
+/// Reaps `pid`: its exit code (128 + signal when killed) and peak RSS in KiB.
+fn wait4(pid: u32) -> std::io::Result<(i32, u64)> {
+    let pid = pid as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: pid is our own child; status and usage point to live locals.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    Ok((code, usage.ru_maxrss.max(0) as u64))
+}
+
+/// Runs the product binary in one directory with one store and a clean environment.
+pub struct Runner {
+    pub bin: PathBuf,
+    pub db: PathBuf,
+    pub cwd: PathBuf,
+    pub home: PathBuf,
+    stderr: PathBuf,
+}
+
+impl Runner {
+    pub fn new(bin: &Path, dir: &Path) -> std::io::Result<Runner> {
+        let cwd = dir.join("work");
+        let home = dir.join("home");
+        std::fs::create_dir_all(&cwd)?;
+        std::fs::create_dir_all(&home)?;
+        Ok(Runner {
+            bin: bin.to_path_buf(),
+            db: dir.join("store.db"),
+            cwd,
+            home,
+            stderr: dir.join("stderr.txt"),
+        })
+    }
+
+    fn env(&self, c: &mut Command) {
+        c.env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &self.home)
+            .env("MASTRA_ASK_DB", &self.db)
+            .env("USER", "bench")
+            .env("NO_COLOR", "1")
+            .current_dir(&self.cwd);
+    }
+
+    /// A command of the product, for callers that want its output.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(&self.bin);
+        c.args(args).stdin(Stdio::null());
+        self.env(&mut c);
+        c
+    }
+
+    /// Runs `args` through the helper and measures it; `expect` is the exit code it must
+    /// end with.
+    pub fn measure(&self, args: &[&str], expect: i32) -> Result<Sample, String> {
+        self.measure_program(&self.bin, args, expect)
+    }
+
+    /// Like `measure`, for any program (e.g. `/bin/true`, the cost of any process here).
+    pub fn measure_program(
+        &self,
+        program: &Path,
+        args: &[&str],
+        expect: i32,
+    ) -> Result<Sample, String> {
+        let me = std::env::current_exe().map_err(|e| e.to_string())?;
+        let mut c = Command::new(me);
+        c.arg("--spawn")
+            .arg(&self.stderr)
+            .arg(program)
+            .args(args)
+            .stdin(Stdio::null());
+        self.env(&mut c);
+        let out = c
+            .output()
+            .map_err(|e| format!("cannot start the helper: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let fields: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|f| f.parse().ok())
+            .collect();
+        let [wall, rss, code] = fields[..] else {
+            return Err(format!(
+                "helper failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        };
+        let sample = Sample {
+            wall: Duration::from_nanos(wall),
+            rss_kib: rss,
+            code: code as i32,
+        };
+        if sample.code != expect {
+            let stderr = std::fs::read_to_string(&self.stderr).unwrap_or_default();
+            return Err(format!(
+                "`mastra-ask {}` exited {} (expected {expect}): {}",
+                args.join(" "),
+                sample.code,
+                stderr.trim()
+            ));
+        }
+        Ok(sample)
+    }
+
+    /// Runs `args` and returns its stdout; fails unless it exits `expect`.
+    pub fn output(&self, args: &[&str], expect: i32) -> Result<String, String> {
+        let out = self
+            .command(args)
+            .output()
+            .map_err(|e| format!("cannot start {}: {e}", self.bin.display()))?;
+        if out.status.code() != Some(expect) {
+            return Err(format!(
+                "`mastra-ask {}` exited {:?} (expected {expect}): {}",
+                args.join(" "),
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}

@@ -1,0 +1,134 @@
+//! The SQLite schema, as numbered migrations under `PRAGMA user_version`, and the settings
+//! every connection gets.
+//!
+//! The schema is shaped for size, because a store keeps every run until `prune`: child rows
+//! name their run by its integer `key` (not its 36-character id), an agent definition
+//! shared by many runs is stored once (`documents`), tables with large rows keep them in
+//! rowid tables (no overflow pages half empty), and facts repeated by events and tool
+//! messages are stored as references (see `compact.rs`).
+
+use std::time::Duration;
+
+use anyhow::Result;
+use rusqlite::config::DbConfig;
+use rusqlite::Connection;
+
+use crate::error::Error;
+
+/// Numbered migrations: released ones are never edited, new ones are appended.
+pub const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE documents (
+    key INTEGER PRIMARY KEY,
+    hash INTEGER NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX documents_by_hash ON documents (hash);
+CREATE TABLE runs (
+    key INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL,
+    agent INTEGER NOT NULL REFERENCES documents (key),
+    cwd TEXT NOT NULL,
+    status TEXT NOT NULL,
+    output TEXT,
+    finish_reason TEXT,
+    error TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    total_tokens INTEGER NOT NULL DEFAULT 0,
+    lease_token TEXT,
+    lease_host TEXT,
+    lease_pid INTEGER,
+    lease_expires_at INTEGER,
+    expires_in_ms INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX runs_by_status ON runs (status, id);
+CREATE TABLE messages (
+    run INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    call_id TEXT,
+    body TEXT NOT NULL,
+    UNIQUE (run, seq)
+);
+CREATE TABLE events (
+    run INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    derived INTEGER NOT NULL DEFAULT 0,
+    call_id TEXT,
+    message INTEGER,
+    payload TEXT,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (run, seq)
+) WITHOUT ROWID;
+CREATE TABLE calls (
+    run INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+    call_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    tool_name TEXT NOT NULL,
+    args TEXT NOT NULL,
+    state TEXT NOT NULL,
+    payload TEXT,
+    payload_is_args INTEGER NOT NULL DEFAULT 0,
+    result TEXT,
+    error TEXT,
+    resume_data TEXT,
+    resolved_by TEXT,
+    resolved_via TEXT,
+    resolved_at INTEGER,
+    expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    UNIQUE (run, call_id)
+);
+CREATE INDEX calls_pending ON calls (created_at) WHERE state = 'pending';
+CREATE INDEX calls_expiring ON calls (expires_at) WHERE state = 'pending' AND expires_at IS NOT NULL;
+CREATE TABLE waiters (
+    run INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+    token TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    heartbeat_at INTEGER NOT NULL,
+    PRIMARY KEY (run, token)
+) WITHOUT ROWID;
+"#];
+
+/// How long a command waits for another one's write lock before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Overrides `BUSY_TIMEOUT` (a `DUR` such as `200ms`); meant for tests and slow disks.
+pub const BUSY_TIMEOUT_VAR: &str = "MASTRA_ASK_BUSY_TIMEOUT";
+/// A committing process folds the write-ahead log into the store once it holds this many
+/// pages, which keeps the log that every process reads at start-up short.
+const CHECKPOINT_PAGES: u32 = 64;
+/// After a checkpoint, a log that grew past this is truncated back to it.
+const LOG_LIMIT_BYTES: u32 = 4 << 20;
+
+pub fn busy_timeout() -> Result<Duration> {
+    match std::env::var(BUSY_TIMEOUT_VAR) {
+        Ok(v) if !v.is_empty() => crate::duration::parse(&v)
+            .map_err(|e| Error::usage(format!("{BUSY_TIMEOUT_VAR}: {e}")).into()),
+        _ => Ok(BUSY_TIMEOUT),
+    }
+}
+
+/// Settings of every connection.
+///
+/// Durability: the store is in WAL mode with `synchronous = FULL`, so every commit is on
+/// disk before the call returns. The log is not folded into the store when a connection
+/// closes (each command is a short process; that fold would cost every one of them a
+/// second `fsync`); committing processes fold it instead, every `CHECKPOINT_PAGES`.
+pub fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(busy_timeout()?)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    // Plans that do not depend on bound values: a cached statement is not compiled again
+    // each time it gets new parameters.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    conn.execute_batch(&format!(
+        "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; \
+         PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}; \
+         PRAGMA journal_size_limit = {LOG_LIMIT_BYTES};"
+    ))?;
+    Ok(())
+}
