@@ -9,6 +9,8 @@ mod command;
 mod http;
 mod none;
 mod openai;
+#[cfg(test)]
+mod properties;
 mod scripted;
 pub mod settings;
 pub mod spec;
