@@ -79,7 +79,7 @@ fn event_streams_of_any_bytes_never_panic() {
         for _ in 0..rng.below(20) {
             match rng.below(5) {
                 0 => text.push_str(&format!("data: {}\n", value(&mut rng, 3))),
-                1 => text.push_str("\n"),
+                1 => text.push('\n'),
                 2 => text.push_str(": keep-alive\n"),
                 3 => text.push_str(&format!("event: {}\n", string(&mut rng))),
                 _ => text.push_str(&string(&mut rng)),
