@@ -3,9 +3,14 @@
 # temporary directory as a non-root user, listening on 127.0.0.1 only. Prints the URL of a
 # superuser connection (the tests create one database per test).
 # Usage: eval "$(.ci/postgres.sh)"   # sets MASTRA_ASK_TEST_POSTGRES
+# The tests' server runs with fsync=off. For the benchmark, start a second one that syncs
+# (README, Performance):
+#   PGPORT_TEST=54330 PGDATA_TEST=/tmp/mastra-ask-pg-bench PGFSYNC_TEST=on .ci/postgres.sh
 set -euo pipefail
 PORT="${PGPORT_TEST:-54329}"
 DIR="${PGDATA_TEST:-/tmp/mastra-ask-pg}"
+FSYNC="${PGFSYNC_TEST:-off}"
+case "$FSYNC" in on|off) ;; *) echo "PGFSYNC_TEST must be on or off" >&2; exit 2 ;; esac
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   SUDO=(); [ "$(id -u)" = 0 ] || SUDO=(sudo -E)
@@ -30,7 +35,7 @@ if [ ! -f "$DIR/PG_VERSION" ]; then
 fi
 if ! "${RUN_AS[@]}" "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; then
   "${RUN_AS[@]}" "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
-    -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+    -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=$FSYNC" start >/dev/null
 fi
 if [ "${NEW_CLUSTER:-0}" = 1 ]; then
   "${RUN_AS[@]}" "$BIN/psql" -q -h 127.0.0.1 -p "$PORT" -U mastra -d postgres \

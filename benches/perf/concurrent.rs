@@ -1,12 +1,22 @@
 //! Many people at once: `workers` processes at a time answer every pending item of the
 //! store, each item by exactly one process. Every process must succeed; a store error
-//! (a lock held past the busy timeout) counts as a lock error.
+//! about a lock (held past the busy timeout, a deadlock) counts as a lock error.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::lifecycle::Item;
 use crate::spawn::Runner;
+
+/// How a lost race for a lock reads: SQLite's busy timeout; PostgreSQL's deadlocks,
+/// lock timeouts and serialization failures.
+const LOCK_ERRORS: [&str; 5] = [
+    "locked",
+    "busy",
+    "deadlock",
+    "lock timeout",
+    "could not serialize",
+];
 
 pub struct Outcome {
     pub items: usize,
@@ -34,7 +44,7 @@ pub fn answer_all(runner: &Runner, items: Vec<Item>, workers: usize) -> Outcome 
                     Ok(o) if o.status.code() == Some(code) => r.0 += 1,
                     Ok(o) => {
                         let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
-                        if err.contains("locked") || err.contains("busy") {
+                        if LOCK_ERRORS.iter().any(|l| err.contains(l)) {
                             r.1 += 1;
                         }
                         r.2.push(format!("exit {:?}: {err}", o.status.code()));

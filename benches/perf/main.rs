@@ -11,17 +11,22 @@
 //!
 //! It prints a Markdown table and the machine it ran on. Nothing here is asserted by
 //! tests: speed is measured, never tested.
+//!
+//! The stores are SQLite files; with `-- --postgres URL` they are fresh databases on that
+//! PostgreSQL server instead (pg.rs), and every figure is measured the same way.
 
 mod concurrent;
 mod lifecycle;
+mod pg;
 mod report;
 mod seed;
 mod spawn;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lifecycle::{lifecycles, partial, pending, prepare, store_size, Samples};
+use pg::Vacuum;
 use report::{mib, ms, peak_rss_kib, quantile, timing, Table};
 use spawn::{Runner, Sample};
 
@@ -40,6 +45,9 @@ struct Options {
     /// The binary measured: this build's release binary unless `--bin` names another
     /// (to compare builds on the same machine at the same time).
     bin: PathBuf,
+    /// A PostgreSQL server to measure instead of SQLite: the URL of a database there,
+    /// as a role that may create databases.
+    postgres: Option<String>,
     keep: bool,
 }
 
@@ -52,6 +60,7 @@ fn options() -> Result<Options, String> {
         workers: 8,
         dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
         bin: PathBuf::from(env!("CARGO_BIN_EXE_mastra-ask")),
+        postgres: None,
         keep: false,
     };
     let mut args = std::env::args().skip(1);
@@ -65,6 +74,12 @@ fn options() -> Result<Options, String> {
             "--keep" => o.keep = true,
             "--dir" => o.dir = PathBuf::from(args.next().ok_or("--dir needs a directory")?),
             "--bin" => o.bin = PathBuf::from(args.next().ok_or("--bin needs a path")?),
+            "--postgres" => {
+                o.postgres = Some(
+                    args.next()
+                        .ok_or("--postgres needs a URL (postgres://USER@HOST:PORT/DB)")?,
+                )
+            }
             "--store-runs" => {
                 o.store_runs = args
                     .next()
@@ -73,7 +88,8 @@ fn options() -> Result<Options, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, --keep"
+                    "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, \
+                     --postgres URL, --keep"
                 ))
             }
         }
@@ -109,6 +125,10 @@ fn bench() -> Result<(), String> {
     } else {
         tmp.path().to_path_buf()
     };
+    let mut backend = match &o.postgres {
+        None => Backend::Sqlite,
+        Some(url) => Backend::Postgres(pg::Server::new(url, o.keep)?),
+    };
     let load_before = report::load_average();
     let mut table = Table::new();
 
@@ -117,16 +137,14 @@ fn bench() -> Result<(), String> {
         "{} runs of the example agent, {} at a time",
         o.runs, o.batch
     ));
-    let a = Runner::new(&bin, &root.join("lifecycles")).map_err(|e| e.to_string())?;
+    let a = backend.runner(&bin, &root, "lifecycles")?;
     prepare(&a, None)?;
     lifecycles(&a, 10, 10)?; // warm-up; creates the store
-    let before = store_size(&a.db)?;
-    let s = lifecycles(&a, o.runs, o.batch)?;
-    let growth = (store_size(&a.db)? - before) as f64 / o.runs as f64;
-    lifecycle_rows(&mut table, &s, growth);
+    let (s, growth) = growing(&backend, &a, o.runs, o.batch)?;
+    lifecycle_rows(&mut table, &s, &growth);
     // What any process costs on this machine, and the binary's own start-up.
     let floor: Vec<Sample> = (0..50)
-        .map(|_| a.measure_program(std::path::Path::new("/bin/true"), &[], 0))
+        .map(|_| a.measure_program(Path::new("/bin/true"), &[], 0))
         .collect::<Result<_, _>>()?;
     table.row(
         "for scale: `/bin/true` (any process here)",
@@ -144,17 +162,14 @@ fn bench() -> Result<(), String> {
 
     // 2. The growth with a bigger plan.
     progress("the growth with a 4 KiB plan");
-    let b = Runner::new(&bin, &root.join("big-plan")).map_err(|e| e.to_string())?;
+    let b = backend.runner(&bin, &root, "big-plan")?;
     prepare(&b, Some(4096))?;
     lifecycles(&b, 10, 10)?;
-    let before = store_size(&b.db)?;
-    let n = (o.runs / 4).max(10);
-    lifecycles(&b, n, o.batch)?;
-    let big = (store_size(&b.db)? - before) as f64 / n as f64;
+    let (_, big) = growing(&backend, &b, (o.runs / 4).max(10), o.batch)?;
     table.row(
         "store growth per run, with a 4 KiB plan instead",
         "",
-        format!("{:.0} bytes ({:.2} KiB)", big, big / 1024.0),
+        big.to_string(),
         None,
     );
 
@@ -167,9 +182,9 @@ fn bench() -> Result<(), String> {
         partial(&a, stage)?;
     }
     let start = std::time::Instant::now();
-    seed::seed(&a.db, o.store_runs, o.store_pending)?;
+    backend.seed(&a, o.store_runs, o.store_pending)?;
     progress(&format!("seeded in {:.1} s", start.elapsed().as_secs_f64()));
-    let size = store_size(&a.db)?;
+    let size = backend.size(&a, Vacuum::Plain)?;
     let items = pending(&a)?;
     let label = format!(
         "{} runs, {} pending",
@@ -235,11 +250,18 @@ fn bench() -> Result<(), String> {
     );
 
     println!();
+    println!("Store: {}", backend.name());
+    println!();
     table.print();
     println!();
     println!("Machine:");
     for line in report::machine(&root) {
         println!("- {line}");
+    }
+    if let Backend::Postgres(server) = &backend {
+        for line in server.describe() {
+            println!("- {line}");
+        }
     }
     println!(
         "- load average (1, 5, 15 min) before: {load_before}; after: {}",
@@ -254,11 +276,103 @@ fn bench() -> Result<(), String> {
     println!("- binary: {} ({:.1} MiB)", bin.display(), file_mib(&bin));
     if o.keep {
         println!("- stores kept in {}", root.display());
+        if let Backend::Postgres(server) = &backend {
+            println!("- databases kept: {}", server.kept().join(", "));
+        }
     }
     Ok(())
 }
 
-fn lifecycle_rows(table: &mut Table, s: &Samples, growth: f64) {
+/// Where the measured stores live.
+enum Backend {
+    /// A SQLite file per store, in the bench's directory.
+    Sqlite,
+    /// A fresh database per store on a PostgreSQL server, dropped when the bench ends.
+    Postgres(pg::Server),
+}
+
+impl Backend {
+    fn name(&self) -> &'static str {
+        match self {
+            Backend::Sqlite => "SQLite",
+            Backend::Postgres(_) => "PostgreSQL",
+        }
+    }
+
+    /// A runner in `root/name` with a store of its own.
+    fn runner(&mut self, bin: &Path, root: &Path, name: &str) -> Result<Runner, String> {
+        let r = Runner::new(bin, &root.join(name)).map_err(|e| e.to_string())?;
+        Ok(match self {
+            Backend::Sqlite => r,
+            Backend::Postgres(server) => r.with_store(server.create(name)?),
+        })
+    }
+
+    /// The size of a runner's store: the SQLite file once checkpointed, or the PostgreSQL
+    /// tables after `vacuum`.
+    fn size(&self, r: &Runner, vacuum: Vacuum) -> Result<u64, String> {
+        match self {
+            Backend::Sqlite => store_size(Path::new(&r.store)),
+            Backend::Postgres(_) => pg::size(url(r)?, vacuum),
+        }
+    }
+
+    /// Seeds a runner's store to `total` runs, `pending` of them waiting.
+    fn seed(&self, r: &Runner, total: usize, pending: usize) -> Result<(), String> {
+        match self {
+            Backend::Sqlite => seed::seed(Path::new(&r.store), total, pending),
+            Backend::Postgres(_) => pg::seed(url(r)?, total, pending),
+        }
+    }
+}
+
+fn url(r: &Runner) -> Result<&str, String> {
+    r.store
+        .to_str()
+        .ok_or_else(|| "the store URL is not UTF-8".to_string())
+}
+
+/// A store's growth per run, in bytes; on PostgreSQL also once `VACUUM FULL` packed it
+/// (the live rows alone, no room left by updates).
+struct Growth {
+    bytes: f64,
+    packed: Option<f64>,
+}
+
+impl std::fmt::Display for Growth {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.0} bytes ({:.2} KiB)",
+            self.bytes,
+            self.bytes / 1024.0
+        )?;
+        if let Some(p) = self.packed {
+            write!(f, "; {:.2} KiB after `VACUUM FULL`", p / 1024.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// Takes `n` runs through their lives, `batch` at a time, and measures how the store grew.
+/// PostgreSQL starts packed (`VACUUM FULL`) and ends vacuumed, as autovacuum leaves it.
+fn growing(
+    backend: &Backend,
+    r: &Runner,
+    n: usize,
+    batch: usize,
+) -> Result<(Samples, Growth), String> {
+    let before = backend.size(r, Vacuum::Full)? as f64;
+    let s = lifecycles(r, n, batch)?;
+    let bytes = (backend.size(r, Vacuum::Plain)? as f64 - before) / n as f64;
+    let packed = match backend {
+        Backend::Sqlite => None,
+        Backend::Postgres(_) => Some((backend.size(r, Vacuum::Full)? as f64 - before) / n as f64),
+    };
+    Ok((s, Growth { bytes, packed }))
+}
+
+fn lifecycle_rows(table: &mut Table, s: &Samples, growth: &Growth) {
     let rss = peak_rss_kib(&s.run).max(peak_rss_kib(&s.answer));
     table.row(
         "`run` to the first suspension",
@@ -287,8 +401,8 @@ fn lifecycle_rows(table: &mut Table, s: &Samples, growth: f64) {
     table.row(
         "store growth per run of three questions and a plan (example agent)",
         "< 8 KiB",
-        format!("{:.0} bytes ({:.2} KiB)", growth, growth / 1024.0),
-        Some(growth < 8192.0),
+        growth.to_string(),
+        Some(growth.bytes < 8192.0),
     );
 }
 

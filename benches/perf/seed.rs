@@ -9,7 +9,7 @@ use std::path::Path;
 use rusqlite::{params, Connection};
 
 /// Columns holding a time (Unix ms), shifted with the copy.
-const TIME_COLUMNS: [&str; 7] = [
+pub const TIME_COLUMNS: [&str; 7] = [
     "created_at",
     "updated_at",
     "at",

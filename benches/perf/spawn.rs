@@ -85,7 +85,9 @@ fn wait4(pid: u32) -> std::io::Result<(i32, u64)> {
 /// Runs the product binary in one directory with one store and a clean environment.
 pub struct Runner {
     pub bin: PathBuf,
-    pub db: PathBuf,
+    /// The store, as `MASTRA_ASK_DB` names it: a SQLite file in the directory, or the URL
+    /// of a PostgreSQL database (`with_store`).
+    pub store: OsString,
     pub cwd: PathBuf,
     pub home: PathBuf,
     stderr: PathBuf,
@@ -99,18 +101,26 @@ impl Runner {
         std::fs::create_dir_all(&home)?;
         Ok(Runner {
             bin: bin.to_path_buf(),
-            db: dir.join("store.db"),
+            store: dir.join("store.db").into_os_string(),
             cwd,
             home,
             stderr: dir.join("stderr.txt"),
         })
     }
 
+    /// The same runner on another store (a PostgreSQL database's URL).
+    pub fn with_store(self, store: impl Into<OsString>) -> Runner {
+        Runner {
+            store: store.into(),
+            ..self
+        }
+    }
+
     fn env(&self, c: &mut Command) {
         c.env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", &self.home)
-            .env("MASTRA_ASK_DB", &self.db)
+            .env("MASTRA_ASK_DB", &self.store)
             .env("USER", "bench")
             .env("NO_COLOR", "1")
             .current_dir(&self.cwd);
