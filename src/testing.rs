@@ -3,7 +3,8 @@
 //! durations, stored rows): a fixed-seed generator, arbitrary JSON and text, and
 //! mutations of valid examples (which reach deeper than pure noise).
 //!
-//! Compiled for tests only. `MASTRA_ASK_TEST_SEED` replays another seed.
+//! Compiled for tests only: the unit tests, and the integration tests, which include this
+//! file by path (`tests/cli/main.rs`). `MASTRA_ASK_TEST_SEED` replays another seed.
 
 use serde_json::{json, Map, Value};
 

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::common::{assert_same_store, Env, Out};
-use crate::rng::{any_json, Rng};
+use crate::rng::{value as any_json, Rng};
 
 const ROUNDS: usize = 25;
 

@@ -17,6 +17,9 @@ mod providers;
 mod pty;
 mod race;
 mod resume;
+/// The same generators as the unit tests' property tests.
+#[allow(dead_code)]
+#[path = "../../src/testing.rs"]
 mod rng;
 mod scripts;
 mod several;
