@@ -4,12 +4,13 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::flow::resolve_and_continue;
+use super::items::question_of;
 use super::{inline, parse_json_flag, read_stdin, target, who, Ctx};
 use crate::cli::AnswerArgs;
 use crate::domain::{Resolution, Via, ASK_USER};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::tools::ask_user::{self, Question};
+use crate::tools::ask_user;
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let (given, via) = match (&args.answer, &args.multi, &args.json) {
@@ -26,16 +27,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         ASK_USER,
         args.tool_call.as_deref(),
     )?;
-    let question = item
-        .payload
-        .as_ref()
-        .and_then(Question::from_payload)
-        .ok_or_else(|| {
-            Error::invalid(format!(
-                "tool call {} has no readable question",
-                item.call_id
-            ))
-        })?;
+    let question = question_of(&item)?;
     if args.multi.is_some() && question.mode != ask_user::Mode::Multi {
         return fail(Error::usage(format!(
             "--multi is for multi-select questions; tool call {} takes one answer: pass it as ANSWER",

@@ -9,14 +9,13 @@
 use anyhow::Result;
 
 use super::flow::{report, resolve_and_continue, resolve_item, Outcome};
+use super::items::{plan_of, question_of};
 use super::{pending_item, Ctx};
 use crate::domain::{CallRecord, Resolution, RunStatus, Via, ASK_USER};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
-use crate::output::sanitize;
 use crate::store::Store;
-use crate::tools::ask_user::{self, Question};
-use crate::tools::submit_plan::Plan;
+use crate::tools::ask_user;
 use crate::ui;
 
 /// Prompts for the pending items of the suspended run `run_id`, oldest first, resolving each
@@ -130,11 +129,7 @@ fn prompt(call: &CallRecord, by: &str) -> Result<Option<Resolution>> {
         via: Via::Prompt,
     };
     if call.is_question() {
-        let question = call
-            .payload
-            .as_ref()
-            .and_then(Question::from_payload)
-            .ok_or_else(|| unreadable(call, "question"))?;
+        let question = question_of(call)?;
         let Some(answer) = ui::ask(&question)? else {
             return Ok(None);
         };
@@ -146,21 +141,6 @@ fn prompt(call: &CallRecord, by: &str) -> Result<Option<Resolution>> {
     }
     let plan = plan_of(call)?;
     Ok(ui::review(&plan)?.map(|d| resolution(d.resume_data(&plan), d.result(&plan))))
-}
-
-fn plan_of(call: &CallRecord) -> Result<Plan> {
-    Ok(call
-        .payload
-        .as_ref()
-        .and_then(Plan::from_payload)
-        .ok_or_else(|| unreadable(call, "plan"))?)
-}
-
-fn unreadable(call: &CallRecord, what: &str) -> Error {
-    Error::invalid(format!(
-        "tool call {} has no readable {what}",
-        sanitize::one_line(&call.call_id)
-    ))
 }
 
 /// The person quit a prompt: nothing was recorded and the item still waits.

@@ -1,13 +1,40 @@
 //! How a pending item is shown: one line about it, the commands that resolve it, and its
 //! JSON line (`pending -o json`, the `--on-suspend` hook's stdin).
 
+use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Ctx;
 use crate::domain::CallRecord;
+use crate::error::Error;
 use crate::output::{format, sanitize};
 use crate::store::PendingItem;
 use crate::tools::ask_user::{Mode, Question};
+use crate::tools::submit_plan::Plan;
+
+/// The question a pending `ask_user` item asks.
+pub fn question_of(call: &CallRecord) -> Result<Question> {
+    call.payload
+        .as_ref()
+        .and_then(Question::from_payload)
+        .ok_or_else(|| unreadable(call, "question"))
+}
+
+/// The plan a pending `submit_plan` item submitted.
+pub fn plan_of(call: &CallRecord) -> Result<Plan> {
+    call.payload
+        .as_ref()
+        .and_then(Plan::from_payload)
+        .ok_or_else(|| unreadable(call, "plan"))
+}
+
+fn unreadable(call: &CallRecord, what: &str) -> anyhow::Error {
+    Error::invalid(format!(
+        "tool call {} has no readable {what}",
+        sanitize::one_line(&call.call_id)
+    ))
+    .into()
+}
 
 /// One line about an item: its id, kind and question or plan title (sanitized).
 pub fn describe(call: &CallRecord) -> String {

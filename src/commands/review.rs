@@ -3,6 +3,7 @@
 use anyhow::Result;
 
 use super::flow::resolve_and_continue;
+use super::items::plan_of;
 use super::{inline, parse_json_flag, read_stdin, target, who, Ctx};
 use crate::cli::ReviewArgs;
 use crate::domain::{Resolution, Via, SUBMIT_PLAN};
@@ -23,13 +24,7 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         SUBMIT_PLAN,
         args.tool_call.as_deref(),
     )?;
-    let plan = item
-        .payload
-        .as_ref()
-        .and_then(Plan::from_payload)
-        .ok_or_else(|| {
-            Error::invalid(format!("tool call {} has no readable plan", item.call_id))
-        })?;
+    let plan = plan_of(&item)?;
     warn_if_changed(ctx, &run, &plan);
     let resolution = Resolution {
         resume_data: decision.resume_data(&plan),

@@ -22,10 +22,6 @@ pub struct ToolSpec {
     pub parameters: Value,
 }
 
-pub fn is_known(name: &str) -> bool {
-    name == ASK_USER || name == SUBMIT_PLAN
-}
-
 /// The specs of the named tools, in the order given; unknown names are skipped.
 pub fn specs(names: &[String]) -> Vec<ToolSpec> {
     names
