@@ -217,6 +217,23 @@ impl Env {
         (out, id)
     }
 
+    /// Waits (10 s at most) until `pending -q` lists an item; returns its run id.
+    #[track_caller]
+    pub fn first_pending(&self) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let out = self.run(&["pending", "-q"]);
+            if let Some(line) = out.stdout.lines().next() {
+                return line.split(' ').next().unwrap().to_string();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "nothing became pending"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     pub fn latest_run(&self) -> Option<String> {
         if !self.has_store() {
             return None;

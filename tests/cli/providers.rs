@@ -1111,14 +1111,7 @@ fn a_person_without_the_key_can_answer_for_a_waiter_that_has_it() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let waiter = waiter.spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let run = loop {
-        if let Some(line) = env.run(&["pending", "-q"]).stdout.lines().next() {
-            break line.split(' ').next().unwrap().to_string();
-        }
-        assert!(Instant::now() < deadline, "the run never suspended");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let run = env.first_pending();
     // No key here: the answer is recorded and the waiter, which has the key, drives on.
     let out = env.run(&["answer", &run, "Ada"]);
     out.assert_code(0);

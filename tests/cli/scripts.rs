@@ -8,19 +8,6 @@ use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, finish, Env};
 
-/// Waits until `pending -q` lists an item and returns its run id.
-fn first_pending(env: &Env) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let out = env.run(&["pending", "-q"]);
-        if let Some(line) = out.stdout.lines().next() {
-            return line.split(' ').next().unwrap().to_string();
-        }
-        assert!(Instant::now() < deadline, "nothing became pending");
-        sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn ask_prints_the_run_id_and_suspends() {
     let env = Env::new();
@@ -62,6 +49,13 @@ fn ask_rejects_bad_input_before_creating_anything() {
     assert_one_line_error(&out, "selectionMode requires options");
     let out = env.run(&["ask", "Q", "--multi"]);
     out.assert_code(2);
+    let out = env.run(&["ask", "--json", "{not json"]);
+    out.assert_code(2);
+    assert_one_line_error(&out, "--json is not valid JSON");
+    let out = env.run(&["ask", "Q", "--timeout", "5s"]);
+    out.assert_code(2);
+    let out = env.run(&["ask", "Q", "--expires-in", "soon"]);
+    out.assert_code(2);
     let out = env.run(&["plan", "missing.md"]);
     out.assert_code(2);
     assert_one_line_error(&out, "plan file missing.md");
@@ -81,7 +75,7 @@ fn ask_wait_returns_the_answer_within_a_second() {
         "--multi",
         "--wait",
     ]);
-    let run = first_pending(&env);
+    let run = env.first_pending();
     let out = env.run(&["answer", &run, "--multi", "prod", "dev"]);
     out.assert_code(0);
     assert_eq!(
@@ -111,7 +105,7 @@ fn ask_wait_in_json_mode_ends_with_the_answer_line() {
         r#"{"question":"Name?"}"#,
         "--wait",
     ]);
-    let run = first_pending(&env);
+    let run = env.first_pending();
     env.run(&["answer", &run, "Ada Lovelace"]).assert_code(0);
     let out = finish(asker);
     out.assert_code(0);
@@ -128,7 +122,7 @@ fn plan_wait_exits_by_the_decision() {
     let env = Env::new();
     env.write("work/PLAN.md", "# Migrate\n\n1. Back up\n2. Migrate\n");
     let planner = env.spawn(&["plan", "PLAN.md", "--wait"]);
-    let run = first_pending(&env);
+    let run = env.first_pending();
     env.run(&["review", &run, "--approve"]).assert_code(0);
     let out = finish(planner);
     out.assert_code(0);
@@ -222,7 +216,7 @@ fn wait_returns_within_a_second_of_an_answer_elsewhere() {
 fn cancel_ends_a_waiting_ask_with_6() {
     let env = Env::new();
     let asker = env.spawn(&["ask", "Q?", "--wait"]);
-    let run = first_pending(&env);
+    let run = env.first_pending();
     env.run(&["cancel", &run]).assert_code(0);
     let out = finish(asker);
     out.assert_code(6);
@@ -246,7 +240,7 @@ fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let waiter = cmd.spawn().unwrap();
-    let run = first_pending(&env);
+    let run = env.first_pending();
 
     let mut answer = env.command(&["answer", &run, "yes"]);
     answer.current_dir(env.path("answerer"));

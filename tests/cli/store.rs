@@ -18,6 +18,9 @@ fn read_only_commands_never_create_a_store() {
     env.run(&["answer", "0123abcd", "x"]).assert_code(3);
     env.run(&["cancel", "0123abcd"]).assert_code(3);
     env.run(&["resume", "0123abcd"]).assert_code(3);
+    env.run(&["wait", "0123abcd"]).assert_code(3);
+    env.run(&["reply", "0123abcd", "hi"]).assert_code(3);
+    env.run(&["review", "0123abcd", "--approve"]).assert_code(3);
     assert!(!env.has_store());
 }
 
