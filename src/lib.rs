@@ -13,6 +13,7 @@ pub mod exit;
 pub mod output;
 pub mod providers;
 pub mod store;
+pub mod sys;
 #[cfg(test)]
 pub mod testing;
 pub mod tools;

@@ -1,46 +1,41 @@
 //! The driver lease: who advances a running run, and when someone else may take over.
 //!
 //! A driver renews its lease every 2 s from a thread of its own; a lease not renewed for
-//! 10 s has expired, and one whose process is gone on this host can be taken at once.
+//! 10 s has expired, and one whose process is gone on this host (the same pid and start
+//! time, `sys::Process`) can be taken at once. A lease of another host is only ever taken
+//! once it has expired: its pids mean nothing here.
 
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use crate::store::{self, Lease, Location, Store};
-
-/// This host's name (for leases).
-pub fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into the buffer we own.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "localhost".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
-}
-
-/// Whether a process with this pid exists on this host.
-pub fn pid_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks that the process exists and may be signalled.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
+use crate::sys::{self, Process};
 
 /// A fresh lease for this process.
 pub fn mine() -> Lease {
+    let me = Process::me();
     Lease {
         token: uuid::Uuid::new_v4().simple().to_string(),
-        host: host_name(),
-        pid: std::process::id(),
+        host: sys::host_id().to_string(),
+        pid: me.pid,
+        start: me.start,
         expires_at: store::now_ms() + store::LEASE_MS,
     }
+}
+
+/// Whether the process behind `lease` (a driver's or a waiter's) still runs: on this host,
+/// its pid and start time say so; elsewhere, only time can tell (`expires_at`).
+pub fn holder_alive(lease: &Lease, now: i64) -> bool {
+    holder_alive_with(lease, now, sys::host_id(), |p| p.is_alive())
+}
+
+fn holder_alive_with(lease: &Lease, now: i64, host: &str, alive: impl Fn(Process) -> bool) -> bool {
+    lease.expires_at > now
+        && (lease.host != host
+            || alive(Process {
+                pid: lease.pid,
+                start: lease.start,
+            }))
 }
 
 /// Why a running run's lease cannot be taken.
@@ -51,18 +46,27 @@ pub enum Held {
 }
 
 /// Whether the holder of `lease` is gone: expired, or its process is dead on this host.
-pub fn can_take(
+pub fn can_take(lease: Option<&Lease>, now: i64) -> Result<(), Held> {
+    can_take_with(lease, now, sys::host_id(), |p| p.is_alive())
+}
+
+fn can_take_with(
     lease: Option<&Lease>,
     now: i64,
     host: &str,
-    alive: impl Fn(u32) -> bool,
+    alive: impl Fn(Process) -> bool,
 ) -> Result<(), Held> {
     let Some(l) = lease else { return Ok(()) };
-    if l.expires_at <= now || (l.host == host && !alive(l.pid)) {
+    if !holder_alive_with(l, now, host, alive) {
         return Ok(());
     }
+    let place = if l.host == host {
+        "this host".to_string()
+    } else {
+        format!("host {}", l.host)
+    };
     Err(Held::Live(
-        format!("process {} on {}", l.pid, l.host),
+        format!("process {} on {place}", l.pid),
         (l.expires_at - now + 999) / 1000,
     ))
 }
@@ -121,6 +125,7 @@ mod tests {
             token: "t".into(),
             host: host.into(),
             pid,
+            start: 7,
             expires_at,
         }
     }
@@ -129,19 +134,33 @@ mod tests {
     fn takeover_rules() {
         let alive = |_| true;
         let dead = |_| false;
-        assert_eq!(can_take(None, 0, "h", alive), Ok(()));
-        assert_eq!(can_take(Some(&lease("h", 1, 100)), 100, "h", alive), Ok(()));
-        assert_eq!(can_take(Some(&lease("h", 1, 5000)), 100, "h", dead), Ok(()));
+        assert_eq!(can_take_with(None, 0, "h", alive), Ok(()));
+        // Expired.
         assert_eq!(
-            can_take(Some(&lease("other", 1, 5000)), 100, "h", dead),
-            Err(Held::Live("process 1 on other".into(), 5))
+            can_take_with(Some(&lease("h", 1, 100)), 100, "h", alive),
+            Ok(())
         );
-        assert!(can_take(Some(&lease("h", 1, 5000)), 100, "h", alive).is_err());
+        // Its process is gone on this host.
+        assert_eq!(
+            can_take_with(Some(&lease("h", 1, 5000)), 100, "h", dead),
+            Ok(())
+        );
+        // Another host's pid means nothing here: only expiry frees it.
+        assert_eq!(
+            can_take_with(Some(&lease("other", 1, 5000)), 100, "h", dead),
+            Err(Held::Live("process 1 on host other".into(), 5))
+        );
+        assert!(can_take_with(Some(&lease("h", 1, 5000)), 100, "h", alive).is_err());
     }
 
     #[test]
-    fn this_process_is_alive() {
-        assert!(pid_alive(std::process::id()));
-        assert!(!pid_alive(0));
+    fn the_start_time_is_part_of_the_check() {
+        let seen = std::cell::Cell::new(None);
+        let l = lease("h", 42, 5000);
+        holder_alive_with(&l, 0, "h", |p| {
+            seen.set(Some(p));
+            true
+        });
+        assert_eq!(seen.get(), Some(Process { pid: 42, start: 7 }));
     }
 }

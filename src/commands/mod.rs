@@ -253,26 +253,7 @@ pub fn who(as_: Option<String>) -> String {
                 .ok()
                 .filter(|s| !s.is_empty())
         })
-        .unwrap_or_else(login_name)
-}
-
-fn login_name() -> String {
-    if let Some(name) = ["USER", "LOGNAME"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-    {
-        return name;
-    }
-    // SAFETY: getpwuid returns a pointer into static storage or null; we copy at once.
-    unsafe {
-        let pw = libc::getpwuid(libc::geteuid());
-        if !pw.is_null() && !(*pw).pw_name.is_null() {
-            return std::ffi::CStr::from_ptr((*pw).pw_name)
-                .to_string_lossy()
-                .into_owned();
-        }
-    }
-    "unknown".into()
+        .unwrap_or_else(crate::sys::login_name)
 }
 
 /// Reads all of stdin (for `-`), without its final newline.

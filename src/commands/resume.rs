@@ -16,10 +16,7 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     let expected = match run.status {
         RunStatus::Failed => None,
         RunStatus::Running => {
-            let host = lease::host_name();
-            if let Err(Held::Live(holder, secs)) =
-                lease::can_take(run.lease.as_ref(), now_ms(), &host, lease::pid_alive)
-            {
+            if let Err(Held::Live(holder, secs)) = lease::can_take(run.lease.as_ref(), now_ms()) {
                 return fail(Error::conflict(format!(
                     "run {} is being driven by {holder} (its lease expires in {secs}s unless renewed)",
                     run.id

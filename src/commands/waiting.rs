@@ -61,7 +61,6 @@ pub fn deadline(timeout: Option<Duration>) -> Option<Instant> {
 /// Blocks until the run is neither running nor suspended and returns it; a passed deadline
 /// is a `TimedOut` error.
 pub fn until_end(ctx: &Ctx, store: &dyn Store, run_id: &str, opts: &WaitOptions) -> Result<Run> {
-    let host = lease::host_name();
     loop {
         store.expire_due(now_ms())?;
         let run = store
@@ -70,7 +69,7 @@ pub fn until_end(ctx: &Ctx, store: &dyn Store, run_id: &str, opts: &WaitOptions)
         if run.status.is_finished() {
             return Ok(run);
         }
-        let free = lease::can_take(run.lease.as_ref(), now_ms(), &host, lease::pid_alive).is_ok();
+        let free = lease::can_take(run.lease.as_ref(), now_ms()).is_ok();
         if opts.drive && run.status == RunStatus::Running && free {
             let provider = flow::provider_for(&run)?;
             let me = lease::mine();

@@ -22,8 +22,11 @@ pub use sqlite::hint_for;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lease {
     pub token: String,
+    /// The driver's host identity (`sys::host_id`).
     pub host: String,
     pub pid: u32,
+    /// The driver's process start time (`sys::Process`), 0 when unknown.
+    pub start: u64,
     pub expires_at: i64,
 }
 

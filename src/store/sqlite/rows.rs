@@ -47,6 +47,7 @@ pub fn run_from_row(r: &Row) -> rusqlite::Result<Run> {
                 token,
                 host: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
                 pid: r.get::<_, Option<i64>>(13)?.unwrap_or(0) as u32,
+                start: 0,
                 expires_at: r.get::<_, Option<i64>>(14)?.unwrap_or(0),
             }),
             None => None,

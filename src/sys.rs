@@ -1,0 +1,171 @@
+//! What the program asks of the operating system about processes and machines: which host
+//! this is, whether a process recorded earlier is still the same live process, who the user
+//! is. Every `unsafe` block of the crate that is not about the terminal lives here, each
+//! with its reason.
+//!
+//! Nothing here decides policy (who may drive a run): `agent::lease` does, with these facts.
+
+use std::sync::OnceLock;
+
+/// This machine's identity for leases and waiters (SPEC §4): the machine id
+/// (`/etc/machine-id`, else the kernel's boot id), joined with this process's pid namespace,
+/// so that two containers on one machine, which share the boot id and often an image's
+/// machine id, never take each other's pids for their own. Not the hostname: containers
+/// share that too. `MASTRA_ASK_HOST_ID` overrides it (tests simulate other hosts with it;
+/// a fleet with cloned machine ids can set it per machine).
+pub fn host_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        if let Some(id) = std::env::var("MASTRA_ASK_HOST_ID")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+        {
+            return id.trim().to_string();
+        }
+        let machine = ["/etc/machine-id", "/proc/sys/kernel/random/boot_id"]
+            .iter()
+            .find_map(|p| {
+                std::fs::read_to_string(p)
+                    .ok()
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+            })
+            .unwrap_or_else(hostname);
+        match pid_namespace() {
+            Some(ns) => format!("{machine}/{ns}"),
+            None => machine,
+        }
+    })
+}
+
+/// The inode of this process's pid namespace (`/proc/self/ns/pid` is `pid:[4026531836]`).
+fn pid_namespace() -> Option<String> {
+    let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    let s = link.to_string_lossy();
+    let inner = s.strip_prefix("pid:[")?.strip_suffix(']')?;
+    Some(inner.to_string())
+}
+
+/// The host name, for messages only (never for identity).
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into the buffer we own.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// A process as recorded in a lease or a waiter row: its pid and its start time (clock ticks
+/// after boot, `/proc/PID/stat` field 22), since pids are reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Process {
+    pub pid: u32,
+    /// 0 when unknown (then only the pid is checked).
+    pub start: u64,
+}
+
+impl Process {
+    /// This process.
+    pub fn me() -> Process {
+        static START: OnceLock<u64> = OnceLock::new();
+        let pid = std::process::id();
+        Process {
+            pid,
+            start: *START.get_or_init(|| process_start(pid).unwrap_or(0)),
+        }
+    }
+
+    /// Whether this very process still runs on this host: the pid exists and, when the start
+    /// time is known, it is the same process (not a later one given the same pid).
+    pub fn is_alive(self) -> bool {
+        if !pid_exists(self.pid) {
+            return false;
+        }
+        self.start == 0 || process_start(self.pid).is_none_or(|s| s == self.start)
+    }
+}
+
+/// The start time of process `pid` in clock ticks after boot, from `/proc/PID/stat`.
+pub fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses, so
+    // count fields after its last ')': that is field 3, and the start time is field 22.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether a process with this pid exists here (signal 0; EPERM means it exists).
+fn pid_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// The login name of the user running this process: `$USER`, `$LOGNAME`, else the password
+/// database, else `unknown`.
+pub fn login_name() -> String {
+    if let Some(name) = ["USER", "LOGNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
+    {
+        return name;
+    }
+    // SAFETY: getpwuid returns a pointer into static storage or null; we copy at once, and
+    // this program calls it from one thread.
+    unsafe {
+        let pw = libc::getpwuid(libc::geteuid());
+        if !pw.is_null() && !(*pw).pw_name.is_null() {
+            return std::ffi::CStr::from_ptr((*pw).pw_name)
+                .to_string_lossy()
+                .into_owned();
+        }
+    }
+    "unknown".into()
+}
+
+/// The effective user id of this process.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    unsafe { libc::geteuid() }
+}
+
+/// Lets a write past a file-size limit (`ulimit -f`) fail with an error the store reports,
+/// instead of the process being killed by SIGXFSZ. Call before any thread starts.
+pub fn ignore_sigxfsz() {
+    // SAFETY: setting a signal's disposition to "ignore" before any thread starts.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_is_alive_and_a_different_start_is_not() {
+        let me = Process::me();
+        assert!(me.start > 0, "start time read from /proc");
+        assert!(me.is_alive());
+        assert!(!Process {
+            pid: me.pid,
+            start: me.start + 1
+        }
+        .is_alive());
+        assert!(!Process { pid: 0, start: 0 }.is_alive());
+    }
+
+    #[test]
+    fn host_id_names_the_pid_namespace() {
+        if std::env::var_os("MASTRA_ASK_HOST_ID").is_none() {
+            assert!(host_id().contains('/'), "{}", host_id());
+        }
+    }
+}
