@@ -159,25 +159,25 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__answer)
-            opts="-o -h -V --multi --json --tool-call --as --no-resume --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --multi)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --tool-call)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --multi)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -807,12 +807,20 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__review)
-            opts="-o -h -V --approve --reject --feedback --feedback-file --json --tool-call --as --no-resume --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tool-call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --feedback)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -822,14 +830,6 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tool-call)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -861,7 +861,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__run)
-            opts="-o -h -V --agent --model --max-steps --cwd --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
+            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

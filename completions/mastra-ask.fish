@@ -64,6 +64,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l color -d '
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s q -l quiet -d 'Print only the run id on stdout, as soon as the run exists (not the agent\'s text)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l wait -d 'Block until the run ends; this process drives it after each answer'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
@@ -80,10 +81,10 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s q -l q
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-call -d 'Which item, when the run has several pending' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-call -d 'Which item, when the run has several pending' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who answers [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -91,15 +92,15 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l color -
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-resume -d 'Only record the answer; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-resume -d 'Only record it; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l tool-call -d 'Which item, when the run has several pending' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l tool-call -d 'Which item, when the run has several pending' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -107,9 +108,9 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l color -
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-resume -d 'Only record it; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l approve -d 'Approve the plan'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l reject -d 'Reject the plan'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l version -d 'Print version'

@@ -138,6 +138,9 @@ pub struct RunArgs {
     /// The run's working directory (plan paths resolve against it)
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Print only the run id on stdout, as soon as the run exists (not the agent's text)
+    #[arg(short, long, conflicts_with = "wait")]
+    pub quiet: bool,
     #[command(flatten)]
     pub wait: WaitFlags,
 }
@@ -221,11 +224,28 @@ pub struct PendingArgs {
     pub quiet: bool,
 }
 
+/// What every command that resolves an item takes: the run, the item, who, and whether to
+/// drive the run on.
+#[derive(Clone, Debug, Args)]
+pub struct ItemArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: Option<String>,
+    /// Which item, when the run has several pending
+    #[arg(long, value_name = "ID")]
+    pub tool_call: Option<String>,
+    /// Who resolves it [default: $MASTRA_ASK_USER, else the login name]
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_: Option<String>,
+    /// Only record it; do not drive the run on in this process
+    #[arg(long)]
+    pub no_resume: bool,
+}
+
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("given").args(["answer", "multi", "json"])))]
 pub struct AnswerArgs {
-    /// The run (a unique id prefix of at least 4 characters is enough)
-    pub run: Option<String>,
+    #[command(flatten)]
+    pub item: ItemArgs,
     /// The answer: free text or one option's label; `-` reads stdin
     pub answer: Option<String>,
     /// The chosen labels of a multi-select question
@@ -234,22 +254,13 @@ pub struct AnswerArgs {
     /// The answer as JSON: a string, or an array of labels
     #[arg(long, value_name = "VALUE")]
     pub json: Option<String>,
-    /// Which item, when the run has several pending
-    #[arg(long, value_name = "ID")]
-    pub tool_call: Option<String>,
-    /// Who answers [default: $MASTRA_ASK_USER, else the login name]
-    #[arg(long = "as", value_name = "NAME")]
-    pub as_: Option<String>,
-    /// Only record the answer; do not drive the run on in this process
-    #[arg(long)]
-    pub no_resume: bool,
 }
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("decision").args(["approve", "reject", "json"])))]
 pub struct ReviewArgs {
-    /// The run (a unique id prefix of at least 4 characters is enough)
-    pub run: Option<String>,
+    #[command(flatten)]
+    pub item: ItemArgs,
     /// Approve the plan
     #[arg(long)]
     pub approve: bool,
@@ -270,15 +281,6 @@ pub struct ReviewArgs {
     /// The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}
     #[arg(long, value_name = "VALUE")]
     pub json: Option<String>,
-    /// Which item, when the run has several pending
-    #[arg(long, value_name = "ID")]
-    pub tool_call: Option<String>,
-    /// Who decides [default: $MASTRA_ASK_USER, else the login name]
-    #[arg(long = "as", value_name = "NAME")]
-    pub as_: Option<String>,
-    /// Only record the decision; do not drive the run on in this process
-    #[arg(long)]
-    pub no_resume: bool,
 }
 
 #[derive(Debug, Args)]

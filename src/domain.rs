@@ -281,9 +281,57 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
-    pub fn is_question(&self) -> bool {
-        self.tool_name == ASK_USER
+    pub fn kind(&self) -> ItemKind {
+        ItemKind::of_tool(&self.tool_name)
     }
+}
+
+/// What a pending item asks of a person; decides the command that resolves it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemKind {
+    /// An `ask_user` question: `answer`.
+    Question,
+    /// A `submit_plan` plan: `review`.
+    Plan,
+}
+
+impl ItemKind {
+    pub fn of_tool(tool_name: &str) -> ItemKind {
+        if tool_name == ASK_USER {
+            ItemKind::Question
+        } else {
+            ItemKind::Plan
+        }
+    }
+
+    /// The word `pending` and its JSON show (`kind`).
+    pub fn noun(self) -> &'static str {
+        match self {
+            ItemKind::Question => "question",
+            ItemKind::Plan => "plan",
+        }
+    }
+
+    /// The subcommand that resolves an item of this kind.
+    pub fn command(self) -> &'static str {
+        match self {
+            ItemKind::Question => "answer",
+            ItemKind::Plan => "review",
+        }
+    }
+
+    /// The tool whose calls are items of this kind.
+    pub fn tool(self) -> &'static str {
+        match self {
+            ItemKind::Question => ASK_USER,
+            ItemKind::Plan => SUBMIT_PLAN,
+        }
+    }
+}
+
+/// Receives a run's events as they happen (the driver emits, `output` prints).
+pub trait Sink {
+    fn event(&mut self, run_id: &str, event: &Event);
 }
 
 /// A person's decision on one pending item, validated before it is stored.

@@ -9,15 +9,10 @@ use anyhow::{Context, Result};
 use super::lease::Heartbeat;
 use super::step::{self, StepContext};
 use super::AgentDef;
-use crate::domain::{Event, Message, RunStatus};
+use crate::domain::{Event, Message, RunStatus, Sink};
 use crate::providers::{Provider, Request};
 use crate::store::{Lease, Location, Run, StepCommit, Store, Transition};
 use crate::tools;
-
-/// Receives a run's events as they happen.
-pub trait Sink {
-    fn event(&mut self, run_id: &str, event: &Event);
-}
 
 /// How a leg ended.
 #[derive(Debug, PartialEq)]

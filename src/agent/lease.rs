@@ -61,9 +61,9 @@ fn can_take_with(
         return Ok(());
     }
     let place = if l.host == host {
-        "this host".to_string()
+        "this host"
     } else {
-        format!("host {}", l.host)
+        l.host.as_str()
     };
     Err(Held::Live(
         format!("process {} on {place}", l.pid),
@@ -148,7 +148,7 @@ mod tests {
         // Another host's pid means nothing here: only expiry frees it.
         assert_eq!(
             can_take_with(Some(&lease("other", 1, 5000)), 100, "h", dead),
-            Err(Held::Live("process 1 on host other".into(), 5))
+            Err(Held::Live("process 1 on other".into(), 5))
         );
         assert!(can_take_with(Some(&lease("h", 1, 5000)), 100, "h", alive).is_err());
     }

@@ -1,31 +1,40 @@
-//! `answer`: answer an ask_user question, then drive the run on when that resumes it.
+//! `answer`: answer an ask_user question, then advance the run (drive the leg it resumes,
+//! prompt on at a terminal).
 
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::flow::resolve_and_continue;
+use super::advance::{self, Advance, Policy};
+use super::input::{parse_json_flag, read_stdin, who};
 use super::items::question_of;
-use super::{inline, parse_json_flag, read_stdin, target, who, Ctx};
+use super::target::{find_run, target};
+use super::Ctx;
 use crate::cli::AnswerArgs;
-use crate::domain::{Resolution, Via, ASK_USER};
+use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::tools::ask_user;
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
+    let item_args = &args.item;
     let (given, via) = match (&args.answer, &args.multi, &args.json) {
         (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
         (Some(a), _, _) => (json!(a), Via::Flag),
         (_, Some(labels), _) => (json!(labels), Via::Flag),
         (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
-        _ if ctx.interactive() => return ask_here(ctx, &args),
-        _ => return fail(missing_answer()),
+        _ if ctx.interactive() => {
+            return advance::prompt_chosen(ctx, item_args, ItemKind::Question)
+        }
+        _ => return fail(missing_answer(ctx, item_args.run.as_deref())),
     };
+    if item_args.run.is_none() {
+        return fail(which_run(ctx, &args));
+    }
     let (store, run, item) = target(
         ctx,
-        args.run.as_deref(),
-        ASK_USER,
-        args.tool_call.as_deref(),
+        item_args.run.as_deref(),
+        ItemKind::Question,
+        item_args.tool_call.as_deref(),
     )?;
     let question = question_of(&item)?;
     if args.multi.is_some() && question.mode != ask_user::Mode::Multi {
@@ -38,27 +47,51 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let resolution = Resolution {
         result: ask_user::result(&resume_data),
         resume_data,
-        by: who(args.as_),
+        by: who(item_args.as_.clone()),
         via,
     };
-    resolve_and_continue(
-        ctx,
-        store.as_ref(),
-        &run,
-        &item,
-        &resolution,
-        args.no_resume,
-    )
+    let policy = Policy::acting(ctx, item_args, &resolution.by);
+    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&item, &resolution)
 }
 
-/// No answer given, at a terminal: prompt for it (choosing the question when RUN is absent).
-fn ask_here(ctx: &Ctx, args: &AnswerArgs) -> Result<Exit> {
-    let (run, tool_call) = (args.run.as_deref(), args.tool_call.as_deref());
-    inline::resolve_chosen(ctx, run, tool_call, ASK_USER, &who(args.as_.clone()))
+const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";
+
+/// No answer given, and no terminal to ask at. A lone positional is RUN (SPEC §5): say so
+/// when it names no run.
+fn missing_answer(ctx: &Ctx, run: Option<&str>) -> Error {
+    let names_a_run = run.is_some_and(|r| {
+        ctx.existing_store()
+            .ok()
+            .flatten()
+            .is_some_and(|s| find_run(s.as_ref(), r).is_ok())
+    });
+    match run {
+        Some(r) if !names_a_run => Error::usage(format!(
+            "\"{r}\" names no run: a lone argument is taken as RUN, and no answer was given"
+        ))
+        .with_hint(USAGE),
+        _ => Error::usage("no answer given").with_hint(USAGE),
+    }
 }
 
-fn missing_answer() -> Error {
-    Error::usage("no answer given").with_hint(
-        "pass ANSWER (free text or a label; - reads stdin), --multi LABEL... or --json VALUE",
-    )
+/// `--multi a b RUN` takes RUN as a label: say so when the last label names a run.
+fn which_run(ctx: &Ctx, args: &AnswerArgs) -> Error {
+    let named = args
+        .multi
+        .as_ref()
+        .and_then(|l| l.last())
+        .and_then(|label| {
+            let store = ctx.existing_store().ok().flatten()?;
+            find_run(store.as_ref(), label).ok().map(|r| (label, r.id))
+        });
+    match named {
+        Some((label, id)) => Error::usage(format!(
+            "which run? --multi took every value after it as a label, \"{label}\" too, which names run {id}"
+        ))
+        .with_hint(format!(
+            "put RUN first: {} answer {id} --multi LABEL...",
+            ctx.program()
+        )),
+        None => Error::usage("which run? pass RUN").with_hint(USAGE),
+    }
 }

@@ -3,11 +3,12 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
+use super::input::parse_json_flag;
 use super::oneshot::{self, OneShot};
-use super::{parse_json_flag, Ctx};
+use super::Ctx;
 use crate::agent::def::absolute;
 use crate::cli::AskArgs;
-use crate::domain::ASK_USER;
+use crate::domain::ItemKind;
 use crate::error::Error;
 use crate::exit::Exit;
 use crate::tools::{self, ask_user};
@@ -33,8 +34,7 @@ pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {
     let question = ask_user::question(&input)
         .map_err(|r| Error::invalid(format!("invalid question: {}", tools::problems(&r))))?;
     let shot = OneShot {
-        kind: "ask",
-        tool: ASK_USER,
+        kind: ItemKind::Question,
         prompt: question.text,
         args: input,
         cwd: absolute(std::path::Path::new("."))?.display().to_string(),

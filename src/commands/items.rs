@@ -5,10 +5,10 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Ctx;
-use crate::domain::CallRecord;
+use crate::domain::{CallRecord, ItemKind, Resolution};
 use crate::error::Error;
 use crate::output::{format, sanitize};
-use crate::store::PendingItem;
+use crate::store::{PendingItem, Store};
 use crate::tools::ask_user::{Mode, Question};
 use crate::tools::submit_plan::Plan;
 
@@ -40,8 +40,7 @@ fn unreadable(call: &CallRecord, what: &str) -> anyhow::Error {
 pub fn describe(call: &CallRecord) -> String {
     let payload = call.payload.clone().unwrap_or_default();
     let id = sanitize::one_line(&call.call_id);
-    if let Some(q) = call
-        .is_question()
+    if let Some(q) = (call.kind() == ItemKind::Question)
         .then(|| Question::from_payload(&payload))
         .flatten()
     {
@@ -76,11 +75,7 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
     let mut base = format!(
         "{} {} {}",
         ctx.program(),
-        if call.is_question() {
-            "answer"
-        } else {
-            "review"
-        },
+        call.kind().command(),
         call.run_id
     );
     if item.pending_in_run > 1 {
@@ -89,7 +84,7 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
             format::shell_quote(&call.call_id)
         ));
     }
-    if !call.is_question() {
+    if call.kind() == ItemKind::Plan {
         return vec![
             format!("{base} --approve"),
             format!("{base} --reject --feedback <feedback>"),
@@ -115,7 +110,7 @@ pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
         "runId": call.run_id,
         "toolCallId": call.call_id,
         "toolName": call.tool_name,
-        "kind": if call.is_question() { "question" } else { "plan" },
+        "kind": call.kind().noun(),
         "args": call.args,
         "suspendPayload": call.payload,
         "agentId": item.agent_id,
@@ -123,4 +118,42 @@ pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
         "expiresAt": call.expires_at.map(format::time),
         "command": commands_for(ctx, item).first(),
     })
+}
+
+/// Tells on stderr what a suspended run waits for and the commands that answer it.
+pub fn announce(ctx: &Ctx, store: &dyn Store, run_id: &str) -> Result<()> {
+    let items = store.pending(Some(run_id))?;
+    ctx.out.info(&format!(
+        "run {run_id} is waiting for input ({} pending):",
+        items.len()
+    ));
+    for item in &items {
+        ctx.out.info(&format!("  {}", describe(&item.call)));
+        for command in commands_for(ctx, item) {
+            ctx.out.info(&format!("    {command}"));
+        }
+    }
+    Ok(())
+}
+
+/// One line about an item just resolved: its id, kind, and what was decided.
+pub fn resolved_line(call: &CallRecord, resolution: &Resolution) -> String {
+    let what = match &resolution.resume_data {
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(labels) => labels
+            .iter()
+            .map(|l| format!("{:?}", l.as_str().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other if other["action"].is_string() => {
+            other["action"].as_str().unwrap_or_default().to_string()
+        }
+        other => other.to_string(),
+    };
+    format!(
+        "{} ({}) {}",
+        sanitize::one_line(&call.call_id),
+        call.kind().noun(),
+        sanitize::one_line(&what)
+    )
 }

@@ -3,7 +3,8 @@
 use anyhow::Result;
 
 use super::items::{commands_for, describe, item_json};
-use super::{find_run, Ctx};
+use super::target::find_run;
+use super::Ctx;
 use crate::cli::PendingArgs;
 use crate::exit::Exit;
 use crate::output::format;

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::oneshot::{self, OneShot};
 use super::Ctx;
-use crate::domain::SUBMIT_PLAN;
+use crate::domain::ItemKind;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::tools::submit_plan::read_plan;
@@ -23,8 +23,7 @@ pub fn run(ctx: &Ctx, args: crate::cli::PlanArgs) -> Result<Exit> {
     };
     read_plan(dir, name).map_err(|e| Error::invalid(format!("plan file {shown}: {e}")))?;
     let shot = OneShot {
-        kind: "plan",
-        tool: SUBMIT_PLAN,
+        kind: ItemKind::Plan,
         prompt: format!("Review the plan {shown}"),
         args: json!({"path": name}),
         cwd: dir.display().to_string(),

@@ -3,7 +3,9 @@
 
 use anyhow::Result;
 
-use super::{flow, read_stdin, Ctx};
+use super::advance::{on_own_host, provider_for, Advance, Policy};
+use super::input::{read_stdin, who};
+use super::{resume, Ctx};
 use crate::agent::lease;
 use crate::cli::ReplyArgs;
 use crate::error::{fail, Error};
@@ -18,8 +20,19 @@ pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
         return fail(Error::usage("the message is empty"));
     }
     let (store, run) = ctx.store_and_run(&args.run)?;
-    let provider = flow::provider_for(&run)?;
+    if !on_own_host(&run) {
+        return fail(resume::elsewhere(&run));
+    }
+    let provider = provider_for(&run)?;
     let me = lease::mine();
     store.reply(&run.id, &message, &me)?;
-    flow::drive(ctx, store.as_ref(), &run.id, &me, provider.as_ref())
+    let policy = Policy {
+        drive: true,
+        prompt: ctx.interactive(),
+        wait: None,
+        by: who(None),
+    };
+    Advance::new(ctx, store.as_ref(), &run.id, policy)
+        .holding(me, provider)
+        .run()
 }

@@ -1,15 +1,16 @@
 //! `resume`: continue a run whose driver is gone (expired lease, or a dead process on this
-//! host) or that failed.
+//! host) or that failed. Only on the run's own host.
 
 use anyhow::Result;
 
-use super::flow::{drive, provider_for};
+use super::advance::{on_own_host, provider_for, Advance, Policy};
+use super::input::who;
 use super::Ctx;
 use crate::agent::lease::{self, Held};
 use crate::domain::RunStatus;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::store::now_ms;
+use crate::store::{now_ms, Run};
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(input)?;
@@ -42,6 +43,9 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             )))
         }
     };
+    if !on_own_host(&run) {
+        return fail(elsewhere(&run));
+    }
     let provider = provider_for(&run)?;
     let lease = lease::mine();
     if !store.take_lease(&run.id, run.status, expected.as_deref(), &lease)? {
@@ -50,5 +54,22 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             run.id, run.id
         )));
     }
-    drive(ctx, store.as_ref(), &run.id, &lease, provider.as_ref())
+    let policy = Policy {
+        drive: true,
+        prompt: ctx.interactive(),
+        wait: None,
+        by: who(None),
+    };
+    Advance::new(ctx, store.as_ref(), &run.id, policy)
+        .holding(lease, provider)
+        .run()
+}
+
+/// A run is only driven on the host that started it (SPEC §5.1).
+pub fn elsewhere(run: &Run) -> Error {
+    Error::conflict(format!(
+        "run {} belongs to another host (host id {}): only a process there may drive it",
+        run.id, run.host
+    ))
+    .with_hint("run this command on the machine that started the run")
 }

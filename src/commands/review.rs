@@ -1,49 +1,46 @@
-//! `review`: approve or reject a submitted plan, then drive the run on when that resumes it.
+//! `review`: approve or reject a submitted plan, then advance the run (drive the leg it
+//! resumes, prompt on at a terminal).
 
 use anyhow::Result;
 
-use super::flow::resolve_and_continue;
+use super::advance::{self, Advance, Policy};
+use super::input::{parse_json_flag, read_stdin, who};
 use super::items::plan_of;
-use super::{inline, parse_json_flag, read_stdin, target, who, Ctx};
+use super::target::target;
+use super::Ctx;
 use crate::cli::ReviewArgs;
-use crate::domain::{Resolution, Via, SUBMIT_PLAN};
+use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::store::Run;
 use crate::tools::submit_plan::{read_plan, Decision, Plan};
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
+    let item_args = &args.item;
     if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
-        let (run, tool_call) = (args.run.as_deref(), args.tool_call.as_deref());
-        return inline::resolve_chosen(ctx, run, tool_call, SUBMIT_PLAN, &who(args.as_.clone()));
+        return advance::prompt_chosen(ctx, item_args, ItemKind::Plan);
     }
     let (decision, via) = decision(&args)?;
     let (store, run, item) = target(
         ctx,
-        args.run.as_deref(),
-        SUBMIT_PLAN,
-        args.tool_call.as_deref(),
+        item_args.run.as_deref(),
+        ItemKind::Plan,
+        item_args.tool_call.as_deref(),
     )?;
     let plan = plan_of(&item)?;
     warn_if_changed(ctx, &run, &plan);
     let resolution = Resolution {
         resume_data: decision.resume_data(&plan),
         result: decision.result(&plan),
-        by: who(args.as_.clone()),
+        by: who(item_args.as_.clone()),
         via,
     };
-    resolve_and_continue(
-        ctx,
-        store.as_ref(),
-        &run,
-        &item,
-        &resolution,
-        args.no_resume,
-    )
+    let policy = Policy::acting(ctx, item_args, &resolution.by);
+    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&item, &resolution)
 }
 
 /// Says so when the plan file now differs from the submitted version being decided on.
-pub(super) fn warn_if_changed(ctx: &Ctx, run: &Run, plan: &Plan) {
+pub fn warn_if_changed(ctx: &Ctx, run: &Run, plan: &Plan) {
     let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
         .map(|text| Plan::from_text(&plan.path, &text));
     if now_on_disk.as_ref() != Ok(plan) {

@@ -2,8 +2,9 @@
 
 use anyhow::Result;
 
-use super::start::{start, Started};
-use super::{flow, read_stdin, Ctx};
+use super::input::read_stdin;
+use super::start::{start, Start};
+use super::Ctx;
 use crate::agent::def::absolute;
 use crate::agent::AgentDef;
 use crate::cli::RunArgs;
@@ -12,6 +13,11 @@ use crate::exit::Exit;
 use crate::providers;
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
+    if args.quiet && ctx.out.is_json() {
+        return fail(Error::usage(
+            "-q prints only the run id; with -o json the events carry it (runId)",
+        ));
+    }
     let prompt = match args.prompt.as_deref() {
         None => {
             return fail(
@@ -53,21 +59,20 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     let cwd = working_dir(args.cwd.as_deref())?;
     let provider = providers::from_spec(&agent.model)?;
 
-    let store = ctx.create_store()?;
-    let (run_id, started) = start(
+    if args.quiet {
+        ctx.out.hide_agent_text();
+    }
+    start(
         ctx,
-        store.as_ref(),
-        &agent,
-        &cwd,
-        &prompt,
-        provider.as_ref(),
-        &args.wait,
-    )?;
-    let (status, new_items) = match started {
-        Started::Leg(status) => (status, true),
-        Started::Ended(run) => (run.status, false),
-    };
-    flow::report(ctx, store.as_ref(), &run_id, status, new_items)
+        Start {
+            agent: &agent,
+            cwd: &cwd,
+            prompt: &prompt,
+            provider,
+            wait: &args.wait,
+            print_id: args.quiet,
+        },
+    )
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.

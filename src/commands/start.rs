@@ -1,66 +1,67 @@
 //! Starting a run, shared by `run`, `ask` and `plan`: store it (running, under this
-//! process's lease), drive its first leg, and with `--wait` stay as its waiter — driving it
-//! after each answer — until it ends.
+//! process's lease; with `--wait`, with this process as its waiter), then advance it.
 
 use anyhow::Result;
 
-use super::waiting::{self, WaitOptions, Waiter};
-use super::{flow, Ctx};
+use super::advance::{Advance, Policy, Wait};
+use super::waiter::Waiter;
+use super::{input, Ctx};
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
 use crate::cli::WaitFlags;
-use crate::domain::{Event, RunStatus};
+use crate::domain::Event;
+use crate::exit::Exit;
 use crate::providers::Provider;
-use crate::store::{NewRun, Run, Store};
+use crate::store::NewRun;
 
-/// How far `start` went.
-pub enum Started {
-    /// Without `--wait`: the run's status after its first leg.
-    Leg(RunStatus),
-    /// With `--wait`: the run once it ended.
-    Ended(Box<Run>),
+/// A run to start.
+pub struct Start<'a> {
+    pub agent: &'a AgentDef,
+    pub cwd: &'a str,
+    pub prompt: &'a str,
+    pub provider: Box<dyn Provider>,
+    pub wait: &'a WaitFlags,
+    /// Print the run id alone on stdout as soon as the run exists (`run -q`, and `ask` and
+    /// `plan` without `--wait`).
+    pub print_id: bool,
 }
 
-pub fn start(
-    ctx: &Ctx,
-    store: &dyn Store,
-    agent: &AgentDef,
-    cwd: &str,
-    prompt: &str,
-    provider: &dyn Provider,
-    flags: &WaitFlags,
-) -> Result<(String, Started)> {
-    let deadline = waiting::deadline(flags.timeout);
-    let run_id = uuid::Uuid::now_v7().to_string();
+pub fn start(ctx: &Ctx, s: Start) -> Result<Exit> {
+    let store = ctx.create_store()?;
+    let deadline = s.wait.timeout.map(|t| std::time::Instant::now() + t);
+    let run_id = uuid::Uuid::new_v4().to_string();
     let lease = lease::mine();
     let events = store.create_run(&NewRun {
         id: &run_id,
-        agent_id: &agent.id,
-        agent: &serde_json::to_value(agent)?,
-        cwd,
-        prompt,
+        agent_id: &s.agent.id,
+        agent: &serde_json::to_value(s.agent)?,
+        cwd: s.cwd,
+        prompt: s.prompt,
         lease: &lease,
-        events: &[Event::start(&agent.id, &new_message_id())],
-        expires_in_ms: flags.expires_in.map(|d| d.as_millis() as i64),
+        events: &[Event::start(&s.agent.id, &new_message_id())],
+        expires_in_ms: s.wait.expires_in.map(|d| d.as_millis() as i64),
     })?;
-    ctx.out.stored_events(&run_id, &events);
-    let waiter = flags
-        .wait
-        .then(|| Waiter::register(ctx, store, &run_id))
-        .transpose()?;
-    let status = flow::drive_leg(ctx, store, &run_id, &lease, provider)?;
-    let Some(waiter) = waiter else {
-        return Ok((run_id, Started::Leg(status)));
-    };
-    if status == RunStatus::Suspended {
-        flow::report(ctx, store, &run_id, status, true)?;
+    if s.print_id {
+        ctx.out.line(&run_id);
     }
-    let opts = WaitOptions {
+    ctx.out.stored_events(&run_id, &events);
+    let _waiter = s
+        .wait
+        .wait
+        .then(|| Waiter::register(ctx, store.as_ref(), &run_id))
+        .transpose()?;
+    let policy = Policy {
         drive: true,
-        deadline,
-        expire_at_deadline: true,
+        prompt: ctx.interactive(),
+        wait: s.wait.wait.then_some(Wait {
+            deadline,
+            expire_at_deadline: true,
+            summary: false,
+        }),
+        by: input::who(None),
     };
-    let run = waiting::until_end(ctx, store, &run_id, &opts)?;
-    drop(waiter);
-    Ok((run_id, Started::Ended(Box::new(run))))
+    Advance::new(ctx, store.as_ref(), &run_id, policy)
+        .holding(lease, s.provider)
+        .seen_up_to(events.last().map(|e| e.seq))
+        .run()
 }

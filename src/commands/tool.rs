@@ -3,7 +3,8 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{parse_json_flag, Ctx};
+use super::input::parse_json_flag;
+use super::Ctx;
 use crate::cli::ToolArgs;
 use crate::error::{fail, Error};
 use crate::exit::Exit;

@@ -1,30 +1,39 @@
 //! `wait`: block until a run is neither running nor suspended; exit by its final state.
+//! With `--drive`, become the run's waiter: drive it after each answer.
 
 use anyhow::Result;
 
-use super::oneshot::{self, is_plan_run};
-use super::waiting::{self, WaitOptions, Waiter};
-use super::{flow, Ctx};
+use super::advance::{on_own_host, Advance, Policy, Wait};
+use super::input::who;
+use super::waiter::Waiter;
+use super::Ctx;
 use crate::cli::WaitArgs;
 use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(&args.run)?;
-    let _waiter = args
-        .drive
+    let drive = args.drive && on_own_host(&run);
+    if args.drive && !drive {
+        ctx.out.warn(&format!(
+            "run {} belongs to another host: waiting without driving it",
+            run.id
+        ));
+    }
+    let _waiter = drive
         .then(|| Waiter::register(ctx, store.as_ref(), &run.id))
         .transpose()?;
-    let opts = WaitOptions {
-        drive: args.drive,
-        deadline: waiting::deadline(args.timeout),
-        expire_at_deadline: false,
+    let seen = store.events(&run.id)?.last().map(|e| e.seq);
+    let policy = Policy {
+        drive,
+        prompt: false,
+        wait: Some(Wait {
+            deadline: args.timeout.map(|t| std::time::Instant::now() + t),
+            expire_at_deadline: false,
+            summary: true,
+        }),
+        by: who(None),
     };
-    let run = waiting::until_end(ctx, store.as_ref(), &run.id, &opts)?;
-    if is_plan_run(&run) || run.agent_id == "ask" {
-        return oneshot::outcome(ctx, store.as_ref(), &run);
-    }
-    if ctx.out.is_json() {
-        ctx.out.json_line(&super::runs::summary(&run));
-    }
-    flow::report(ctx, store.as_ref(), &run.id, run.status, false)
+    Advance::new(ctx, store.as_ref(), &run.id, policy)
+        .seen_up_to(seen)
+        .run()
 }

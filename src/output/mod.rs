@@ -12,14 +12,15 @@ use std::io::{self, Write};
 use console::style;
 use serde_json::{json, Value};
 
-use crate::agent::driver::Sink;
-use crate::domain::{Event, StoredEvent};
+use crate::domain::{Event, Sink, StoredEvent};
 
 pub struct Out {
     json: bool,
     stdout_closed: Cell<bool>,
     /// The text mode's current line on stdout has text without a final newline.
     open_line: Cell<bool>,
+    /// The agent's text is not printed (`run -q`: stdout carries only the run id).
+    hide_text: Cell<bool>,
 }
 
 impl Out {
@@ -28,7 +29,13 @@ impl Out {
             json,
             stdout_closed: Cell::new(false),
             open_line: Cell::new(false),
+            hide_text: Cell::new(false),
         }
+    }
+
+    /// From now on, the agent's text is not printed.
+    pub fn hide_agent_text(&self) {
+        self.hide_text.set(true);
     }
 
     pub fn is_json(&self) -> bool {
@@ -142,6 +149,7 @@ impl Sink for EventPrinter<'_> {
             return;
         }
         match e.kind.as_str() {
+            "text-delta" if out.hide_text.get() => {}
             "text-delta" => {
                 let text = e.payload["text"].as_str().unwrap_or_default();
                 if !text.is_empty() {

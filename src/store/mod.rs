@@ -38,6 +38,9 @@ pub struct Run {
     /// The agent definition as it was at `run` (JSON).
     pub agent: Value,
     pub cwd: String,
+    /// The host that started the run (`sys::host_id`); only a process there drives it.
+    /// Empty for runs stored before hosts were recorded.
+    pub host: String,
     pub status: RunStatus,
     pub output: Option<String>,
     pub finish_reason: Option<String>,

@@ -240,6 +240,7 @@ fn run_from_row(r: &Row) -> Result<Run> {
         agent_id: r.get(1),
         agent: from_json(r.get::<_, &str>(2))?,
         cwd: r.get(3),
+        host: String::new(),
         status: RunStatus::parse(&status).unwrap_or(RunStatus::Failed),
         output: r.get(5),
         finish_reason: r.get(6),
@@ -456,7 +457,7 @@ impl Store for PgStore {
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>> {
         let sql = format!(
             "SELECT {RUN_COLUMNS} FROM runs WHERE $1::text IS NULL OR status = $1 \
-             ORDER BY id DESC LIMIT $2"
+             ORDER BY created_at DESC, id DESC LIMIT $2"
         );
         let status = filter.status.map(RunStatus::as_str);
         self.read(|c| {

@@ -62,7 +62,6 @@ fn the_bad_input_matrix() {
     );
     f.rejects(&["answer", "00000000-dead", "x"], 3, "no run 00000000-dead");
     f.rejects(&["show", "ffff"], 3, "no run ffff");
-    f.rejects(&["answer", &select[..4], "red"], 4, "is ambiguous");
     f.rejects(&["answer", "abc", "red"], 2, "too short");
     f.rejects(
         &["answer", select, "green"],

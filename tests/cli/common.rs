@@ -238,7 +238,7 @@ impl Env {
         if !self.has_store() {
             return None;
         }
-        self.value("SELECT id FROM runs ORDER BY id DESC LIMIT 1", &[])
+        self.value("SELECT id FROM runs ORDER BY created_at DESC LIMIT 1", &[])
     }
 
     pub fn status(&self, run: &str) -> String {

@@ -9,6 +9,7 @@ mod fake_server;
 mod faults;
 mod generated;
 mod hostile;
+mod ids;
 mod invariants;
 mod kill_loop;
 mod postgres;

@@ -460,3 +460,199 @@ fn audit_records_who_when_and_how() {
     let text = env.run(&["show", &run]).stdout;
     assert!(text.contains("resolved by alice via flag at "), "{text}");
 }
+
+#[test]
+fn run_quiet_prints_only_the_run_id() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"text": "thinking aloud", "toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
+        {"text": "done"}
+    ]));
+    let out = env.run(&["--no-input", "run", "-q", "--agent", &agent, "go"]);
+    out.assert_code(75);
+    let run = out.stdout.trim_end();
+    assert_eq!(out.stdout, format!("{run}\n"), "only the id on stdout");
+    assert_eq!(env.status(run), "suspended");
+    assert!(out
+        .stderr
+        .contains(&format!("mastra-ask answer {run} <answer>")));
+    for bad in [
+        vec!["-o", "json", "run", "-q", "--agent", &agent, "go"],
+        vec!["run", "-q", "--wait", "--agent", &agent, "go"],
+    ] {
+        env.run(&bad).assert_code(2);
+    }
+}
+
+#[test]
+fn a_waiters_json_stream_carries_every_stored_event() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
+        {"toolCalls": [{"id": "r", "name": "ask_user", "args": {"question": "Sure?"}}]},
+        {"text": "all done"}
+    ]));
+    let waiter = env.spawn(&["-o", "json", "run", "--wait", "--agent", &agent, "go"]);
+    let run = env.first_pending();
+    env.run(&["answer", &run, "yes"]).assert_code(0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while env.run(&["pending", "-q"]).stdout.contains(" q ")
+        || env.run(&["pending", "-q"]).stdout.is_empty()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the waiter never drove the next leg"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    env.run(&["answer", &run, "sure"]).assert_code(0);
+    let out = finish(waiter);
+    out.assert_code(0);
+    let streamed = out.json_lines();
+    let shown: Value =
+        serde_json::from_str(&env.run(&["show", &run, "-o", "json"]).stdout).unwrap();
+    let stored = shown["events"].as_array().unwrap();
+    assert_eq!(
+        streamed
+            .iter()
+            .map(|e| e["type"].clone())
+            .collect::<Vec<_>>(),
+        stored.iter().map(|e| e["type"].clone()).collect::<Vec<_>>(),
+    );
+    let results: Vec<&Value> = streamed
+        .iter()
+        .filter(|e| e["type"] == "tool-result")
+        .collect();
+    assert_eq!(results.len(), 2, "the answers' results are in the stream");
+    assert_eq!(
+        results[0]["payload"]["result"]["content"],
+        "User answered: yes"
+    );
+}
+
+#[test]
+fn plan_wait_prints_the_feedback_of_a_rejection() {
+    let env = Env::new();
+    env.write("work/PLAN.md", "# Migrate\n\n1. Back up\n");
+    let planner = env.spawn(&["plan", "PLAN.md", "--wait"]);
+    let run = env.first_pending();
+    env.run(&[
+        "review",
+        &run,
+        "--reject",
+        "--feedback",
+        "Add a rollback step",
+    ])
+    .assert_code(0);
+    let out = finish(planner);
+    out.assert_code(5);
+    assert_eq!(out.stdout, "Add a rollback step\n");
+}
+
+#[test]
+fn a_lone_argument_to_answer_is_the_run() {
+    let env = Env::new();
+    let run = env.run(&["ask", "Version?"]).stdout.trim().to_string();
+    let out = env.run(&["answer", "2.0.0"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains("\"2.0.0\" names no run: a lone argument is taken as RUN"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("mastra-ask answer RUN ANSWER"),
+        "{}",
+        out.stderr
+    );
+    let out = env.run(&["answer", &run]);
+    out.assert_code(2);
+    assert_one_line_error(&out, "no answer given");
+
+    let multi = env
+        .run(&[
+            "ask", "Chores?", "--option", "a", "--option", "b", "--multi",
+        ])
+        .stdout
+        .trim()
+        .to_string();
+    let out = env.run(&["answer", "--multi", "a", "b", &multi]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(&format!(
+            "put RUN first: mastra-ask answer {multi} --multi LABEL..."
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.status(&multi), "suspended");
+    assert_eq!(env.status(&run), "suspended");
+}
+
+#[test]
+fn a_leg_that_runs_out_of_steps_says_so() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "a", "name": "nope", "args": {}}]},
+        {"toolCalls": [{"id": "b", "name": "nope", "args": {}}]},
+        {"text": "never reached"}
+    ]));
+    let out = env.run(&[
+        "--no-input",
+        "run",
+        "--max-steps",
+        "2",
+        "--agent",
+        &agent,
+        "go",
+    ]);
+    out.assert_code(0);
+    assert!(
+        out.stderr.contains("stopped after its step budget") && out.stderr.contains("--max-steps"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_answer_kept_when_the_model_fails_says_so() {
+    let env = Env::new();
+    // A model that asks first, then fails once it has the answer.
+    env.write(
+        "work/model.sh",
+        "#!/bin/sh\nif grep -q 'User answered' ; then echo 'model server down' >&2; exit 1; fi\n\
+         echo '{\"toolCalls\":[{\"id\":\"q\",\"name\":\"ask_user\",\"args\":{\"question\":\"Ready?\"}}]}'\n",
+    );
+    std::process::Command::new("chmod")
+        .args(["+x", env.path("work/model.sh").to_str().unwrap()])
+        .status()
+        .unwrap();
+    let out = env.run(&[
+        "--no-input",
+        "run",
+        "-q",
+        "--model",
+        "command:./model.sh",
+        "go",
+    ]);
+    out.assert_code(75);
+    let run = out.stdout.trim().to_string();
+    let out = env.run(&["--no-input", "answer", &run, "yes"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr
+            .contains("your answer was recorded, and resume continues the run"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!("mastra-ask resume {run}")),
+        "{}",
+        out.stderr
+    );
+    let shown: Value =
+        serde_json::from_str(&env.run(&["show", &run, "-o", "json"]).stdout).unwrap();
+    assert_eq!(shown["status"], "failed");
+    assert_eq!(shown["suspensions"][0]["resumeData"], "yes");
+}

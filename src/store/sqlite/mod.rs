@@ -482,7 +482,7 @@ impl Store for SqliteStore {
             Some(status) => {
                 let sql = format!(
                     "SELECT {RUN_COLUMNS} FROM {RUN_FROM} WHERE r.status = ?1 \
-                     ORDER BY r.id DESC LIMIT ?2"
+                     ORDER BY r.created_at DESC, r.key DESC LIMIT ?2"
                 );
                 self.conn
                     .prepare_cached(&sql)?
@@ -491,7 +491,7 @@ impl Store for SqliteStore {
             }
             None => {
                 let sql =
-                    format!("SELECT {RUN_COLUMNS} FROM {RUN_FROM} ORDER BY r.id DESC LIMIT ?1");
+                    format!("SELECT {RUN_COLUMNS} FROM {RUN_FROM} ORDER BY r.created_at DESC, r.key DESC LIMIT ?1");
                 self.conn
                     .prepare_cached(&sql)?
                     .query_map([limit], run_from_row)?

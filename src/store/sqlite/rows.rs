@@ -33,6 +33,7 @@ pub fn run_from_row(r: &Row) -> rusqlite::Result<Run> {
         agent_id: r.get(1)?,
         agent: from_json(&r.get::<_, String>(2)?)?,
         cwd: r.get(3)?,
+        host: String::new(),
         status: RunStatus::parse(&status).unwrap_or(RunStatus::Failed),
         output: r.get(5)?,
         finish_reason: r.get(6)?,

@@ -1,0 +1,115 @@
+//! Answering at a terminal (SPEC §5.2): which item a person is asked about, the prompt for
+//! it, and what leaving a prompt means. It turns what the person chose into a `Resolution`;
+//! it never records one and never decides what happens to the run next (`advance` does).
+
+use anyhow::Result;
+
+use super::items::{describe, plan_of, question_of};
+use super::review::warn_if_changed;
+use super::Ctx;
+use crate::domain::{CallRecord, ItemKind, Resolution, Via};
+use crate::error::{fail, Error, Kind};
+use crate::store::{Run, Store};
+use crate::tools::ask_user;
+use crate::ui;
+
+/// What a person did at a prompt.
+pub enum Prompted {
+    Resolved(Resolution),
+    /// Esc, `q` or Ctrl-C: nothing is recorded and the item still waits.
+    Left,
+}
+
+/// Prompts for one pending item of `run`, resolving it as `by`.
+pub fn prompt(ctx: &Ctx, run: &Run, call: &CallRecord, by: &str) -> Result<Prompted> {
+    let resolution = |resume_data: serde_json::Value, result| Resolution {
+        resume_data,
+        result,
+        by: by.to_string(),
+        via: Via::Prompt,
+    };
+    let chosen = match call.kind() {
+        ItemKind::Question => {
+            let question = question_of(call)?;
+            match ui::ask(&question)? {
+                Some(answer) => {
+                    let data = question.check_answer(&answer).map_err(Error::invalid)?;
+                    Some(resolution(data.clone(), ask_user::result(&data)))
+                }
+                None => None,
+            }
+        }
+        ItemKind::Plan => {
+            let plan = plan_of(call)?;
+            warn_if_changed(ctx, run, &plan);
+            ui::review(&plan)?.map(|d| resolution(d.resume_data(&plan), d.result(&plan)))
+        }
+    };
+    Ok(chosen.map_or(Prompted::Left, Prompted::Resolved))
+}
+
+/// The pending item of `kind` (of one run, or of all) to prompt for: the only one, or the one
+/// the person picks; `None` when there is none. Leaving the picker is an interruption.
+pub fn choose(
+    store: &dyn Store,
+    run_id: Option<&str>,
+    kind: ItemKind,
+) -> Result<Option<CallRecord>> {
+    let mut items: Vec<CallRecord> = store
+        .pending(run_id)?
+        .into_iter()
+        .map(|p| p.call)
+        .filter(|c| c.kind() == kind)
+        .collect();
+    if items.len() <= 1 {
+        return Ok(items.pop());
+    }
+    let lines: Vec<String> = items
+        .iter()
+        .map(|c| format!("{}  {}", c.run_id, describe(c)))
+        .collect();
+    let what = match kind {
+        ItemKind::Question => "Which question?",
+        ItemKind::Plan => "Which plan?",
+    };
+    match ui::pick(what, &lines)? {
+        Some(i) => Ok(Some(items.swap_remove(i))),
+        None => fail(Error::new(
+            Kind::Interrupted,
+            "interrupted; nothing recorded",
+        )),
+    }
+}
+
+/// The person left the prompt for `call`: nothing was recorded for it and it still waits;
+/// `recorded` are the items recorded earlier in the same sitting.
+pub fn interrupted(ctx: &Ctx, call: &CallRecord, recorded: &[String]) -> Error {
+    let kept = if recorded.is_empty() {
+        String::new()
+    } else {
+        format!(" (recorded earlier: {})", recorded.join("; "))
+    };
+    Error::new(
+        Kind::Interrupted,
+        format!(
+            "interrupted; nothing recorded for tool call {} of run {}, which is still pending{kept}",
+            call.call_id, call.run_id
+        ),
+    )
+    .with_hint(format!(
+        "answer it later with: {} {} {} (or list what waits with: {} pending)",
+        ctx.program(),
+        call.kind().command(),
+        call.run_id,
+        ctx.program()
+    ))
+}
+
+/// `answer`/`review` at a terminal with no item named: nothing of this kind waits.
+pub fn nothing_pending(kind: ItemKind) -> Error {
+    let what = match kind {
+        ItemKind::Question => "no question is waiting for an answer",
+        ItemKind::Plan => "no plan is waiting for a review",
+    };
+    Error::not_found(what).with_hint("list what waits with: mastra-ask pending")
+}

@@ -1,0 +1,167 @@
+//! Finding what a command acts on: a run by its id or a unique prefix of it, and the pending
+//! item of that run an `answer` or `review` means. The wording of "not found", "ambiguous"
+//! and "not pending" lives here, once.
+
+use anyhow::Result;
+
+use super::Ctx;
+use crate::domain::{CallRecord, CallState, ItemKind};
+use crate::error::{fail, Error};
+use crate::store::{Run, Store};
+
+fn no_run(input: &str) -> Error {
+    Error::not_found(format!("no run {input}")).with_hint("list runs with: mastra-ask runs")
+}
+
+fn check_prefix(input: &str) -> Result<()> {
+    if input.chars().count() < 4 {
+        return fail(Error::usage(format!(
+            "run id \"{input}\" is too short: give at least 4 characters"
+        )));
+    }
+    Ok(())
+}
+
+impl Ctx {
+    /// The store and the run `input` names (a full id or a unique prefix).
+    pub fn store_and_run(&self, input: &str) -> Result<(Box<dyn Store>, Run)> {
+        check_prefix(input)?;
+        let Some(store) = self.existing_store()? else {
+            return fail(no_run(input));
+        };
+        let run = find_run(store.as_ref(), input)?;
+        Ok((store, run))
+    }
+}
+
+/// The run with id `input`, or the only run whose id starts with it.
+pub fn find_run(store: &dyn Store, input: &str) -> Result<Run> {
+    check_prefix(input)?;
+    let lower = input.to_ascii_lowercase();
+    if let Some(run) = store.run(&lower)? {
+        return Ok(run);
+    }
+    let ids = store.run_ids_with_prefix(&lower, 6)?;
+    match ids.as_slice() {
+        [] => fail(no_run(input)),
+        [id] => Ok(store.run(id)?.ok_or_else(|| no_run(id))?),
+        many => {
+            let shown: Vec<&str> = many.iter().take(5).map(String::as_str).collect();
+            let more = if many.len() > 5 { ", ..." } else { "" };
+            fail(Error::conflict(format!(
+                "run id prefix {input} is ambiguous: {}{more}",
+                shown.join(", ")
+            )))
+        }
+    }
+}
+
+/// The pending item of `run` that a command for items of `kind` acts on: the one named by
+/// `tool_call`, else the only one of that kind.
+pub fn pending_item(
+    ctx: &Ctx,
+    store: &dyn Store,
+    run: &Run,
+    kind: ItemKind,
+    tool_call: Option<&str>,
+) -> Result<CallRecord> {
+    let wrong_kind = |c: &CallRecord| {
+        Error::usage(format!(
+            "tool call {} of run {} is a {}, not a {}",
+            c.call_id,
+            run.id,
+            c.kind().noun(),
+            kind.noun()
+        ))
+        .with_hint(format!(
+            "use: {} {} {}",
+            ctx.program(),
+            c.kind().command(),
+            run.id
+        ))
+    };
+    if let Some(id) = tool_call {
+        let calls = store.calls(&run.id)?;
+        let Some(call) = calls
+            .into_iter()
+            .find(|c| c.call_id == id && c.payload.is_some())
+        else {
+            return fail(Error::not_found(format!(
+                "run {} has no tool call {id}",
+                run.id
+            )));
+        };
+        if call.kind() != kind {
+            return fail(wrong_kind(&call));
+        }
+        if call.state != CallState::Pending {
+            return fail(not_pending(&call));
+        }
+        return Ok(call);
+    }
+    let pending: Vec<CallRecord> = store
+        .pending(Some(&run.id))?
+        .into_iter()
+        .map(|p| p.call)
+        .collect();
+    let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|c| c.kind() == kind);
+    match (mine.len(), others.first()) {
+        (1, _) => Ok(mine.into_iter().next().expect("one item")),
+        (0, Some(c)) => fail(wrong_kind(c)),
+        (0, None) => fail(nothing_waits(run, kind)),
+        (n, _) => {
+            let ids: Vec<&str> = mine.iter().map(|c| c.call_id.as_str()).collect();
+            fail(Error::conflict(format!(
+                "run {} has {n} pending {}s; choose one with --tool-call: {}",
+                run.id,
+                kind.noun(),
+                ids.join(", ")
+            )))
+        }
+    }
+}
+
+/// Why a run has nothing for a command to act on.
+fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
+    let state = if run.finish_reason.as_deref() == Some(crate::store::EXPIRED) {
+        "expired".to_string()
+    } else {
+        run.status.as_str().to_string()
+    };
+    Error::conflict(format!(
+        "run {} is {state}: nothing waits for {}",
+        run.id,
+        kind.command()
+    ))
+}
+
+/// The store, run and pending item an `answer` (questions) or `review` (plans) names.
+pub fn target(
+    ctx: &Ctx,
+    run: Option<&str>,
+    kind: ItemKind,
+    tool_call: Option<&str>,
+) -> Result<(Box<dyn Store>, Run, CallRecord)> {
+    let Some(input) = run else {
+        return fail(
+            Error::usage("which run? pass RUN")
+                .with_hint("list what waits with: mastra-ask pending"),
+        );
+    };
+    let (store, run) = ctx.store_and_run(input)?;
+    let item = pending_item(ctx, store.as_ref(), &run, kind, tool_call)?;
+    Ok((store, run, item))
+}
+
+pub fn not_pending(call: &CallRecord) -> Error {
+    let by = call
+        .resolved_by
+        .as_deref()
+        .map(|b| format!(" by {b}"))
+        .unwrap_or_default();
+    Error::conflict(format!(
+        "tool call {} is not pending: it was {}{by}",
+        call.call_id,
+        call.state.as_str()
+    ))
+}

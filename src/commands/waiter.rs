@@ -1,0 +1,47 @@
+//! Waiters (SPEC §5.1): a process that stays with a run until it ends (`run`/`ask`/`plan
+//! --wait`, `wait --drive`) registers itself in the store with a heartbeat, so that an answer
+//! recorded elsewhere leaves the next leg to it — it has the run's working directory, keys
+//! and tools. The registration ends when the waiter is dropped.
+
+use anyhow::Result;
+
+use super::Ctx;
+use crate::agent::lease::{self, Heartbeat};
+use crate::store::{Lease, Store};
+
+/// A registered waiter; unregisters itself when dropped.
+pub struct Waiter<'a> {
+    store: &'a dyn Store,
+    run_id: String,
+    me: Lease,
+    _beat: Heartbeat,
+}
+
+impl<'a> Waiter<'a> {
+    /// Registers this process as the run's waiter.
+    pub fn register(ctx: &Ctx, store: &'a dyn Store, run_id: &str) -> Result<Waiter<'a>> {
+        let me = lease::mine();
+        store.add_waiter(run_id, &me)?;
+        Ok(Waiter::registered(ctx, store, run_id, me))
+    }
+
+    /// Keeps alive a waiter registration already stored (with the run it waits for).
+    pub fn registered(ctx: &Ctx, store: &'a dyn Store, run_id: &str, me: Lease) -> Waiter<'a> {
+        let (id, beat_as) = (run_id.to_string(), me.clone());
+        let beat = Heartbeat::start(ctx.location.clone(), move |s| {
+            let _ = s.beat_waiter(&id, &beat_as);
+        });
+        Waiter {
+            store,
+            run_id: run_id.to_string(),
+            me,
+            _beat: beat,
+        }
+    }
+}
+
+impl Drop for Waiter<'_> {
+    fn drop(&mut self) {
+        let _ = self.store.remove_waiter(&self.run_id, &self.me);
+    }
+}
