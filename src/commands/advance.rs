@@ -126,8 +126,6 @@ pub struct Advance<'a> {
     provider: Option<Box<dyn Provider>>,
     /// Items this process recorded, in order (what an interruption reports as kept).
     recorded: Vec<String>,
-    /// The pending items were already announced (a waiter says it once per suspension).
-    announced: bool,
     /// The last event sequence number this process has printed (a waiter's JSON stream
     /// carries every stored event, including results others' answers appended).
     seen: Option<i64>,
@@ -143,7 +141,6 @@ impl<'a> Advance<'a> {
             lease: None,
             provider: None,
             recorded: Vec::new(),
-            announced: false,
             seen: None,
         }
     }
@@ -190,13 +187,7 @@ impl<'a> Advance<'a> {
                         return Ok(exit);
                     }
                 }
-                RunStatus::Suspended if self.policy.wait.is_some() => {
-                    if !self.announced {
-                        announce(self.ctx, self.store, &run.id)?;
-                        self.announced = true;
-                    }
-                    self.wait_a_while(&run)?;
-                }
+                RunStatus::Suspended if self.policy.wait.is_some() => self.wait_a_while(&run)?,
                 RunStatus::Suspended => {
                     announce(self.ctx, self.store, &run.id)?;
                     return Ok(Exit::Suspended);
@@ -271,8 +262,11 @@ impl<'a> Advance<'a> {
         self.seen = self.store.events(&run.id)?.last().map(|e| e.seq);
         match end {
             LegEnd::Status(RunStatus::Suspended) => {
-                self.announced = false;
                 notify::on_suspend(self.ctx, &self.store.pending(Some(&run.id))?);
+                // A waiter says what its leg left waiting, then waits.
+                if self.policy.wait.is_some() && !self.policy.prompt {
+                    announce(self.ctx, self.store, &run.id)?;
+                }
             }
             LegEnd::Status(_) => {}
             LegEnd::LostLease => {

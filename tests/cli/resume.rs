@@ -222,3 +222,43 @@ fn a_driver_renews_its_lease_while_the_model_thinks() {
     let lease = env.value("SELECT lease_token FROM runs WHERE id = ?1", &[&run]);
     assert_eq!(lease, None, "a finished run holds no lease");
 }
+
+/// Hosts are told apart by machine identity, never by name (SPEC §4): a driver killed on
+/// "another container" with the same hostname keeps its lease until it expires, while on its
+/// own host its dead process frees the lease at once.
+#[test]
+fn a_dead_driver_on_another_host_keeps_its_lease_until_it_expires() {
+    let env = Env::new();
+    let run = slow_after_answer(&env);
+    let mut answer = env.command(&["answer", &run, "yes"]);
+    answer
+        .env("MASTRA_ASK_HOST_ID", "container-a")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut driver = answer.spawn().unwrap();
+    wait_for(&env, &run, "running");
+    sleep(Duration::from_millis(200));
+    driver.kill().unwrap();
+    driver.wait().unwrap();
+
+    let mut other = env.command(&["resume", &run]);
+    other.env("MASTRA_ASK_HOST_ID", "container-b");
+    let out = env.run_with(other);
+    out.assert_code(4);
+    assert_one_line_error(&out, "is being driven by process");
+    assert_eq!(env.status(&run), "running");
+
+    env.write(
+        "work/script.json",
+        &json!({"steps": [
+            {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+            {"text": "finished"}
+        ]})
+        .to_string(),
+    );
+    let mut own = env.command(&["resume", &run]);
+    own.env("MASTRA_ASK_HOST_ID", "container-a");
+    let out = env.run_with(own);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "finished\n");
+}
