@@ -46,6 +46,16 @@ fn quit_on_interrupt<T>(result: dialoguer::Result<Option<T>>) -> Result<Option<T
     }
 }
 
+/// `quit_on_interrupt` for a text prompt: after Ctrl-C the cursor is left on the typed line,
+/// so end that line before anything else is printed.
+fn quit_on_interrupt_line<T>(result: dialoguer::Result<Option<T>>) -> Result<Option<T>> {
+    let outcome = quit_on_interrupt(result)?;
+    if outcome.is_none() {
+        let _ = term().write_line("");
+    }
+    Ok(outcome)
+}
+
 /// Which keys do what, for each kind of prompt: told once per process, before the first.
 #[derive(Clone, Copy)]
 enum Keys {

@@ -15,15 +15,18 @@ use super::terminal::Session;
 /// Rows kept free below the text for the menu that follows it.
 const MENU_ROWS: usize = 7;
 
-/// Shows `lines`, paged when they do not fit on the screen with the menu below them.
-pub fn show(session: &Session, lines: &[String]) {
+/// Shows `lines`, paged when they do not fit on the screen with the menu below them;
+/// whether they went through the pager.
+pub fn show(session: &Session, lines: &[String]) -> bool {
     let term = super::term();
     let (rows, columns) = term.size();
     let text = lines.join("\n") + "\n";
     let fits = markdown::rows(lines, columns as usize) + MENU_ROWS <= rows as usize;
-    if fits || !session.with_child(|| page(&text)) {
-        let _ = term.write_str(&text);
+    if !fits && session.with_child(|| page(&text)) {
+        return true;
     }
+    let _ = term.write_str(&text);
+    false
 }
 
 /// Runs the pager on `text`; false when it could not be run.

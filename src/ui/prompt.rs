@@ -12,7 +12,9 @@ use dialoguer::{Input, MultiSelect, Select};
 use serde_json::{json, Value};
 
 use super::terminal::Session;
-use super::{chosen_line, keys_hint, note, quit_on_interrupt, term, theme, Keys};
+use super::{
+    chosen_line, keys_hint, note, quit_on_interrupt, quit_on_interrupt_line, term, theme, Keys,
+};
 use crate::output::sanitize;
 use crate::tools::ask_user::{Mode, Question};
 
@@ -79,7 +81,7 @@ fn free_text(theme: &dyn Theme, prompt: &str) -> Result<Option<String>> {
             }
         })
         .interact_text_on(&term());
-    quit_on_interrupt(answer.map(Some))
+    quit_on_interrupt_line(answer.map(Some))
 }
 
 /// One of `items`, the menu starting on the first; `report` leaves the chosen item on the

@@ -661,3 +661,118 @@ fn ask_at_a_terminal_prompts_and_prints_the_answer() {
     assert_eq!((via.as_str(), data.as_str()), ("prompt", "\"no\""));
     assert_eq!(env.status(&run), "completed");
 }
+
+#[test]
+fn a_reviewer_who_chose_to_reject_is_never_one_enter_from_approving() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    let before = env.dump();
+    let mut pty = Pty::spawn(&env, &["review", &run], &[]);
+    pty.expect("> Approve");
+    pty.send(DOWN);
+    pty.expect("> Reject with feedback");
+    pty.send(ENTER);
+    pty.expect("Feedback for the agent");
+    // An empty line: no feedback. The menu comes back on the entry chosen, not on Approve.
+    pty.send(ENTER);
+    pty.expect("no feedback given; choose again");
+    pty.expect("> Reject with feedback (typed here)");
+    // The Enter pressed out of habit asks for feedback again; it never approves.
+    pty.send(ENTER);
+    pty.expect("Feedback for the agent");
+    pty.send(CTRL_C);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert_eq!(env.dump(), before, "nothing was recorded");
+    assert_eq!(env.status(&run), "suspended");
+}
+
+#[test]
+fn ctrl_c_in_free_text_ends_the_typed_line_first() {
+    let env = Env::new();
+    let run = suspended(&env, json!([free_text(), done()]));
+    let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+    pty.expect("Which version");
+    pty.send("half typed");
+    pty.expect("half typed");
+    pty.send(CTRL_C);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    let typed = text.find("half typed").unwrap();
+    let error = text.find("error: interrupted").unwrap();
+    assert!(
+        text[typed..error].contains('\n'),
+        "the error starts on a line of its own: {text:?}"
+    );
+}
+
+#[test]
+fn leaving_a_prompt_says_what_the_sitting_recorded_before() {
+    let env = Env::new();
+    let agent = env.agent(json!([free_text(), single_select(), done()]));
+    let mut pty = Pty::spawn(&env, &["run", "--agent", &agent, "Prepare"], &[]);
+    pty.expect("Which version are we releasing?");
+    pty.send("2.0.0\r");
+    pty.expect("> stable");
+    pty.send(ESC);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert!(
+        text.contains("nothing recorded for tool call call_channel")
+            && text.contains("recorded earlier: call_version (question) \"2.0.0\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_feedback_editor_shows_the_plan_below_a_scissors_line() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    let seen = env.path("seen.md");
+    env.write(
+        "work/editor.sh",
+        &format!(
+            "#!/bin/sh\ncp \"$1\" '{}'\nsed -i '1s/^/Please split the tag step/' \"$1\"\n",
+            seen.display()
+        ),
+    );
+    let editor = format!("sh {}", env.path("work/editor.sh").display());
+    let mut pty = Pty::spawn(&env, &["review", &run], &[("EDITOR", &editor)]);
+    pty.expect("> Approve");
+    pty.send(&format!("{DOWN}{DOWN}{DOWN}"));
+    pty.expect("> Reject with feedback written in an editor");
+    pty.send(ENTER);
+    pty.expect("Feedback for the agent (from the editor):");
+    pty.expect("Please split the tag step");
+    pty.expect("Done.");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+    let template = std::fs::read_to_string(&seen).unwrap();
+    assert!(template.contains(">8"), "{template}");
+    assert!(template.contains("#   Release plan"), "{template}");
+    assert!(template.contains("1. Freeze main"), "{template}");
+    let (_, _, _, data) = resolution(&env, &run, "call_plan");
+    assert_eq!(data["feedback"], "Please split the tag step");
+}
+
+#[test]
+fn a_paged_plan_is_summed_up_and_can_be_read_again() {
+    let env = Env::new();
+    let long: String = (1..=80).map(|i| format!("- step {i}\n")).collect();
+    env.write("work/PLAN.md", &format!("# Long plan\n\n{long}"));
+    let agent = env.agent(json!([plan_step(), done()]));
+    let (_, run) = env.start(&agent, &[]);
+    let mut pty = Pty::spawn(&env, &["review", &run], &[("PAGER", "echo PAGED; cat")]);
+    pty.expect("PAGED");
+    pty.expect("Long plan (PLAN.md):");
+    pty.expect("shown in the pager");
+    pty.send(&format!("{DOWN}{DOWN}{DOWN}{DOWN}"));
+    pty.expect("> Read the plan again");
+    pty.send(ENTER);
+    pty.expect("PAGED");
+    pty.expect("> Approve");
+    pty.send(ENTER);
+    pty.expect("Done.");
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+}
