@@ -11,6 +11,7 @@ mod generated;
 mod hostile;
 mod invariants;
 mod kill_loop;
+mod mastra;
 mod postgres;
 mod prompts;
 mod providers;
