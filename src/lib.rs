@@ -12,6 +12,7 @@ pub mod error;
 pub mod exit;
 pub mod output;
 pub mod providers;
+pub mod remote;
 pub mod store;
 pub mod sys;
 #[cfg(test)]

@@ -14,7 +14,7 @@ mod properties;
 mod scripted;
 pub mod settings;
 pub mod spec;
-mod sse;
+pub(crate) mod sse;
 mod wire;
 
 use std::path::Path;

@@ -12,6 +12,7 @@ mod hostile;
 mod ids;
 mod invariants;
 mod kill_loop;
+mod mastra;
 mod postgres;
 mod prompts;
 mod providers;

@@ -1,0 +1,208 @@
+//! A pending tool call of a Mastra server, in the shape the rest of the program uses for
+//! items (SPEC §7 `pending -o json`: runId, toolCallId, toolName, kind, args,
+//! suspendPayload, agentId, suspendedAt, plus server), and the one rule that gives it a kind.
+//!
+//! Ids are the server's, kept verbatim: escaping and quoting them for a terminal or a shell is
+//! the printer's job. Nothing here talks to the server.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::wire;
+
+/// How a pending call is answered, which decides the route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// An `ask_user` suspension: `resume-stream` with a string or a list of strings.
+    Question,
+    /// A `submit_plan` suspension: `resume-stream` with `{action, path, title, plan}`.
+    Plan,
+    /// A tool that needs approval: `approve-tool-call` / `decline-tool-call`.
+    Approval,
+    /// Any other `suspend()`: `resume-stream` with the data given as JSON.
+    Other,
+}
+
+impl Kind {
+    /// The kind of a call: `approval` when the server says it requires approval, `plan` when
+    /// the suspend payload's `toolId` is `submit_plan`, `question` when the payload is an
+    /// `ask_user` one (a `question` string and, if any, a list of `{label}` options), else
+    /// `other`.
+    pub fn of(requires_approval: bool, suspend_payload: Option<&Value>) -> Kind {
+        if requires_approval {
+            return Kind::Approval;
+        }
+        let Some(payload) = suspend_payload.and_then(Value::as_object) else {
+            return Kind::Other;
+        };
+        if payload.get("toolId").and_then(Value::as_str) == Some("submit_plan") {
+            return Kind::Plan;
+        }
+        let options_ok = match payload.get("options") {
+            None | Some(Value::Null) => true,
+            Some(Value::Array(list)) => list
+                .iter()
+                .all(|o| o.get("label").is_some_and(Value::is_string)),
+            Some(_) => false,
+        };
+        if payload.get("question").is_some_and(Value::is_string) && options_ok {
+            Kind::Question
+        } else {
+            Kind::Other
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Question => "question",
+            Kind::Plan => "plan",
+            Kind::Approval => "approval",
+            Kind::Other => "other",
+        }
+    }
+}
+
+/// One suspended tool call of a server run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    pub run_id: String,
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub kind: Kind,
+    /// The call's arguments; Mastra's listing gives them for approvals only.
+    pub args: Option<Value>,
+    /// What the tool suspended with; absent for approvals.
+    pub suspend_payload: Option<Value>,
+    pub agent_id: String,
+    /// RFC 3339 UTC: the server's time for a listed item, the time the chunk arrived for one
+    /// read from a stream.
+    pub suspended_at: String,
+    /// The server, as [`super::ServerConfig::display`] shows it (no credentials).
+    pub server: String,
+    /// The JSON Schema (as a string) the server will check the resume data against; only a
+    /// stream's chunk carries it, the listing does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume_schema: Option<String>,
+}
+
+impl Item {
+    /// The items of one listed run (Mastra shows one pending call per run at a time).
+    pub fn from_listing(run: &wire::SuspendedRun, agent_id: &str, server: &str) -> Vec<Item> {
+        let suspended_at = run.suspended_at.as_deref().map(rfc3339).unwrap_or_default();
+        run.tool_calls
+            .iter()
+            .map(|call| Item {
+                run_id: run.run_id.clone(),
+                tool_call_id: call.tool_call_id.clone(),
+                tool_name: call.tool_name.clone(),
+                kind: Kind::of(call.requires_approval, call.suspend_payload.as_ref()),
+                args: call.args.clone(),
+                suspend_payload: call.suspend_payload.clone(),
+                agent_id: agent_id.to_string(),
+                suspended_at: suspended_at.clone(),
+                server: server.to_string(),
+                resume_schema: None,
+            })
+            .collect()
+    }
+
+    /// The item a `tool-call-suspended` or `tool-call-approval` chunk announces; None for any
+    /// other chunk, or one without the ids.
+    pub fn from_chunk(chunk: &Value, agent_id: &str, server: &str) -> Option<Item> {
+        let approval = match chunk.get("type").and_then(Value::as_str)? {
+            "tool-call-approval" => true,
+            "tool-call-suspended" => false,
+            _ => return None,
+        };
+        let payload = chunk.get("payload")?;
+        let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_string);
+        let suspend_payload = if approval {
+            None
+        } else {
+            payload.get("suspendPayload").cloned()
+        };
+        Some(Item {
+            run_id: chunk.get("runId").and_then(Value::as_str)?.to_string(),
+            tool_call_id: text("toolCallId")?,
+            tool_name: text("toolName").unwrap_or_default(),
+            kind: Kind::of(approval, suspend_payload.as_ref()),
+            args: payload.get("args").cloned(),
+            suspend_payload,
+            agent_id: agent_id.to_string(),
+            suspended_at: jiff::Timestamp::now().to_string(),
+            server: server.to_string(),
+            resume_schema: text("resumeSchema"),
+        })
+    }
+}
+
+/// A server time as RFC 3339 UTC; kept as given when it does not parse.
+fn rfc3339(time: &str) -> String {
+    time.parse::<jiff::Timestamp>()
+        .map(|t| t.to_string())
+        .unwrap_or_else(|_| time.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn kinds() {
+        let q = json!({"question": "Name?"});
+        let multi = json!({"question": "Which?", "options": [{"label": "A"}, {"label": "B", "description": "b"}], "selectionMode": "multi_select"});
+        let plan = json!({"toolId": "submit_plan", "path": "plans/a.md"});
+        let custom = json!({"service": "billing", "windows": ["tonight"]});
+        assert_eq!(Kind::of(false, Some(&q)), Kind::Question);
+        assert_eq!(Kind::of(false, Some(&multi)), Kind::Question);
+        assert_eq!(Kind::of(false, Some(&plan)), Kind::Plan);
+        assert_eq!(Kind::of(false, Some(&custom)), Kind::Other);
+        assert_eq!(Kind::of(true, None), Kind::Approval);
+        assert_eq!(Kind::of(true, Some(&q)), Kind::Approval);
+        assert_eq!(Kind::of(false, None), Kind::Other);
+        assert_eq!(Kind::of(false, Some(&json!("text"))), Kind::Other);
+        assert_eq!(Kind::of(false, Some(&json!({"question": 3}))), Kind::Other);
+        assert_eq!(
+            Kind::of(false, Some(&json!({"question": "q", "options": ["A"]}))),
+            Kind::Other,
+            "options that are not {{label}} objects are not an ask_user payload"
+        );
+        assert_eq!(
+            Kind::of(false, Some(&json!({"toolId": "other", "question": "q"}))),
+            Kind::Question
+        );
+    }
+
+    #[test]
+    fn items_from_listing_and_chunks() {
+        let run: wire::SuspendedRun = serde_json::from_value(json!({
+            "runId": "r1", "status": "suspended", "suspendedAt": "2026-12-01T03:13:33.727Z",
+            "toolCalls": [{"toolCallId": "c1", "toolName": "deploy", "args": {"target": "db"}, "requiresApproval": true}]
+        }))
+        .unwrap();
+        let items = Item::from_listing(&run, "ops", "http://127.0.0.1:1/api");
+        assert_eq!(items.len(), 1);
+        let v = serde_json::to_value(&items[0]).unwrap();
+        assert_eq!(
+            v,
+            json!({"runId": "r1", "toolCallId": "c1", "toolName": "deploy", "kind": "approval",
+                   "args": {"target": "db"}, "suspendPayload": null, "agentId": "ops",
+                   "suspendedAt": "2026-12-01T03:13:33.727Z", "server": "http://127.0.0.1:1/api"})
+        );
+
+        let chunk = json!({"type": "tool-call-suspended", "runId": "r2", "from": "AGENT", "payload": {
+            "toolCallId": "c2", "toolName": "submit_plan", "args": {"path": "p.md"},
+            "suspendPayload": {"toolId": "submit_plan", "path": "p.md"}, "resumeSchema": "{}"}});
+        let item = Item::from_chunk(&chunk, "planner", "s").unwrap();
+        assert_eq!((item.kind, item.run_id.as_str()), (Kind::Plan, "r2"));
+        assert_eq!(item.resume_schema.as_deref(), Some("{}"));
+        assert!(item.suspended_at.parse::<jiff::Timestamp>().is_ok());
+        assert_eq!(
+            Item::from_chunk(&json!({"type": "tool-call", "runId": "r"}), "a", "s"),
+            None
+        );
+    }
+}

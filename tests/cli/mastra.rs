@@ -1,0 +1,8 @@
+//! Mastra servers (SPEC §12), through the library's client for now: against the real Mastra
+//! server of tests/fixtures/mastra-server (started by these tests; skipped with a message
+//! when its npm packages are not installed, a failure in CI), and against the canned fake
+//! server for what a well-behaved server never does.
+
+mod fixture;
+mod flows;
+mod transport;

@@ -1,0 +1,294 @@
+//! The real Mastra server of tests/fixtures/mastra-server, run by the tests: `node
+//! server.mjs` on a free loopback port with a fresh LibSQL directory, up once `/test/health`
+//! answers, stopped with its process group on drop, restartable on the same port and
+//! storage. It also ends by itself when the test process does (its stdin is a lifeline).
+//!
+//! Without the fixture's `node_modules` (or without node) the tests are skipped with a
+//! message, except in CI (`CI` set), where that is a failure.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use mastra_ask::remote::{Client, ServerConfig};
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// How long a start may take on a loaded 2-core machine (it takes 1-3 s).
+const START_PATIENCE: Duration = Duration::from_secs(90);
+
+pub struct Fixture {
+    child: Child,
+    /// Held open: the server exits when it closes.
+    _lifeline: ChildStdin,
+    port: u16,
+    data: TempDir,
+    /// From spawning node to the first healthy answer.
+    pub started_in: Duration,
+}
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mastra-server")
+}
+
+/// Whether the fixture can run here; says why not (and fails in CI).
+fn available() -> bool {
+    let why = if !dir().join("node_modules").is_dir() {
+        Some(
+            "tests/fixtures/mastra-server/node_modules is missing \
+             (run `npm ci --legacy-peer-deps` there)",
+        )
+    } else if Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_err()
+    {
+        Some("node is not installed")
+    } else {
+        None
+    };
+    let Some(why) = why else { return true };
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!("the Mastra server tests must run in CI, but {why}");
+    }
+    eprintln!("skipped: the Mastra server tests need a real Mastra server, and {why}");
+    false
+}
+
+/// One server shared by the tests that do not restart it (each uses its own runs).
+pub fn shared() -> Option<&'static Fixture> {
+    static SHARED: OnceLock<Option<Fixture>> = OnceLock::new();
+    SHARED.get_or_init(Fixture::start).as_ref()
+}
+
+impl Fixture {
+    /// A server of its own, for a test that restarts it; None when skipped.
+    pub fn start() -> Option<Fixture> {
+        if !available() {
+            return None;
+        }
+        let data = tempfile::tempdir().unwrap();
+        let (child, lifeline, port, started_in) = spawn(data.path(), 0);
+        Some(Fixture {
+            child,
+            _lifeline: lifeline,
+            port,
+            data,
+            started_in,
+        })
+    }
+
+    /// Stops the server (SIGTERM, waiting for it to exit) and starts it again on the same
+    /// port and storage.
+    pub fn restart(&mut self) {
+        signal_group(&self.child, libc::SIGTERM);
+        let deadline = Instant::now() + START_PATIENCE;
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "the server did not stop");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let (child, lifeline, port, started_in) = spawn(self.data.path(), self.port);
+        assert_eq!(port, self.port);
+        self.child = child;
+        self._lifeline = lifeline;
+        self.started_in = started_in;
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server URL as a user gives it (no path: the default prefix /api).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(ServerConfig::new(&self.url(), None).unwrap()).unwrap()
+    }
+
+    /// The fixture's request counter.
+    pub fn requests(&self) -> Value {
+        get_json(self.port, "/test/requests").expect("the request counter answers")
+    }
+
+    /// How many POSTs to `/api/agents/{agent}/{route}` named this run and tool call.
+    pub fn calls(&self, agent: &str, route: &str, run_id: &str, tool_call_id: Option<&str>) -> u64 {
+        let want = format!("POST /api/agents/{agent}/{route}");
+        self.requests()["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                c["route"] == want.as_str()
+                    && c["runId"] == run_id
+                    && c["toolCallId"].as_str() == tool_call_id
+            })
+            .map(|c| c["count"].as_u64().unwrap())
+            .sum()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        signal_group(&self.child, libc::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+fn signal_group(child: &Child, sig: libc::c_int) {
+    // SAFETY: signals the process group the child leads (it was spawned as its leader).
+    unsafe {
+        libc::kill(-(child.id() as libc::pid_t), sig);
+    }
+}
+
+/// Starts node; returns once the server answers its health route.
+fn spawn(data: &Path, port: u16) -> (Child, ChildStdin, u16, Duration) {
+    use std::os::unix::process::CommandExt;
+    let began = Instant::now();
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(data.join("server.log"))
+        .unwrap();
+    let mut child = Command::new("node")
+        .arg("server.mjs")
+        .current_dir(dir())
+        .env("FIXTURE_DATA_DIR", data)
+        .env("FIXTURE_PORT", port.to_string())
+        .env("FIXTURE_STDIN_LIFELINE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .expect("node starts");
+    let lifeline = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let port = serde_json::from_str::<Value>(&line)
+                .ok()
+                .and_then(|v| v["listening"]["port"].as_u64());
+            if let Some(port) = port {
+                let _ = tx.send(port as u16);
+            }
+        }
+    });
+    let port = match rx.recv_timeout(START_PATIENCE) {
+        Ok(port) => port,
+        Err(_) => {
+            let _ = child.kill();
+            let log = std::fs::read_to_string(data.join("server.log")).unwrap_or_default();
+            panic!("the Mastra server did not start; its log:\n{log}");
+        }
+    };
+    let deadline = Instant::now() + START_PATIENCE;
+    while get_json(port, "/test/health").is_none() {
+        assert!(Instant::now() < deadline, "the server never became healthy");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, lifeline, port, began.elapsed())
+}
+
+/// A GET on the loopback server, straight (never through a proxy of the environment).
+fn get_json(port: u16, path: &str) -> Option<Value> {
+    let agent: ureq::Agent = ureq::Agent::config_builder().proxy(None).build().into();
+    let mut response = agent
+        .get(&format!("http://127.0.0.1:{port}{path}"))
+        .call()
+        .ok()?;
+    serde_json::from_str(&response.body_mut().read_to_string().ok()?).ok()
+}
+
+/// A loopback relay to the server that records every byte the server sends back, for
+/// comparing what the client handed over with what was on the wire.
+pub struct Tap {
+    pub port: u16,
+    recorded: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Tap {
+    pub fn new(upstream: u16) -> Tap {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let recorded = Arc::new(Mutex::new(Vec::new()));
+        let record = recorded.clone();
+        std::thread::spawn(move || {
+            let Ok((mut client, _)) = listener.accept() else {
+                return;
+            };
+            let mut server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
+            let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut c2, &mut s2);
+            });
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                let n = match server.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                // Recorded before it is passed on, so the client never has a byte the
+                // record lacks.
+                record.lock().unwrap().extend_from_slice(&buf[..n]);
+                if client.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        });
+        Tap { port, recorded }
+    }
+
+    /// The `data:` payloads of the one recorded event stream, `[DONE]` excluded.
+    pub fn data_payloads(&self) -> Vec<String> {
+        let raw = self.recorded.lock().unwrap().clone();
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a complete response head");
+        let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+        assert!(head.contains("transfer-encoding: chunked"), "{head}");
+        let body = dechunk(&raw[split + 4..]);
+        let text = String::from_utf8(body).expect("the stream is UTF-8");
+        text.split("\n\n")
+            .filter(|f| !f.is_empty())
+            .map(|f| {
+                f.strip_prefix("data: ")
+                    .unwrap_or_else(|| panic!("a frame that is not one data line: {f:?}"))
+                    .to_string()
+            })
+            .filter(|d| d != "[DONE]")
+            .collect()
+    }
+}
+
+/// The body of a chunked transfer encoding (as far as it was recorded).
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    while let Some(eol) = raw.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&raw[..eol]).into_owned();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+            .unwrap_or_else(|_| panic!("a chunk size, not {size_text:?}"));
+        if size == 0 {
+            break;
+        }
+        let start = eol + 2;
+        let end = (start + size).min(raw.len());
+        body.extend_from_slice(&raw[start..end]);
+        if end + 2 > raw.len() {
+            break;
+        }
+        raw = &raw[end + 2..];
+    }
+    body
+}
