@@ -10,6 +10,7 @@ pub mod domain;
 pub mod duration;
 pub mod error;
 pub mod exit;
+pub mod limits;
 pub mod output;
 pub mod providers;
 pub mod store;
