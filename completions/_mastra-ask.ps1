@@ -77,8 +77,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'One `RUN_ID TOOL_CALL_ID` pair per line')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'One `RUN_ID TOOL_CALL_ID` pair per line')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -105,7 +105,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;review' {
-            [CompletionResult]::new('--feedback', '--feedback', [CompletionResultType]::ParameterName, 'Feedback for the model with --reject')
+            [CompletionResult]::new('--feedback', '--feedback', [CompletionResultType]::ParameterName, 'Feedback for the model with --reject (not empty)')
             [CompletionResult]::new('--feedback-file', '--feedback-file', [CompletionResultType]::ParameterName, 'Feedback read from a file (`-` for stdin) with --reject')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}')
             [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which item, when the run has several pending')

@@ -72,8 +72,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
             cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
-            cand -q 'One `RUN_ID TOOL_CALL_ID` pair per line'
-            cand --quiet 'One `RUN_ID TOOL_CALL_ID` pair per line'
+            cand -q 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)'
+            cand --quiet 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)'
             cand --no-input 'Never prompt; a missing answer is a usage error'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -98,7 +98,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;review'= {
-            cand --feedback 'Feedback for the model with --reject'
+            cand --feedback 'Feedback for the model with --reject (not empty)'
             cand --feedback-file 'Feedback read from a file (`-` for stdin) with --reject'
             cand --json 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}'
             cand --tool-call 'Which item, when the run has several pending'

@@ -70,29 +70,39 @@ pub fn describe(call: &CallRecord) -> String {
     )
 }
 
-/// The commands that resolve an item; the first is the main one.
+/// The commands that resolve an item; the first is the main one. Every value is
+/// shell-quoted (escaped when it holds control or invisible characters) and written so
+/// that it parses as a value even when it starts with `-`: pasted, it does what it says.
 pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
     let call = &item.call;
-    let mut base = format!(
-        "{} {} {}",
-        ctx.program(),
-        if call.is_question() {
-            "answer"
-        } else {
-            "review"
-        },
-        call.run_id
-    );
-    if item.pending_in_run > 1 {
-        base.push_str(&format!(
-            " --tool-call {}",
-            format::shell_quote(&call.call_id)
-        ));
-    }
+    let verb = if call.is_question() {
+        "answer"
+    } else {
+        "review"
+    };
+    let tool_call = (item.pending_in_run > 1).then(|| format::flag("--tool-call", &call.call_id));
+    // `flags` are whole flags (with placeholders for their values); `value` is the
+    // positional placeholder after RUN.
+    let command = |flags: &[&str], value: Option<&str>| {
+        let run = format::shell_quote(&call.run_id);
+        let mut words = vec![ctx.program(), verb.to_string()];
+        // A run id that looks like a flag goes after `--`, with every flag before it.
+        let dashed = call.run_id.starts_with('-');
+        if !dashed {
+            words.push(run.clone());
+        }
+        words.extend(tool_call.clone());
+        words.extend(flags.iter().map(|f| f.to_string()));
+        if dashed {
+            words.push(format!("-- {run}"));
+        }
+        words.extend(value.map(str::to_string));
+        words.join(" ")
+    };
     if !call.is_question() {
         return vec![
-            format!("{base} --approve"),
-            format!("{base} --reject --feedback <feedback>"),
+            command(&["--approve"], None),
+            command(&["--reject", "--feedback <feedback>"], None),
         ];
     }
     let mode = call
@@ -102,10 +112,19 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
         .map(|q| q.mode)
         .unwrap_or(Mode::FreeText);
     vec![match mode {
-        Mode::FreeText => format!("{base} <answer>"),
-        Mode::Single => format!("{base} <label>"),
-        Mode::Multi => format!("{base} --multi <label>..."),
+        Mode::FreeText => command(&[], Some("<answer>")),
+        Mode::Single => command(&[], Some("<label>")),
+        Mode::Multi => command(&["--multi <label>..."], None),
     }]
+}
+
+/// The item's kind as `pending` shows it.
+pub fn kind_of(call: &CallRecord) -> &'static str {
+    if call.is_question() {
+        "question"
+    } else {
+        "plan"
+    }
 }
 
 /// The item as one JSON object.
@@ -115,7 +134,7 @@ pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
         "runId": call.run_id,
         "toolCallId": call.call_id,
         "toolName": call.tool_name,
-        "kind": if call.is_question() { "question" } else { "plan" },
+        "kind": kind_of(call),
         "args": call.args,
         "suspendPayload": call.payload,
         "agentId": item.agent_id,

@@ -31,6 +31,7 @@ use crate::cli::Command;
 use crate::domain::{CallRecord, CallState, ASK_USER};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::limits::{self, ReadError, MAX_TEXT_INPUT};
 use crate::output::{format, Out};
 use crate::store::{self, Access, Location, Run, Store};
 
@@ -103,10 +104,7 @@ impl Ctx {
     /// `mastra-ask` with the `--db` this command was given.
     pub fn program(&self) -> String {
         match &self.db_flag {
-            Some(db) => format!(
-                "mastra-ask --db {}",
-                format::shell_quote(&store::redact(db))
-            ),
+            Some(db) => format!("mastra-ask {}", format::flag("--db", &store::redact(db))),
             None => "mastra-ask".to_string(),
         }
     }
@@ -168,7 +166,11 @@ pub fn pending_item(
             run.id,
             if c.is_question() { "question" } else { "plan" }
         ))
-        .with_hint(format!("use: {} {other} {}", ctx.program(), run.id))
+        .with_hint(format!(
+            "use: {} {other} {}",
+            ctx.program(),
+            format::shell_quote(&run.id)
+        ))
     };
     if let Some(id) = tool_call {
         let calls = store.calls(&run.id)?;
@@ -204,7 +206,10 @@ pub fn pending_item(
             run.status.as_str()
         ))),
         (n, _) => {
-            let ids: Vec<&str> = mine.iter().map(|c| c.call_id.as_str()).collect();
+            let ids: Vec<String> = mine
+                .iter()
+                .map(|c| format::shell_quote(&c.call_id))
+                .collect();
             fail(Error::conflict(format!(
                 "run {} has {n} pending {kind}s; choose one with --tool-call: {}",
                 run.id,
@@ -256,13 +261,15 @@ pub fn who(as_: Option<String>) -> String {
         .unwrap_or_else(crate::sys::login_name)
 }
 
-/// Reads all of stdin (for `-`), without its final newline.
+/// Reads stdin (for `-`) up to [`MAX_TEXT_INPUT`], without its final newline.
 pub fn read_stdin(what: &str) -> Result<String> {
-    use std::io::Read;
-    let mut s = String::new();
-    std::io::stdin()
-        .read_to_string(&mut s)
-        .map_err(|e| Error::invalid(format!("cannot read {what} from stdin: {e}")))?;
+    let bytes =
+        limits::read_capped(std::io::stdin().lock(), MAX_TEXT_INPUT).map_err(|e| match e {
+            ReadError::Io(e) => Error::invalid(format!("cannot read {what} from stdin: {e}")),
+            other => Error::invalid(format!("{what} on stdin {other}")),
+        })?;
+    let mut s = String::from_utf8(bytes)
+        .map_err(|_| Error::invalid(format!("{what} on stdin is not valid UTF-8")))?;
     if s.ends_with('\n') {
         s.pop();
         if s.ends_with('\r') {
@@ -270,6 +277,18 @@ pub fn read_stdin(what: &str) -> Result<String> {
         }
     }
     Ok(s)
+}
+
+/// Reads a text file a person names (`what` says which, e.g. `feedback file`) up to
+/// [`MAX_TEXT_INPUT`]. Pipes are allowed (`--feedback-file <(...)`).
+pub fn read_text_file(path: &std::path::Path, what: &str) -> Result<String> {
+    let shown = path.display();
+    let bytes = limits::read_any_file(path, MAX_TEXT_INPUT).map_err(|e| match e {
+        ReadError::Io(e) => Error::invalid(format!("cannot read {what} {shown}: {e}")),
+        other => Error::invalid(format!("{what} {shown} {other}")),
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|_| Error::invalid(format!("{what} {shown} is not valid UTF-8")).into())
 }
 
 /// `--json VALUE` parsed.

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use super::items::{commands_for, describe, item_json};
+use super::items::{commands_for, describe, item_json, kind_of};
 use super::{find_run, Ctx};
 use crate::cli::PendingArgs;
 use crate::exit::Exit;
@@ -22,7 +22,12 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
     for item in &items {
         let call = &item.call;
         if args.quiet {
-            ctx.out.line(&format!("{} {}", call.run_id, call.call_id));
+            ctx.out.line(&format!(
+                "{} {} {}",
+                format::shell_quote(&call.run_id),
+                format::shell_quote(&call.call_id),
+                kind_of(call)
+            ));
         } else if ctx.out.is_json() {
             ctx.out.json_line(&item_json(ctx, item));
         } else {
