@@ -478,11 +478,14 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
     assert_same_store(&env.dump(), &before);
 }
 
+/// The most memory a command may use on the inputs below.
+const MAX_RSS_KIB: u64 = 100 * 1024;
+
 /// Runs a command with stdin from `stdin`, within a generous deadline (a hang fails with a
 /// message), and returns its output and its peak resident memory in KiB: `VmHWM` of
 /// `/proc/<pid>/status`, polled until the process ends (its `rusage` would count the
-/// memory of the forked test process too). Memory that grows without bound is seen long
-/// before the deadline.
+/// memory of the forked test process too). A process past [`MAX_RSS_KIB`] is killed at
+/// once (and the caller's assertion fails), so a regression cannot eat the machine.
 fn run_measured(env: &Env, args: &[&str], stdin: Stdio) -> (Out, u64) {
     let mut child = env
         .command(args)
@@ -505,6 +508,10 @@ fn run_measured(env: &Env, args: &[&str], stdin: Stdio) -> (Out, u64) {
         match hwm {
             Some(kib) => peak = peak.max(kib),
             None => break,
+        }
+        if peak >= MAX_RSS_KIB {
+            let _ = child.kill();
+            break;
         }
         if Instant::now() > deadline {
             let _ = child.kill();
@@ -587,9 +594,9 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
     for (args, stdin, message) in cases {
         let (out, rss_kib) =
             run_measured(&env, &args, if stdin { dev_zero() } else { Stdio::null() });
+        assert!(rss_kib < MAX_RSS_KIB, "{args:?} peaked at {rss_kib} KiB");
         out.assert_code(2);
         assert_one_line_error(&out, message);
-        assert!(rss_kib < 100 * 1024, "{args:?} peaked at {rss_kib} KiB");
         assert_same_store(&env.dump(), &before);
     }
     env.run(&["answer", &run, "yes"]).assert_code(75);
@@ -599,9 +606,9 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
         &["review", &run, "--reject", "--feedback-file", "/dev/zero"],
         Stdio::null(),
     );
+    assert!(rss_kib < MAX_RSS_KIB, "review peaked at {rss_kib} KiB");
     out.assert_code(2);
     assert_one_line_error(&out, "feedback file /dev/zero is larger than 1 MiB");
-    assert!(rss_kib < 100 * 1024, "review peaked at {rss_kib} KiB");
     assert_same_store(&env.dump(), &before);
 }
 
