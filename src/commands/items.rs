@@ -143,3 +143,110 @@ pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
         "command": commands_for(ctx, item).first(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::domain::{CallState, ASK_USER, SUBMIT_PLAN};
+    use crate::output::Out;
+    use crate::store::Location;
+    use clap::Parser;
+
+    fn ctx(db: Option<&str>) -> Ctx {
+        Ctx {
+            location: Location::resolve(db),
+            db_flag: db.map(str::to_string),
+            out: Out::new(false),
+            no_input: true,
+            on_suspend: None,
+        }
+    }
+
+    fn item(run: &str, call: &str, tool: &str, payload: Value) -> PendingItem {
+        PendingItem {
+            call: CallRecord {
+                run_id: run.into(),
+                call_id: call.into(),
+                seq: 0,
+                step: 1,
+                tool_name: tool.into(),
+                args: payload.clone(),
+                state: CallState::Pending,
+                payload: Some(payload),
+                result: None,
+                error: None,
+                resume_data: None,
+                resolved_by: None,
+                resolved_via: None,
+                resolved_at: None,
+                expires_at: None,
+                created_at: 0,
+            },
+            agent_id: "a".into(),
+            pending_in_run: 2,
+        }
+    }
+
+    /// The printed command with its placeholders filled, parsed as the program would.
+    fn parse(command: &str) -> Command {
+        let filled = command
+            .replace("<answer>", "ok")
+            .replace("<label>...", "a b")
+            .replace("<feedback>", "'Smaller steps.'");
+        let words = shell_words::split(&filled).unwrap();
+        Cli::try_parse_from(words).unwrap().command
+    }
+
+    #[test]
+    fn printed_commands_parse_back_to_the_same_item_whatever_its_ids() {
+        let question = json!({"question": "Q?"});
+        let multi = json!({"question": "Q?", "options": [{"label": "a"}, {"label": "b"}], "selectionMode": "multi_select"});
+        for (run, call, db) in [
+            ("0000-run", "call_1", None),
+            ("-run-with-dash", "-rf", Some("-odd.db")),
+            ("run", "--tool-call", Some("it's here.db")),
+        ] {
+            let ctx = ctx(db);
+            // (Without --db, the parser may take MASTRA_ASK_DB from this environment.)
+            let check_db = |cmd: &str| {
+                let words = shell_words::split(cmd).unwrap();
+                let cli = Cli::try_parse_from(words).unwrap();
+                if db.is_some() {
+                    assert_eq!(cli.db.as_deref(), db, "{cmd}");
+                }
+            };
+            for c in commands_for(&ctx, &item(run, call, ASK_USER, question.clone())) {
+                check_db(&c);
+                let Command::Answer(a) = parse(&c) else {
+                    panic!("{c}")
+                };
+                assert_eq!(a.run.as_deref(), Some(run), "{c}");
+                assert_eq!(a.tool_call.as_deref(), Some(call), "{c}");
+                assert_eq!(a.answer.as_deref(), Some("ok"), "{c}");
+            }
+            for c in commands_for(&ctx, &item(run, call, ASK_USER, multi.clone())) {
+                let Command::Answer(a) = parse(&c) else {
+                    panic!("{c}")
+                };
+                assert_eq!(
+                    (a.run.as_deref(), a.tool_call.as_deref()),
+                    (Some(run), Some(call)),
+                    "{c}"
+                );
+                assert_eq!(a.multi, Some(vec!["a".to_string(), "b".to_string()]), "{c}");
+            }
+            let plan = json!({"toolId": "submit_plan", "path": "p.md", "title": "T", "plan": "x"});
+            let commands = commands_for(&ctx, &item(run, call, SUBMIT_PLAN, plan));
+            let Command::Review(approve) = parse(&commands[0]) else {
+                panic!()
+            };
+            assert!(approve.approve && approve.run.as_deref() == Some(run));
+            let Command::Review(reject) = parse(&commands[1]) else {
+                panic!()
+            };
+            assert!(reject.reject && reject.tool_call.as_deref() == Some(call));
+            assert_eq!(reject.feedback.as_deref(), Some("Smaller steps."));
+        }
+    }
+}
