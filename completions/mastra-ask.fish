@@ -77,7 +77,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l color 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s q -l quiet -d 'One `RUN_ID TOOL_CALL_ID` pair per line'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s q -l quiet -d 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s V -l version -d 'Print version'
@@ -98,7 +98,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s h -l he
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l tool-call -d 'Which item, when the run has several pending' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject (not empty)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r

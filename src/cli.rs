@@ -5,8 +5,16 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
+use crate::limits::text_value as text;
+
+/// A duration of at most a year (`crate::limits::MAX_FLAG_DURATION`).
 fn duration(s: &str) -> Result<Duration, String> {
     crate::duration::parse(s)
+}
+
+/// A duration of more than zero and at most a year.
+fn positive_duration(s: &str) -> Result<Duration, String> {
+    crate::duration::parse_positive(s)
 }
 
 /// Durable human-in-the-loop agent runs.
@@ -117,13 +125,14 @@ pub struct WaitFlags {
     #[arg(long, value_name = "DUR", requires = "wait", value_parser = duration)]
     pub timeout: Option<Duration>,
     /// Pending items expire this long after they are created (the run then fails)
-    #[arg(long, value_name = "DUR", value_parser = duration)]
+    #[arg(long, value_name = "DUR", value_parser = positive_duration)]
     pub expires_in: Option<Duration>,
 }
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The prompt; `-` reads it from stdin
+    #[arg(value_parser = text)]
     pub prompt: Option<String>,
     /// An agent file (JSON) [default: the built-in `assistant` agent]
     #[arg(long, value_name = "FILE")]
@@ -149,15 +158,16 @@ pub struct RunArgs {
 #[command(group(ArgGroup::new("input").args(["question", "json"]).required(true)))]
 pub struct AskArgs {
     /// The question
+    #[arg(value_parser = text)]
     pub question: Option<String>,
     /// An option to choose from (repeat for more)
-    #[arg(long = "option", value_name = "LABEL", conflicts_with = "json")]
+    #[arg(long = "option", value_name = "LABEL", conflicts_with = "json", value_parser = text)]
     pub options: Vec<String>,
     /// Let the person choose several options
     #[arg(long, requires = "options")]
     pub multi: bool,
     /// The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}
-    #[arg(long, value_name = "INPUT")]
+    #[arg(long, value_name = "INPUT", value_parser = text)]
     pub json: Option<String>,
     #[command(flatten)]
     pub wait: WaitFlags,
@@ -188,6 +198,7 @@ pub struct ReplyArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
     pub run: String,
     /// The message; `-` reads it from stdin
+    #[arg(value_parser = text)]
     pub message: String,
 }
 
@@ -219,7 +230,7 @@ pub struct PendingArgs {
     /// Only this run's items
     #[arg(long, value_name = "RUN")]
     pub run: Option<String>,
-    /// One `RUN_ID TOOL_CALL_ID` pair per line
+    /// One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)
     #[arg(short, long)]
     pub quiet: bool,
 }
@@ -247,12 +258,13 @@ pub struct AnswerArgs {
     #[command(flatten)]
     pub item: ItemArgs,
     /// The answer: free text or one option's label; `-` reads stdin
+    #[arg(value_parser = text)]
     pub answer: Option<String>,
     /// The chosen labels of a multi-select question
-    #[arg(long, num_args = 1.., value_name = "LABEL")]
+    #[arg(long, num_args = 1.., value_name = "LABEL", value_parser = text)]
     pub multi: Option<Vec<String>>,
     /// The answer as JSON: a string, or an array of labels
-    #[arg(long, value_name = "VALUE")]
+    #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
 }
 
@@ -267,19 +279,25 @@ pub struct ReviewArgs {
     /// Reject the plan
     #[arg(long)]
     pub reject: bool,
-    /// Feedback for the model with --reject
+    /// Feedback for the model with --reject (not empty)
     #[arg(
         long,
         value_name = "TEXT",
         requires = "reject",
-        conflicts_with = "feedback_file"
+        conflicts_with_all = ["feedback_file", "approve", "json"],
+        value_parser = text
     )]
     pub feedback: Option<String>,
     /// Feedback read from a file (`-` for stdin) with --reject
-    #[arg(long, value_name = "FILE", requires = "reject")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "reject",
+        conflicts_with_all = ["approve", "json"]
+    )]
     pub feedback_file: Option<PathBuf>,
     /// The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}
-    #[arg(long, value_name = "VALUE")]
+    #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
 }
 
@@ -304,6 +322,6 @@ pub struct ToolArgs {
     /// The tool: ask_user or submit_plan
     pub name: String,
     /// The tool's input as JSON
-    #[arg(long, value_name = "INPUT")]
+    #[arg(long, value_name = "INPUT", value_parser = text)]
     pub json: String,
 }

@@ -10,6 +10,7 @@ pub mod domain;
 pub mod duration;
 pub mod error;
 pub mod exit;
+pub mod limits;
 pub mod output;
 pub mod providers;
 pub mod remote;
@@ -30,21 +31,11 @@ use exit::Exit;
 pub fn main() -> i32 {
     let matches = match commands::generate::command().try_get_matches() {
         Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                Exit::Usage.code()
-            } else {
-                0
-            };
-        }
+        Err(e) => return parse_error(&e),
     };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return Exit::Usage.code();
-        }
+        Err(e) => return parse_error(&e),
     };
     set_colors(cli.color);
     let db_flag = (matches.value_source("db") == Some(ValueSource::CommandLine))
@@ -62,6 +53,28 @@ pub fn main() -> i32 {
         Err(e) => report(&ctx.out, &e),
     }
 }
+
+/// Prints what the argument parser refused (or the help and version it was asked for) and
+/// returns the exit code. Its errors echo argv, so they are sanitized like every other line,
+/// and in JSON mode they are the JSON error line.
+fn parse_error(e: &clap::Error) -> i32 {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return 0;
+    }
+    let json = output::usage::json_requested(std::env::args_os(), std::env::var_os(OUTPUT_ENV));
+    let (message, rest) = output::usage::split_parse_error(&e.render().to_string());
+    set_colors(ColorChoice::Auto);
+    let out = output::Out::new(json);
+    out.error("USAGE", &message, None);
+    if !json {
+        out.details(&rest);
+    }
+    Exit::Usage.code()
+}
+
+/// The environment variable that sets `--output`.
+const OUTPUT_ENV: &str = "MASTRA_ASK_OUTPUT";
 
 fn set_colors(choice: ColorChoice) {
     let on = match choice {

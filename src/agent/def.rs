@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::HUMAN_TOOLS;
 use crate::error::Error;
+use crate::limits::{self, MAX_AGENT_FILE, MAX_MAX_STEPS};
 use crate::providers;
 
 pub const DEFAULT_MAX_STEPS: u32 = 5;
-const MAX_MAX_STEPS: u32 = 1000;
 
 /// An agent as a run keeps it: a later edit of the agent file cannot change a paused run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,8 +55,14 @@ impl AgentDef {
     /// Reads an agent file; relative paths inside resolve against its directory.
     pub fn load(path: &Path) -> Result<AgentDef> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::invalid(format!("cannot read agent file {shown}: {e}")))?;
+        let bytes = limits::read_regular_file(path, MAX_AGENT_FILE).map_err(|e| match e {
+            limits::ReadError::Io(e) => {
+                Error::invalid(format!("cannot read agent file {shown}: {e}"))
+            }
+            other => Error::invalid(format!("agent file {shown} {other}")),
+        })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::invalid(format!("agent file {shown} is not valid UTF-8")))?;
         let mut def: AgentDef = serde_json::from_str(&text)
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
         def.check()

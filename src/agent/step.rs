@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 
 use crate::domain::{CallRecord, CallState, Event, Message, ToolCall, ToolOutcome, Usage};
+use crate::limits::MAX_TOOL_CALL_ID_CHARS;
 use crate::providers::Response;
 use crate::store::{NewCall, StepCommit, StepResults, Transition};
 use crate::tools;
@@ -77,7 +78,7 @@ pub fn step(
         .map(|c| {
             let mut id =
                 c.id.clone()
-                    .filter(|id| !id.is_empty())
+                    .filter(|id| typable(id))
                     .unwrap_or_else(&mut *new_id);
             while ctx.used_ids.contains(&id) || seen.contains(&id) {
                 id = new_id();
@@ -201,6 +202,14 @@ pub fn step(
         usage: response.usage,
         transition,
     }
+}
+
+/// Whether a tool-call id the model chose can be kept: 1 to 64 printable ASCII characters
+/// (no space), so it can be typed after `--tool-call` and printed as it is. Anything else
+/// (control or invisible characters, other scripts, a huge id) is replaced by a generated
+/// one, as a reused id is.
+pub fn typable(id: &str) -> bool {
+    (1..=MAX_TOOL_CALL_ID_CHARS).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_graphic())
 }
 
 fn error_result(error: &Value) -> Value {
@@ -336,6 +345,59 @@ mod tests {
     }
 
     #[test]
+    fn ids_that_cannot_be_typed_are_replaced_everywhere() {
+        let hostile = [
+            "a\u{1b}]52;c;cHduZWQ=\u{7}",
+            "\u{9b}31m",
+            "rtl\u{202e}x",
+            "\0a",
+            "cr\r",
+            "has space",
+            "zero\u{200b}width",
+            "ünï",
+            "",
+        ];
+        let long = "L".repeat(100 * 1024);
+        let mut calls: Vec<ModelCall> = hostile
+            .iter()
+            .chain([&long.as_str(), &"x".repeat(64).as_str(), &"-rf", &"call_ok"])
+            .map(|id| call(Some(id), "ask_user", json!({"question": "Q?"})))
+            .collect();
+        calls.push(call(None, "nope", json!({})));
+        let c = run_step(
+            Response {
+                calls,
+                ..Default::default()
+            },
+            &[],
+            false,
+        );
+        let ids: Vec<&str> = c.calls.iter().map(|c| c.call_id.as_str()).collect();
+        let generated: Vec<String> = (1..=10).map(|n| format!("gen_{n}")).collect();
+        assert_eq!(
+            ids[..10],
+            generated.iter().map(String::as_str).collect::<Vec<_>>()[..]
+        );
+        assert_eq!(
+            ids[10..],
+            ["x".repeat(64).as_str(), "-rf", "call_ok", "gen_11"]
+        );
+        // The history sent back to the model and the events use the same ids.
+        let Message::Assistant { tool_calls, .. } = &c.messages[0] else {
+            panic!()
+        };
+        let in_history: Vec<&str> = tool_calls.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(in_history, ids);
+        let in_events: Vec<&str> = c
+            .events
+            .iter()
+            .filter(|e| e.kind == "tool-call")
+            .map(|e| e.payload["toolCallId"].as_str().unwrap())
+            .collect();
+        assert_eq!(in_events, ids);
+    }
+
+    #[test]
     fn immediate_results_continue_until_the_budget_ends() {
         let r = Response {
             calls: vec![call(None, "ask_user", json!({"question": ""}))],
@@ -432,7 +494,7 @@ mod tests {
             };
             let ids: HashSet<&str> = tool_calls.iter().map(|t| t.id.as_str()).collect();
             assert_eq!(ids.len(), tool_calls.len());
-            assert!(ids.iter().all(|id| !id.is_empty() && !used.contains(id)));
+            assert!(ids.iter().all(|id| typable(id) && !used.contains(id)));
             let waits = c.calls.iter().any(|c| c.state == CallState::Pending);
             assert_eq!(matches!(c.transition, Transition::Suspended), waits);
             assert_eq!(kinds(&c)[0], "step-start");

@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use crate::error::Error;
+use crate::limits::{self, ReadError, MAX_TEXT_INPUT};
 
 /// Who resolves an item: `--as`, else `MASTRA_ASK_USER`, else the login name.
 pub fn who(as_: Option<String>) -> String {
@@ -16,13 +17,15 @@ pub fn who(as_: Option<String>) -> String {
         .unwrap_or_else(crate::sys::login_name)
 }
 
-/// Reads all of stdin (for `-`), without its final newline.
+/// Reads stdin (for `-`) up to [`MAX_TEXT_INPUT`], without its final newline.
 pub fn read_stdin(what: &str) -> Result<String> {
-    use std::io::Read;
-    let mut s = String::new();
-    std::io::stdin()
-        .read_to_string(&mut s)
-        .map_err(|e| Error::invalid(format!("cannot read {what} from stdin: {e}")))?;
+    let bytes =
+        limits::read_capped(std::io::stdin().lock(), MAX_TEXT_INPUT).map_err(|e| match e {
+            ReadError::Io(e) => Error::invalid(format!("cannot read {what} from stdin: {e}")),
+            other => Error::invalid(format!("{what} on stdin {other}")),
+        })?;
+    let mut s = String::from_utf8(bytes)
+        .map_err(|_| Error::invalid(format!("{what} on stdin is not valid UTF-8")))?;
     if s.ends_with('\n') {
         s.pop();
         if s.ends_with('\r') {
@@ -30,6 +33,18 @@ pub fn read_stdin(what: &str) -> Result<String> {
         }
     }
     Ok(s)
+}
+
+/// Reads a text file a person names (`what` says which, e.g. `feedback file`) up to
+/// [`MAX_TEXT_INPUT`]. Pipes are allowed (`--feedback-file <(...)`).
+pub fn read_text_file(path: &std::path::Path, what: &str) -> Result<String> {
+    let shown = path.display();
+    let bytes = limits::read_any_file(path, MAX_TEXT_INPUT).map_err(|e| match e {
+        ReadError::Io(e) => Error::invalid(format!("cannot read {what} {shown}: {e}")),
+        other => Error::invalid(format!("{what} {shown} {other}")),
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|_| Error::invalid(format!("{what} {shown} is not valid UTF-8")).into())
 }
 
 /// `--json VALUE` parsed.

@@ -69,25 +69,35 @@ pub fn describe(call: &CallRecord) -> String {
     )
 }
 
-/// The commands that resolve an item; the first is the main one.
+/// The commands that resolve an item; the first is the main one. Every value is
+/// shell-quoted (escaped when it holds control or invisible characters) and written so
+/// that it parses as a value even when it starts with `-`: pasted, it does what it says.
 pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
     let call = &item.call;
-    let mut base = format!(
-        "{} {} {}",
-        ctx.program(),
-        call.kind().command(),
-        call.run_id
-    );
-    if item.pending_in_run > 1 {
-        base.push_str(&format!(
-            " --tool-call {}",
-            format::shell_quote(&call.call_id)
-        ));
-    }
+    let verb = call.kind().command();
+    let tool_call = (item.pending_in_run > 1).then(|| format::flag("--tool-call", &call.call_id));
+    // `flags` are whole flags (with placeholders for their values); `value` is the
+    // positional placeholder after RUN.
+    let command = |flags: &[&str], value: Option<&str>| {
+        let run = format::shell_quote(&call.run_id);
+        let mut words = vec![ctx.program(), verb.to_string()];
+        // A run id that looks like a flag goes after `--`, with every flag before it.
+        let dashed = call.run_id.starts_with('-');
+        if !dashed {
+            words.push(run.clone());
+        }
+        words.extend(tool_call.clone());
+        words.extend(flags.iter().map(|f| f.to_string()));
+        if dashed {
+            words.push(format!("-- {run}"));
+        }
+        words.extend(value.map(str::to_string));
+        words.join(" ")
+    };
     if call.kind() == ItemKind::Plan {
         return vec![
-            format!("{base} --approve"),
-            format!("{base} --reject --feedback <feedback>"),
+            command(&["--approve"], None),
+            command(&["--reject", "--feedback <feedback>"], None),
         ];
     }
     let mode = call
@@ -97,12 +107,13 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
         .map(|q| q.mode)
         .unwrap_or(Mode::FreeText);
     vec![match mode {
-        Mode::FreeText => format!("{base} <answer>"),
-        Mode::Single => format!("{base} <label>"),
-        Mode::Multi => format!("{base} --multi <label>..."),
+        Mode::FreeText => command(&[], Some("<answer>")),
+        Mode::Single => command(&[], Some("<label>")),
+        Mode::Multi => command(&["--multi <label>..."], None),
     }]
 }
 
+/// The item's kind as `pending` shows it.
 /// The item as one JSON object.
 pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
     let call = &item.call;
@@ -156,4 +167,111 @@ pub fn resolved_line(call: &CallRecord, resolution: &Resolution) -> String {
         call.kind().noun(),
         sanitize::one_line(&what)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::domain::{CallState, ASK_USER, SUBMIT_PLAN};
+    use crate::output::Out;
+    use crate::store::Location;
+    use clap::Parser;
+
+    fn ctx(db: Option<&str>) -> Ctx {
+        Ctx {
+            location: Location::resolve(db),
+            db_flag: db.map(str::to_string),
+            out: Out::new(false),
+            no_input: true,
+            on_suspend: None,
+        }
+    }
+
+    fn item(run: &str, call: &str, tool: &str, payload: Value) -> PendingItem {
+        PendingItem {
+            call: CallRecord {
+                run_id: run.into(),
+                call_id: call.into(),
+                seq: 0,
+                step: 1,
+                tool_name: tool.into(),
+                args: payload.clone(),
+                state: CallState::Pending,
+                payload: Some(payload),
+                result: None,
+                error: None,
+                resume_data: None,
+                resolved_by: None,
+                resolved_via: None,
+                resolved_at: None,
+                expires_at: None,
+                created_at: 0,
+            },
+            agent_id: "a".into(),
+            pending_in_run: 2,
+        }
+    }
+
+    /// The printed command with its placeholders filled, parsed as the program would.
+    fn parse(command: &str) -> Command {
+        let filled = command
+            .replace("<answer>", "ok")
+            .replace("<label>...", "a b")
+            .replace("<feedback>", "'Smaller steps.'");
+        let words = shell_words::split(&filled).unwrap();
+        Cli::try_parse_from(words).unwrap().command
+    }
+
+    #[test]
+    fn printed_commands_parse_back_to_the_same_item_whatever_its_ids() {
+        let question = json!({"question": "Q?"});
+        let multi = json!({"question": "Q?", "options": [{"label": "a"}, {"label": "b"}], "selectionMode": "multi_select"});
+        for (run, call, db) in [
+            ("0000-run", "call_1", None),
+            ("-run-with-dash", "-rf", Some("-odd.db")),
+            ("run", "--tool-call", Some("it's here.db")),
+        ] {
+            let ctx = ctx(db);
+            // (Without --db, the parser may take MASTRA_ASK_DB from this environment.)
+            let check_db = |cmd: &str| {
+                let words = shell_words::split(cmd).unwrap();
+                let cli = Cli::try_parse_from(words).unwrap();
+                if db.is_some() {
+                    assert_eq!(cli.db.as_deref(), db, "{cmd}");
+                }
+            };
+            for c in commands_for(&ctx, &item(run, call, ASK_USER, question.clone())) {
+                check_db(&c);
+                let Command::Answer(a) = parse(&c) else {
+                    panic!("{c}")
+                };
+                assert_eq!(a.item.run.as_deref(), Some(run), "{c}");
+                assert_eq!(a.item.tool_call.as_deref(), Some(call), "{c}");
+                assert_eq!(a.answer.as_deref(), Some("ok"), "{c}");
+            }
+            for c in commands_for(&ctx, &item(run, call, ASK_USER, multi.clone())) {
+                let Command::Answer(a) = parse(&c) else {
+                    panic!("{c}")
+                };
+                assert_eq!(
+                    (a.item.run.as_deref(), a.item.tool_call.as_deref()),
+                    (Some(run), Some(call)),
+                    "{c}"
+                );
+                assert_eq!(a.multi, Some(vec!["a".to_string(), "b".to_string()]), "{c}");
+            }
+            let plan = json!({"toolId": "submit_plan", "path": "p.md", "title": "T", "plan": "x"});
+            let commands = commands_for(&ctx, &item(run, call, SUBMIT_PLAN, plan));
+            let Command::Review(approve) = parse(&commands[0]) else {
+                panic!()
+            };
+            assert!(approve.approve && approve.item.run.as_deref() == Some(run));
+            let Command::Review(reject) = parse(&commands[1]) else {
+                panic!()
+            };
+            assert!(reject.reject && reject.item.tool_call.as_deref() == Some(call));
+            assert_eq!(reject.feedback.as_deref(), Some("Smaller steps."));
+        }
+    }
 }

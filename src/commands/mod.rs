@@ -99,10 +99,7 @@ impl Ctx {
     /// `mastra-ask` with the `--db` this command was given.
     pub fn program(&self) -> String {
         match &self.db_flag {
-            Some(db) => format!(
-                "mastra-ask --db {}",
-                format::shell_quote(&store::redact(db))
-            ),
+            Some(db) => format!("mastra-ask {}", format::flag("--db", &store::redact(db))),
             None => "mastra-ask".to_string(),
         }
     }

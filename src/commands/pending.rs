@@ -23,7 +23,12 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
     for item in &items {
         let call = &item.call;
         if args.quiet {
-            ctx.out.line(&format!("{} {}", call.run_id, call.call_id));
+            ctx.out.line(&format!(
+                "{} {} {}",
+                format::shell_quote(&call.run_id),
+                format::shell_quote(&call.call_id),
+                call.kind().noun()
+            ));
         } else if ctx.out.is_json() {
             ctx.out.json_line(&item_json(ctx, item));
         } else {

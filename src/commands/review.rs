@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::advance::{self, Advance, Policy};
-use super::input::{parse_json_flag, read_stdin, who};
+use super::input::{parse_json_flag, read_stdin, read_text_file, who};
 use super::items::plan_of;
 use super::target::target;
 use super::Ctx;
@@ -65,11 +65,14 @@ fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {
         let feedback = match (&args.feedback, &args.feedback_file) {
             (Some(f), _) => Some(f.clone()),
             (_, Some(p)) if p.as_os_str() == "-" => Some(read_stdin("the feedback")?),
-            (_, Some(p)) => Some(std::fs::read_to_string(p).map_err(|e| {
-                Error::invalid(format!("cannot read feedback file {}: {e}", p.display()))
-            })?),
+            (_, Some(p)) => Some(read_text_file(p, "feedback file")?),
             _ => None,
         };
+        if feedback.as_ref().is_some_and(|f| f.trim().is_empty()) {
+            return fail(Error::usage("the feedback is empty").with_hint(
+                "write what should change, or leave out --feedback to reject without feedback",
+            ));
+        }
         return Ok((Decision::Rejected { feedback }, Via::Flag));
     }
     fail(Error::usage("no decision given").with_hint(

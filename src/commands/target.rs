@@ -7,6 +7,7 @@ use anyhow::Result;
 use super::Ctx;
 use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error};
+use crate::output::format;
 use crate::store::{Run, Store};
 
 fn no_run(input: &str) -> Error {
@@ -77,7 +78,7 @@ pub fn pending_item(
             "use: {} {} {}",
             ctx.program(),
             c.kind().command(),
-            run.id
+            format::shell_quote(&run.id)
         ))
     };
     if let Some(id) = tool_call {
@@ -110,7 +111,10 @@ pub fn pending_item(
         (0, Some(c)) => fail(wrong_kind(c)),
         (0, None) => fail(nothing_waits(run, kind)),
         (n, _) => {
-            let ids: Vec<&str> = mine.iter().map(|c| c.call_id.as_str()).collect();
+            let ids: Vec<String> = mine
+                .iter()
+                .map(|c| format::shell_quote(&c.call_id))
+                .collect();
             fail(Error::conflict(format!(
                 "run {} has {n} pending {}s; choose one with --tool-call: {}",
                 run.id,

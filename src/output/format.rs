@@ -1,4 +1,5 @@
-//! Small formatting helpers: times, ages, shell quoting.
+//! Small formatting helpers: times, ages, and the words of commands we print for a
+//! person to paste (shell-quoted, with control and invisible characters escaped).
 
 /// RFC 3339 UTC, millisecond precision.
 pub fn time(ms: i64) -> String {
@@ -18,8 +19,30 @@ pub fn age(from_ms: i64, now_ms: i64) -> String {
     }
 }
 
-/// Quotes a word for a POSIX shell when it needs it.
+/// Quotes a word for a shell when it needs it. A word with a control, bidi or invisible
+/// character is written in `$'…'` quoting (bash, zsh, ksh and POSIX 2024 `sh`) with each
+/// such character as the `\xHH` escapes of its UTF-8 bytes, so the printed word is harmless
+/// on a terminal and, pasted, gives the exact bytes back (`\u` escapes would depend on the
+/// locale). Other words that need quoting get single quotes.
 pub fn shell_quote(s: &str) -> String {
+    use std::fmt::Write;
+    if s.chars().any(super::sanitize::needs_escape) {
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c if super::sanitize::needs_escape(c) => {
+                    for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                        let _ = write!(out, "\\x{b:02x}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
     let plain = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c));
@@ -27,6 +50,17 @@ pub fn shell_quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// `--name VALUE` for a printed command, written `--name=VALUE` when VALUE starts with `-`
+/// so that the parser takes it as the value and not as another flag.
+pub fn flag(name: &str, value: &str) -> String {
+    let quoted = shell_quote(value);
+    if value.starts_with('-') {
+        format!("{name}={quoted}")
+    } else {
+        format!("{name} {quoted}")
     }
 }
 
@@ -48,5 +82,24 @@ mod tests {
         assert_eq!(shell_quote("Add tests"), "'Add tests'");
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
         assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn controls_and_invisibles_are_escaped_in_dollar_quotes() {
+        assert_eq!(shell_quote("a\x1b]52;c;x\x07"), r"$'a\x1b]52;c;x\x07'");
+        assert_eq!(shell_quote("r\u{202e}l"), r"$'r\xe2\x80\xael'");
+        assert_eq!(shell_quote("x\u{9b}\r\0"), r"$'x\xc2\x9b\x0d\x00'");
+        assert_eq!(shell_quote("it's \\ \u{200b}"), r"$'it\'s \\ \xe2\x80\x8b'");
+        assert!(!shell_quote("\u{e0041}\u{feff}")
+            .chars()
+            .any(|c| !c.is_ascii_graphic()));
+    }
+
+    #[test]
+    fn flags_whose_value_starts_with_a_dash() {
+        assert_eq!(flag("--tool-call", "call_1"), "--tool-call call_1");
+        assert_eq!(flag("--tool-call", "-rf"), "--tool-call=-rf");
+        assert_eq!(flag("--tool-call", "--x y"), "--tool-call='--x y'");
+        assert_eq!(flag("--tool-call", "-\x1b"), r"--tool-call=$'-\x1b'");
     }
 }

@@ -1,10 +1,16 @@
 //! Everything the program prints: data on stdout, hints and progress on stderr, JSON lines
 //! in JSON mode, untrusted text always sanitized. A closed stdout (`| head`) ends output
 //! quietly instead of failing.
+//!
+//! Every text-mode line goes through the sanitizer here, whatever its caller already did
+//! (escaping twice changes nothing), so no path can put a raw control or invisible
+//! character on a terminal. JSON lines are left as they are: JSON escapes what it must and
+//! programs get the data byte for byte.
 
 pub mod format;
 pub mod sanitize;
 pub mod spinner;
+pub mod usage;
 
 use std::cell::Cell;
 use std::io::{self, Write};
@@ -42,8 +48,17 @@ impl Out {
         self.json
     }
 
-    /// Writes to stdout; a broken pipe closes it for the rest of the command.
+    /// Writes text to stdout (sanitized in text mode; newlines and tabs kept).
     pub fn write(&self, s: &str) {
+        if self.json {
+            self.emit(s);
+        } else {
+            self.emit(&sanitize::block(s));
+        }
+    }
+
+    /// Writes to stdout as is; a broken pipe closes it for the rest of the command.
+    fn emit(&self, s: &str) {
         if self.stdout_closed.get() {
             return;
         }
@@ -63,21 +78,25 @@ impl Out {
     }
 
     pub fn json_line(&self, v: &Value) {
-        self.line(&v.to_string());
+        self.emit(&format!("{v}\n"));
     }
 
     /// A hint or progress line on stderr (text mode only).
     pub fn info(&self, s: &str) {
         if !self.json {
             self.end_open_line();
-            let _ = io::stderr().write_all(format!("{s}\n").as_bytes());
+            let _ = io::stderr().write_all(format!("{}\n", sanitize::block(s)).as_bytes());
         }
     }
 
     pub fn warn(&self, s: &str) {
         if !self.json {
             self.end_open_line();
-            let line = format!("{} {s}\n", style("warning:").yellow().bold().for_stderr());
+            let line = format!(
+                "{} {}\n",
+                style("warning:").yellow().bold().for_stderr(),
+                sanitize::block(s)
+            );
             let _ = io::stderr().write_all(line.as_bytes());
         }
     }
@@ -85,7 +104,7 @@ impl Out {
     /// Finishes agent text that did not end with a newline.
     fn end_open_line(&self) {
         if self.open_line.replace(false) {
-            self.write("\n");
+            self.emit("\n");
         }
     }
 
@@ -114,6 +133,13 @@ impl Out {
                 style("hint:").cyan().for_stderr(),
                 sanitize::one_line(h)
             );
+        }
+    }
+
+    /// Lines that follow an error on stderr (text mode only), e.g. the parser's usage.
+    pub fn details(&self, text: &str) {
+        if !self.json && !text.is_empty() {
+            let _ = writeln!(io::stderr(), "{}", sanitize::block(text));
         }
     }
 

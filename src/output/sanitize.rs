@@ -1,11 +1,49 @@
 //! Makes untrusted text (from a model or a person) safe to print on a terminal: control
-//! characters (C0, C1, escape sequences) and bidi overrides are shown escaped, always,
-//! terminal or not.
+//! characters (C0, C1, escape sequences), bidi controls and invisible characters are shown
+//! escaped (`\x1b`, `\u{200b}`), always, terminal or not, so what a person reads is what
+//! the text holds.
+//!
+//! It never drops or reorders characters, and it leaves visible text (any script, emoji)
+//! alone.
 
 use std::fmt::Write;
 
 fn is_bidi(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Characters that show nothing (or nothing on most terminals) yet change what text
+/// means or hides data: format characters (zero-width spaces and joiners, word joiners and
+/// invisible operators, the byte-order mark, interlinear annotations, shorthand format
+/// controls), tag characters, the variation selectors supplement, fillers that render blank,
+/// and the line and paragraph separators.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00ad}'
+        | '\u{034f}'
+        | '\u{0600}'..='\u{0605}'
+        | '\u{06dd}'
+        | '\u{070f}'
+        | '\u{0890}'..='\u{0891}'
+        | '\u{08e2}'
+        | '\u{115f}'..='\u{1160}'
+        | '\u{17b4}'..='\u{17b5}'
+        | '\u{180b}'..='\u{180f}'
+        | '\u{200b}'..='\u{200d}'
+        | '\u{2028}'..='\u{2029}'
+        | '\u{2060}'..='\u{2065}'
+        | '\u{206a}'..='\u{206f}'
+        | '\u{3164}'
+        | '\u{feff}'
+        | '\u{ffa0}'
+        | '\u{fff0}'..='\u{fffb}'
+        | '\u{110bd}'
+        | '\u{110cd}'
+        | '\u{13430}'..='\u{1343f}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0000}'..='\u{e0fff}'
+    )
 }
 
 fn escape_into(out: &mut String, c: char) {
@@ -22,8 +60,9 @@ fn escape_into(out: &mut String, c: char) {
     }
 }
 
-fn needs_escape(c: char) -> bool {
-    c.is_control() || is_bidi(c) || c == '\u{2028}' || c == '\u{2029}'
+/// Whether `c` is shown escaped: control, bidi or invisible.
+pub fn needs_escape(c: char) -> bool {
+    c.is_control() || is_bidi(c) || is_invisible(c)
 }
 
 /// For text shown on one line (questions, labels, titles, ids): newlines become `\n`.
@@ -64,6 +103,27 @@ mod tests {
         assert_eq!(one_line("x\u{9b}31m"), "x\\u{9b}31m");
         assert_eq!(one_line("two\nlines\ttab\x7f"), "two\\nlines\\ttab\\x7f");
         assert_eq!(one_line("naïve 日本"), "naïve 日本");
+    }
+
+    #[test]
+    fn escapes_invisible_characters() {
+        assert_eq!(
+            one_line("a\u{200b}b\u{feff}c\u{2060}d\u{e0041}\u{e007f}e"),
+            "a\\u{200b}b\\u{feff}c\\u{2060}d\\u{e0041}\\u{e007f}e"
+        );
+        for c in [
+            '\u{200c}',
+            '\u{200d}',
+            '\u{2064}',
+            '\u{2028}',
+            '\u{ad}',
+            '\u{180e}',
+            '\u{e0100}',
+        ] {
+            assert_eq!(one_line(&c.to_string()), format!("\\u{{{:x}}}", c as u32));
+        }
+        // Visible text of any script, and emoji with their presentation selector, stay.
+        assert_eq!(block("Ωμέγα ✔️ 😀 ﷺ"), "Ωμέγα ✔️ 😀 ﷺ");
     }
 
     #[test]

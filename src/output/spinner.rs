@@ -26,7 +26,7 @@ impl Spinner {
         if !term.is_term() {
             return Spinner { running: None };
         }
-        let label = label.to_string();
+        let label = super::sanitize::one_line(label);
         let (tx, rx) = mpsc::channel::<()>();
         let handle = std::thread::spawn(move || {
             if rx.recv_timeout(DELAY) != Err(RecvTimeoutError::Timeout) {

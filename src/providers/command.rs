@@ -3,13 +3,15 @@
 //! first) and prints one assistant message `{"content"?, "toolCalls"?: [{"id"?, "name",
 //! "args"}]}` on stdout.
 //!
-//! The program is bounded by the read timeout and killed past it; a non-zero exit or a
-//! message that does not parse is a provider error. The program gets the environment of
-//! the driving process; nothing here prints or touches the store.
+//! The program runs in its own process group, bounded by the read timeout: past it, or when
+//! this process is interrupted, the whole group is killed (`group`), so nothing it started
+//! lives on. A non-zero exit or a message that does not parse is a provider error. The
+//! program gets the environment of the driving process; nothing here prints or touches the
+//! store.
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command as Process, ExitStatus, Stdio};
+use std::process::{Command as Process, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
@@ -17,15 +19,15 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::group::{self, End, Group};
 use super::scripted::{call_of, ScriptCall};
 use super::settings::{Settings, READ_TIMEOUT};
 use super::{Provider, Request, Response};
 use crate::duration;
-use crate::error::{fail, Error};
-
-/// The most of stdout (the message) and stderr (kept for errors) we read.
-const MAX_OUTPUT: u64 = 16 * 1024 * 1024;
-const MAX_STDERR: u64 = 64 * 1024;
+use crate::error::{fail, Error, Kind};
+use crate::limits::{
+    MAX_MODEL_PROGRAM_OUTPUT as MAX_OUTPUT, MAX_MODEL_PROGRAM_STDERR as MAX_STDERR,
+};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -116,21 +118,6 @@ fn drain(pipe: Option<impl Read + Send + 'static>, limit: u64) -> Receiver<Vec<u
     rx
 }
 
-/// Waits for `child` until `deadline`; kills it past that.
-fn wait(child: &mut Child, deadline: Instant) -> std::io::Result<Option<ExitStatus>> {
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// What a pipe gave, waiting no later than `deadline` (a program may leave a background
 /// process holding it open).
 fn collect(rx: &Receiver<Vec<u8>>, deadline: Instant) -> Vec<u8> {
@@ -157,17 +144,18 @@ impl Provider for CommandModel {
         let Some((program, args)) = self.argv.split_first() else {
             return failed("has no program".into());
         };
-        let mut child = match Process::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-        {
-            Ok(c) => c,
+        let mut group = match Group::spawn(
+            Process::new(program)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        ) {
+            Ok(g) => g,
             Err(e) => return failed(format!("cannot start: {e}")),
         };
         let deadline = Instant::now() + self.timeout;
+        let child = group.child();
         let stdin = child.stdin.take();
         let body = input(request).to_string();
         // A program that exits without reading its input is no error here.
@@ -178,13 +166,17 @@ impl Provider for CommandModel {
         });
         let stdout = drain(child.stdout.take(), MAX_OUTPUT);
         let stderr = drain(child.stderr.take(), MAX_STDERR);
-        let status = match wait(&mut child, deadline) {
-            Ok(Some(status)) => status,
-            Ok(None) => {
+        let status = match group.wait(deadline) {
+            Ok(End::Exited(status)) => status,
+            Ok(End::TimedOut) => {
                 return failed(format!(
                     "did not answer within {} (raise {READ_TIMEOUT})",
                     duration::show(self.timeout)
                 ))
+            }
+            Ok(End::Interrupted(sig)) => {
+                group::reraise(group, sig);
+                return fail(Error::new(Kind::Interrupted, "interrupted"));
             }
             Err(e) => return failed(format!("could not be waited for: {e}")),
         };

@@ -10,13 +10,11 @@ use std::time::Duration;
 
 use super::settings::Settings;
 use crate::duration;
+use crate::limits::{MAX_RETRY_DELAY, MAX_RETRY_WAIT};
 
 /// Retries after the first attempt.
 pub const MAX_RETRIES: u32 = 3;
-/// The longest `Retry-After` we wait for; a server asking for more ends the call.
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
-/// The most we read of an error body.
-pub const MAX_ERROR_BODY: u64 = 64 * 1024;
+pub use crate::limits::{MAX_ERROR_BODY, MAX_RETRY_AFTER};
 
 /// Why an attempt failed before a usable response arrived.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,7 +136,7 @@ pub fn retry_after(value: Option<&str>) -> Option<Duration> {
 
 /// How long to wait before retry number `retry` (1-based): the server's `Retry-After` when
 /// it gave one, else `base` doubled per retry plus up to half as much again at random
-/// (`jitter` in 0..1). `None`: do not retry.
+/// (`jitter` in 0..1), never more than [`MAX_RETRY_WAIT`]. `None`: do not retry.
 pub fn backoff(
     retry: u32,
     base: Duration,
@@ -151,8 +149,8 @@ pub fn backoff(
     if let Some(wait) = retry_after {
         return (wait <= MAX_RETRY_AFTER).then_some(wait);
     }
-    let exp = base.saturating_mul(1 << (retry - 1));
-    Some(exp + exp.mul_f64(jitter.clamp(0.0, 1.0) / 2.0))
+    let exp = base.min(MAX_RETRY_DELAY).saturating_mul(1 << (retry - 1));
+    Some((exp + exp.mul_f64(jitter.clamp(0.0, 1.0) / 2.0)).min(MAX_RETRY_WAIT))
 }
 
 /// A number in 0..1 for jitter.
@@ -182,6 +180,9 @@ mod tests {
         );
         assert_eq!(backoff(4, base, None, 0.0), None);
         assert_eq!(backoff(0, base, None, 0.0), None);
+        // However large the configured delay, a wait stays bounded.
+        let huge = Duration::from_secs(u64::MAX / 2);
+        assert_eq!(backoff(3, huge, None, 1.0), Some(MAX_RETRY_WAIT));
         let j = backoff(1, base, None, jitter()).unwrap();
         assert!(j >= base && j <= base * 3 / 2);
     }

@@ -6,6 +6,7 @@
 
 mod assemble;
 mod command;
+pub mod group;
 mod http;
 mod none;
 mod openai;

@@ -21,10 +21,7 @@ use super::sse::{self, Flow};
 use super::wire;
 use super::{Provider, Request, Response};
 use crate::error::{fail, Error};
-
-/// The longest line of a stream, and the most of a whole body we read.
-const MAX_LINE: usize = 8 * 1024 * 1024;
-const MAX_BODY: u64 = 64 * 1024 * 1024;
+use crate::limits::{MAX_HTTP_BODY as MAX_BODY, MAX_SSE_FRAME};
 
 /// What each kind of server needs from the environment.
 struct Needs {
@@ -244,7 +241,7 @@ impl OpenAi {
     ) -> Result<Response, Failure> {
         let mut assembler = Assembler::default();
         let mut done = false;
-        let read = sse::read(reader, MAX_LINE, |frame| {
+        let read = sse::read(reader, MAX_SSE_FRAME, |frame| {
             if frame.data.trim() == "[DONE]" {
                 done = true;
                 return Ok(Flow::Stop);

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::{BadArgs, ModelCall, Provider, Request, Response};
 use crate::domain::Message;
 use crate::error::{fail, Error};
+use crate::limits::{self, MAX_SCRIPT_DELAY, MAX_SCRIPT_FILE};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,16 +51,28 @@ pub struct Scripted {
 
 impl Scripted {
     pub fn load(path: &Path) -> Result<Scripted> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::invalid(format!("cannot read script {}: {e}", path.display())))?;
-        let script: Script = serde_json::from_str(&text)
-            .map_err(|e| Error::invalid(format!("script {}: {e}", path.display())))?;
+        let shown = path.display();
+        let bytes = limits::read_regular_file(path, MAX_SCRIPT_FILE).map_err(|e| match e {
+            limits::ReadError::Io(e) => Error::invalid(format!("cannot read script {shown}: {e}")),
+            other => Error::invalid(format!("script {shown} {other}")),
+        })?;
+        let script: Script = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::invalid(format!("script {shown}: {e}")))?;
         for (i, step) in script.steps.iter().enumerate() {
             if step.text.is_none() && step.tool_calls.is_none() {
                 return fail(Error::invalid(format!(
-                    "script {}: step {} has neither text nor toolCalls",
-                    path.display(),
+                    "script {shown}: step {} has neither text nor toolCalls",
                     i + 1
+                )));
+            }
+            if step
+                .delay_ms
+                .is_some_and(|ms| ms > MAX_SCRIPT_DELAY.as_millis() as u64)
+            {
+                return fail(Error::usage(format!(
+                    "script {shown}: step {} has a delayMs longer than the maximum, {} ms",
+                    i + 1,
+                    MAX_SCRIPT_DELAY.as_millis()
                 )));
             }
         }

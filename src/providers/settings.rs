@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use crate::duration;
+use crate::limits::{MAX_CONNECT_TIMEOUT, MAX_READ_TIMEOUT, MAX_RETRY_DELAY};
 
 pub const CONNECT_TIMEOUT: &str = "MASTRA_ASK_CONNECT_TIMEOUT";
 pub const READ_TIMEOUT: &str = "MASTRA_ASK_READ_TIMEOUT";
@@ -43,13 +44,13 @@ impl Settings {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Settings, String> {
         let mut s = Settings::default();
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        let dur = |name: &str, default: Duration| match get(name) {
+        let dur = |name: &str, default: Duration, max: Duration| match get(name) {
             None => Ok(default),
-            Some(v) => duration::parse(&v).map_err(|e| format!("{name}: {e}")),
+            Some(v) => duration::parse_max(&v, max).map_err(|e| format!("{name}: {e}")),
         };
-        s.connect_timeout = dur(CONNECT_TIMEOUT, s.connect_timeout)?;
-        s.read_timeout = dur(READ_TIMEOUT, s.read_timeout)?;
-        s.retry_delay = dur(RETRY_DELAY, s.retry_delay)?;
+        s.connect_timeout = dur(CONNECT_TIMEOUT, s.connect_timeout, MAX_CONNECT_TIMEOUT)?;
+        s.read_timeout = dur(READ_TIMEOUT, s.read_timeout, MAX_READ_TIMEOUT)?;
+        s.retry_delay = dur(RETRY_DELAY, s.retry_delay, MAX_RETRY_DELAY)?;
         for (name, d) in [
             (CONNECT_TIMEOUT, s.connect_timeout),
             (READ_TIMEOUT, s.read_timeout),
@@ -116,5 +117,22 @@ mod tests {
             .unwrap_err()
             .contains("more than 0"));
         assert!(with(&[(STREAM, "maybe")]).unwrap_err().starts_with(STREAM));
+    }
+
+    #[test]
+    fn every_duration_has_a_maximum() {
+        for (name, max) in [
+            (CONNECT_TIMEOUT, "10m"),
+            (READ_TIMEOUT, "1d"),
+            (RETRY_DELAY, "10m"),
+        ] {
+            assert!(with(&[(name, max)]).is_ok(), "{name}");
+            for too_long in ["99999999999d", "9223372036854775807ms", "366d"] {
+                assert_eq!(
+                    with(&[(name, too_long)]).unwrap_err(),
+                    format!("{name}: duration \"{too_long}\" is longer than the maximum, {max}")
+                );
+            }
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! separated, `:` comments for keep-alives, an optional `event:` name).
 //!
 //! Framing only: what a frame's data means (JSON chunks, `[DONE]`, error frames) is decided
-//! by the caller. Bounded: a line longer than the cap is an error, never unbounded memory.
+//! by the caller. Bounded: a frame (or a line) larger than the cap is an error, never
+//! unbounded memory.
 
 use std::io::{self, BufRead, Read};
 
@@ -53,6 +54,11 @@ impl Decoder {
         self.take()
     }
 
+    /// The bytes of data held for the frame being assembled.
+    pub fn pending_len(&self) -> usize {
+        self.data.as_ref().map_or(0, String::len)
+    }
+
     fn take(&mut self) -> Option<Frame> {
         let event = self.event.take();
         self.data.take().map(|data| Frame { event, data })
@@ -65,30 +71,33 @@ pub enum Flow {
     Stop,
 }
 
-/// Reads frames from `reader` until it ends or `on_frame` stops; lines longer than
-/// `max_line` bytes are an error. Errors of `on_frame` end the reading and are returned.
+/// Reads frames from `reader` until it ends or `on_frame` stops; a frame whose data (or a
+/// line) is larger than `max_frame` bytes is an error. Errors of `on_frame` end the reading
+/// and are returned.
 pub fn read<E: From<io::Error>>(
     mut reader: impl BufRead,
-    max_line: usize,
+    max_frame: usize,
     mut on_frame: impl FnMut(Frame) -> Result<Flow, E>,
 ) -> Result<(), E> {
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("an event of the stream is larger than {max_frame} bytes"),
+        )
+    };
     let mut decoder = Decoder::default();
     let mut buf = Vec::new();
     loop {
         buf.clear();
         let n = reader
             .by_ref()
-            .take(max_line as u64 + 1)
+            .take(max_frame as u64 + 1)
             .read_until(b'\n', &mut buf)?;
         if n == 0 {
             break;
         }
-        if buf.len() > max_line {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("a line of the stream is longer than {max_line} bytes"),
-            )
-            .into());
+        if buf.len() > max_frame {
+            return Err(too_large().into());
         }
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
@@ -97,6 +106,8 @@ pub fn read<E: From<io::Error>>(
             if let Flow::Stop = on_frame(frame)? {
                 return Ok(());
             }
+        } else if decoder.pending_len() > max_frame {
+            return Err(too_large().into());
         }
     }
     if let Some(frame) = decoder.finish() {
@@ -163,6 +174,27 @@ mod tests {
         assert_eq!(seen, 1);
         let long = format!("data: {}\n\n", "x".repeat(100));
         let err = read::<io::Error>(long.as_bytes(), 64, |_| Ok(Flow::Continue)).unwrap_err();
-        assert!(err.to_string().contains("longer than 64 bytes"));
+        assert_eq!(
+            err.to_string(),
+            "an event of the stream is larger than 64 bytes"
+        );
+    }
+
+    #[test]
+    fn a_frame_of_many_short_lines_is_capped_too() {
+        let many = "data: xxxxxxxxxx\n".repeat(10) + "\n";
+        let err = read::<io::Error>(many.as_bytes(), 64, |_| Ok(Flow::Continue)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "an event of the stream is larger than 64 bytes"
+        );
+        // Within the cap, the same lines make one frame.
+        let few = "data: xxxxxxxxxx\n".repeat(5) + "\n";
+        assert_eq!(frames(&few).len(), 1);
+        // An endless frame ends at the cap, not when memory runs out.
+        let endless = std::io::repeat(b'a');
+        let mut prefixed = std::io::Read::chain(&b"data: "[..], endless);
+        let reader = std::io::BufReader::new(&mut prefixed);
+        assert!(read::<io::Error>(reader, 4096, |_| Ok(Flow::Continue)).is_err());
     }
 }

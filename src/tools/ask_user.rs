@@ -8,11 +8,7 @@ use serde_json::{json, Value};
 use super::schema::{self, Problems};
 use super::ToolSpec;
 use crate::domain::{ToolOutcome, ASK_USER};
-
-pub const MAX_QUESTION_CHARS: usize = 4000;
-pub const MAX_OPTIONS: usize = 50;
-pub const MAX_LABEL_CHARS: usize = 200;
-pub const MAX_DESCRIPTION_CHARS: usize = 1000;
+use crate::limits::{MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS, MAX_QUESTION_CHARS};
 
 /// How a question is answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

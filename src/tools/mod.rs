@@ -5,6 +5,7 @@
 //! decides, they turn the decision into resume data and the result object.
 
 pub mod ask_user;
+pub mod beneath;
 pub mod schema;
 pub mod submit_plan;
 

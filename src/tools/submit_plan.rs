@@ -3,18 +3,15 @@
 //! The host reads the file when the call suspends, confined to the run's working directory,
 //! and keeps that snapshot: it is what the reviewer sees and decides on. Never prompts.
 
-use std::fs;
-use std::io::{ErrorKind, Read};
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use super::beneath::{self, Refusal};
 use super::schema::{self, Problems};
 use super::ToolSpec;
 use crate::domain::{ToolOutcome, SUBMIT_PLAN};
-
-pub const MAX_PLAN_BYTES: u64 = 1024 * 1024;
-const MAX_PATH_CHARS: usize = 4096;
+use crate::limits::{self, ReadError, MAX_PLAN_FILE, MAX_PLAN_PATH_CHARS as MAX_PATH_CHARS};
 
 pub const APPROVED_TEXT: &str =
     "Plan approved. Proceed with implementation following the approved plan.";
@@ -223,55 +220,37 @@ pub fn evaluate(args: &Value, cwd: &Path) -> ToolOutcome {
     }
 }
 
-/// Reads the plan file `path` of a run whose working directory is `cwd`: it must resolve
-/// (after `..` and symlinks) inside `cwd` and be a regular UTF-8 file of at most 1 MiB.
+/// Reads the plan file `path` of a run whose working directory is `cwd`: opened once,
+/// beneath `cwd` whatever symlinks or renames meet the path (`beneath`), and it must be a
+/// regular UTF-8 file of at most 1 MiB with one link, on a real file system.
 pub fn read_plan(cwd: &Path, path: &str) -> Result<String, String> {
-    let root = cwd
-        .canonicalize()
-        .map_err(|e| format!("the working directory {} is unusable: {e}", cwd.display()))?;
-    let joined = root.join(path);
-    let resolved = match joined.canonicalize() {
-        Ok(p) => p,
-        Err(_) if !lexically_inside(&root, &joined) => {
-            return Err(format!("{path} is outside the working directory"))
+    let file = beneath::open_beneath(cwd, Path::new(path)).map_err(|r| match r {
+        Refusal::Outside => format!("{path} is outside the working directory"),
+        Refusal::Missing => format!("{path} does not exist"),
+        Refusal::NotRegular => format!("{path} is not a regular file"),
+        Refusal::Pseudo(fs) => format!("{path} is on {fs}, not a plain file system"),
+        Refusal::Linked(n) => {
+            format!("{path} has {n} hard links; submit a file with one (a copy, not a link)")
         }
-        Err(e) if e.kind() == ErrorKind::NotFound => return Err(format!("{path} does not exist")),
-        Err(e) => return Err(format!("cannot open {path}: {e}")),
+        Refusal::Changed => format!("{path} kept changing while it was opened"),
+        Refusal::Root(e) => format!("the working directory {} is unusable: {e}", cwd.display()),
+        Refusal::Io(e) => format!("cannot open {path}: {e}"),
+    })?;
+    let bytes = match limits::read_capped(file, MAX_PLAN_FILE) {
+        Ok(b) => b,
+        Err(ReadError::TooLarge(_)) => {
+            return Err(format!(
+                "{path} is larger than {}",
+                limits::show_size(MAX_PLAN_FILE)
+            ))
+        }
+        Err(e) => return Err(format!("{path} {e}")),
     };
-    if !resolved.starts_with(&root) {
-        return Err(format!("{path} is outside the working directory"));
-    }
-    let meta = fs::metadata(&resolved).map_err(|e| format!("cannot open {path}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{path} is not a regular file"));
-    }
-    let mut bytes = Vec::new();
-    fs::File::open(&resolved)
-        .and_then(|f| f.take(MAX_PLAN_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {path}: {e}"))?;
-    if bytes.len() as u64 > MAX_PLAN_BYTES {
-        return Err(format!("{path} is larger than 1 MiB"));
-    }
     let text = String::from_utf8(bytes).map_err(|_| format!("{path} is not valid UTF-8"))?;
     if text.trim().is_empty() {
         return Err(format!("{path} is empty"));
     }
     Ok(text)
-}
-
-/// Whether `path` stays under `root` once `.` and `..` are applied to its text.
-fn lexically_inside(root: &Path, path: &Path) -> bool {
-    let mut normal = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                normal.pop();
-            }
-            Component::CurDir => {}
-            other => normal.push(other),
-        }
-    }
-    normal.starts_with(root)
 }
 
 /// Outside a run: the submission as readable text.
@@ -283,6 +262,7 @@ pub fn fallback(args: &Value) -> Result<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::os::unix::fs::symlink;
 
     fn failure_text(dir: &Path, path: &str) -> String {
@@ -327,7 +307,7 @@ mod tests {
         fs::create_dir(&dir).unwrap();
         fs::write(outer.path().join("secret.md"), "# Secret").unwrap();
         fs::create_dir(dir.join("sub")).unwrap();
-        fs::write(dir.join("big.md"), vec![b'a'; MAX_PLAN_BYTES as usize + 1]).unwrap();
+        fs::write(dir.join("big.md"), vec![b'a'; MAX_PLAN_FILE as usize + 1]).unwrap();
         fs::write(dir.join("latin1.md"), [b'#', b' ', 0xe9, b'\n']).unwrap();
         symlink(outer.path().join("secret.md"), dir.join("link.md")).unwrap();
         symlink(outer.path(), dir.join("up")).unwrap();

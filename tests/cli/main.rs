@@ -23,6 +23,7 @@ mod resume;
 #[allow(dead_code)]
 #[path = "../../src/testing.rs"]
 mod rng;
+mod safety;
 mod scripts;
 mod several;
 mod store;

@@ -179,7 +179,10 @@ fn expires_in_closes_items_without_a_waiter() {
     );
     let out = env.run(&["answer", &run, "too late"]);
     out.assert_code(4);
-    assert_one_line_error(&out, &format!("run {run} is expired: nothing waits for answer"));
+    assert_one_line_error(
+        &out,
+        &format!("run {run} is expired: nothing waits for answer"),
+    );
     let out = env.run(&["wait", &run]);
     out.assert_code(124);
     assert_one_line_error(&out, &format!("run {run} expired: "));

@@ -31,7 +31,10 @@ fn both_pending_then_answered_in_any_order() {
     let env = Env::new();
     let run = two_questions(&env);
     let pending = env.run(&["pending", "-q"]);
-    assert_eq!(pending.stdout, format!("{run} first\n{run} second\n"));
+    assert_eq!(
+        pending.stdout,
+        format!("{run} first question\n{run} second question\n")
+    );
 
     let before = env.dump();
     let out = env.run(&["answer", &run, "hello"]);
@@ -48,7 +51,10 @@ fn both_pending_then_answered_in_any_order() {
     assert_eq!(out.stdout, "");
     assert_eq!(env.status(&run), "suspended");
     assert!(env.tool_results(&run).is_empty());
-    assert_eq!(env.run(&["pending", "-q"]).stdout, format!("{run} first\n"));
+    assert_eq!(
+        env.run(&["pending", "-q"]).stdout,
+        format!("{run} first question\n")
+    );
 
     // The last one resumes: every result of the step, in call order.
     let out = env.run(&["-o", "json", "answer", &run, "--tool-call", "first", "one"]);
