@@ -55,7 +55,9 @@ fn kill_somewhere(env: &Env, rng: &mut Rng, args: &[&str], run: Option<&str>, wi
             }
             sleep(Duration::from_micros(200));
         }
-        sleep(random_delay(rng, window / 2));
+        // Inside the leg: its model calls take 5 ms each, so a kill within a few ms of the
+        // run being seen running lands mid-leg however slow the machine is.
+        sleep(random_delay(rng, Duration::from_millis(4).min(window / 2)));
     } else {
         sleep(random_delay(rng, window));
     }
