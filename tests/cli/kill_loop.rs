@@ -47,7 +47,7 @@ fn random_delay(rng: &mut Rng, max: Duration) -> Duration {
 /// seen running (mid-leg) — and reaps it.
 fn kill_somewhere(env: &Env, rng: &mut Rng, args: &[&str], run: Option<&str>, window: Duration) {
     let mut child = env.spawn(args);
-    if let (Some(run), true) = (run, rng.chance(50)) {
+    if let (Some(run), true) = (run, rng.chance(75)) {
         let deadline = Instant::now() + Duration::from_secs(5);
         while status(env, run) != "running" && Instant::now() < deadline {
             if child.try_wait().ok().flatten().is_some() {
