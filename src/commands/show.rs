@@ -5,33 +5,63 @@ use serde_json::{json, Value};
 
 use super::items::describe;
 use super::Ctx;
-use crate::domain::{CallRecord, Message};
+use crate::domain::{CallRecord, Message, StoredEvent};
 use crate::exit::Exit;
-use crate::output::{envelope, format, sanitize};
+use crate::output::{envelope, format, sanitize, Out};
+use crate::store::Run;
+
+/// Everything `show` shows of a run.
+struct Shown {
+    run: Run,
+    messages: Vec<Message>,
+    calls: Vec<CallRecord>,
+    events: Vec<StoredEvent>,
+}
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(input)?;
-    let messages = store.messages(&run.id)?;
-    let calls = store.calls(&run.id)?;
-    let events = store.events(&run.id)?;
+    let shown = Shown {
+        messages: store.messages(&run.id)?,
+        calls: store.calls(&run.id)?,
+        events: store.events(&run.id)?,
+        run,
+    };
     if ctx.out.is_json() {
-        let mut v = super::runs::summary(&run);
-        v["cwd"] = json!(run.cwd);
-        v["output"] = json!(run.output);
-        v["error"] = json!(run.error);
-        v["usage"] = json!(run.usage);
-        v["agent"] = run.agent.clone();
-        v["messages"] = json!(messages);
-        v["suspensions"] = calls
-            .iter()
-            .filter(|c| c.payload.is_some())
-            .map(item_json)
-            .collect();
-        v["events"] = events.iter().map(|e| envelope(&run.id, &e.event)).collect();
-        ctx.out.json_line(&v);
-        return Ok(Exit::Success);
+        ctx.out.json_line(&as_json(&shown));
+    } else {
+        header(&ctx.out, &shown.run);
+        transcript(&ctx.out, &shown.messages);
+        items(&ctx.out, &shown.calls);
+        events(&ctx.out, &shown.events);
     }
-    let out = &ctx.out;
+    Ok(Exit::Success)
+}
+
+/// The run as one JSON object: the `runs` fields, its messages, items and events.
+fn as_json(shown: &Shown) -> Value {
+    let Shown {
+        run,
+        messages,
+        calls,
+        events,
+    } = shown;
+    let mut v = super::runs::summary(run);
+    v["cwd"] = json!(run.cwd);
+    v["output"] = json!(run.output);
+    v["error"] = json!(run.error);
+    v["usage"] = json!(run.usage);
+    v["agent"] = run.agent.clone();
+    v["messages"] = json!(messages);
+    v["suspensions"] = calls
+        .iter()
+        .filter(|c| c.payload.is_some())
+        .map(item_json)
+        .collect();
+    v["events"] = events.iter().map(|e| envelope(&run.id, &e.event)).collect();
+    v
+}
+
+fn header(out: &Out, run: &Run) {
     let field = |name: &str, value: &str| out.line(&format!("{name:<9}{value}"));
     field("run", &run.id);
     field("agent", &sanitize::one_line(&run.agent_id));
@@ -56,9 +86,12 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     if let Some(e) = &run.error {
         field("error", &sanitize::one_line(e));
     }
+}
+
+fn transcript(out: &Out, messages: &[Message]) {
     out.line("");
     out.line("transcript");
-    for m in &messages {
+    for m in messages {
         match m {
             Message::User { content } => {
                 out.line(&format!("  user: {}", sanitize::one_line(content)))
@@ -93,6 +126,10 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             )),
         }
     }
+}
+
+/// The pending items of the run's steps and who resolved them, when and how.
+fn items(out: &Out, calls: &[CallRecord]) {
     let items: Vec<&CallRecord> = calls.iter().filter(|c| c.payload.is_some()).collect();
     if !items.is_empty() {
         out.line("");
@@ -113,9 +150,12 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             out.line(&format!("    {state}"));
         }
     }
+}
+
+fn events(out: &Out, events: &[StoredEvent]) {
     out.line("");
     out.line("events");
-    for e in &events {
+    for e in events {
         out.line(&format!(
             "  {:>3} {} {}",
             e.seq,
@@ -123,7 +163,6 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             sanitize::one_line(&e.event.payload.to_string())
         ));
     }
-    Ok(Exit::Success)
 }
 
 fn item_json(c: &CallRecord) -> Value {
