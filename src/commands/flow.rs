@@ -8,7 +8,6 @@ use super::items::{commands_for, describe};
 use super::{inline, notify, Ctx};
 use crate::agent::driver::{self, LegEnd};
 use crate::agent::lease;
-use crate::agent::step::resumed_results;
 use crate::domain::{CallRecord, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
@@ -180,7 +179,7 @@ pub fn resolve_item(
     };
     let lease = lease::mine();
     let driver = provider.as_ref().map(|_| &lease);
-    match store.resolve(&run.id, &item.call_id, resolution, driver, &resumed_results)? {
+    match store.resolve(&run.id, &item.call_id, resolution, driver)? {
         Resolved::Recorded { still_pending } => Ok(Outcome::StillPending(still_pending)),
         Resolved::Resumed { events, driving } => match provider.filter(|_| driving) {
             Some(provider) => {

@@ -33,6 +33,8 @@ pub fn start(
     let deadline = waiting::deadline(flags.timeout);
     let run_id = uuid::Uuid::now_v7().to_string();
     let lease = lease::mine();
+    // A waiter is registered with the run itself: no answer can come before it.
+    let waiting = flags.wait.then(lease::mine);
     let events = store.create_run(&NewRun {
         id: &run_id,
         agent_id: &agent.id,
@@ -40,14 +42,12 @@ pub fn start(
         cwd,
         prompt,
         lease: &lease,
+        waiter: waiting.as_ref(),
         events: &[Event::start(&agent.id, &new_message_id())],
-        expires_in_ms: flags.expires_in.map(|d| d.as_millis() as i64),
+        expires_in: flags.expires_in,
     })?;
     ctx.out.stored_events(&run_id, &events);
-    let waiter = flags
-        .wait
-        .then(|| Waiter::register(ctx, store, &run_id))
-        .transpose()?;
+    let waiter = waiting.map(|me| Waiter::registered(ctx, store, &run_id, me));
     let status = flow::drive_leg(ctx, store, &run_id, &lease, provider)?;
     let Some(waiter) = waiter else {
         return Ok((run_id, Started::Leg(status)));

@@ -27,16 +27,21 @@ impl<'a> Waiter<'a> {
     pub fn register(ctx: &Ctx, store: &'a dyn Store, run_id: &str) -> Result<Waiter<'a>> {
         let me = lease::mine();
         store.add_waiter(run_id, &me)?;
+        Ok(Waiter::registered(ctx, store, run_id, me))
+    }
+
+    /// A waiter the store holds already (registered with its run): keeps its heartbeat.
+    pub fn registered(ctx: &Ctx, store: &'a dyn Store, run_id: &str, me: Lease) -> Waiter<'a> {
         let (id, beat_as) = (run_id.to_string(), me.clone());
         let beat = Heartbeat::start(ctx.location.clone(), move |s| {
             let _ = s.beat_waiter(&id, &beat_as);
         });
-        Ok(Waiter {
+        Waiter {
             store,
             run_id: run_id.to_string(),
             me,
             _beat: beat,
-        })
+        }
     }
 }
 
