@@ -7,10 +7,8 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::error::Result;
-use super::{Lease, Run, RunFilter};
+use super::{Lease, NewRun, Run, RunFilter};
 use crate::domain::{
     CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent, Usage,
 };
@@ -37,24 +35,29 @@ pub struct RunRow {
     pub key: i64,
     pub id: String,
     pub status: RunStatus,
-    pub output: Option<String>,
-    pub finish_reason: Option<String>,
-    pub error: Option<String>,
-    pub usage: Usage,
+    /// Who drives it, when it runs.
     pub lease: Option<Lease>,
+    pub usage: Usage,
+    pub outcome: Outcome,
     /// Pending items of this run expire this long after they are created.
     pub expires_in_ms: Option<i64>,
     pub updated_at: i64,
 }
 
-/// A new run's row: `running`, driven by `lease`.
+/// What a run came to: its output and finish reason when it completed, its error when it
+/// failed (or `expired`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    pub output: Option<String>,
+    pub finish_reason: Option<String>,
+    pub error: Option<String>,
+}
+
+/// A new run's row: `running`, driven by `lease`, on the host of its creator
+/// (`new.lease.host`).
 pub struct RunInsert<'a> {
-    pub id: &'a str,
-    pub agent_id: &'a str,
-    pub agent: &'a Value,
-    pub cwd: &'a str,
-    /// The host the run belongs to (the creating process's).
-    pub host: &'a str,
+    pub new: &'a NewRun<'a>,
+    /// The creator's lease, valid from `at`.
     pub lease: &'a Lease,
     pub expires_in_ms: Option<i64>,
     pub at: i64,
@@ -99,13 +102,13 @@ pub trait Tx {
     /// The run's row, locked until the transaction ends (SQLite holds the whole store's
     /// write lock already; PostgreSQL locks the row).
     fn lock_run(&mut self, run_id: &str) -> Result<Option<RunRow>>;
-    fn insert_run(&mut self, run: &RunInsert) -> Result<RunRow>;
+    /// Inserts a new run; its key (`RunRow::key`).
+    fn insert_run(&mut self, run: &RunInsert) -> Result<i64>;
     /// Writes the row's status, output, finish reason, error, usage, lease and update time.
     fn save_run(&mut self, run: &RunRow) -> Result<()>;
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>>;
-    /// Records the person's decision on a pending call.
-    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution, at: i64)
-        -> Result<()>;
+    /// Records the person's decision on a pending call, at the run's `updated_at`.
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()>;
     /// The calls of one step, in call order.
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>>;
     /// Closes the run's pending calls as `state`.
@@ -124,6 +127,21 @@ pub trait Tx {
     fn notify(&mut self, run: &RunRow) -> Result<()>;
 }
 
+/// Migrations whose SQL is the same for both backends (SQLite reads `BIGINT` as an
+/// integer), in the place each takes in both lists.
+pub mod migrations {
+    /// 2: who a run belongs to (`runs.host`), and the process start times of drivers and
+    /// waiters (pids are reused).
+    pub const HOSTS_AND_STARTS: &str = "
+ALTER TABLE runs ADD COLUMN host TEXT;
+ALTER TABLE runs ADD COLUMN lease_start BIGINT;
+ALTER TABLE waiters ADD COLUMN start BIGINT NOT NULL DEFAULT 0;
+";
+}
+
+/// The body of a write transaction.
+pub type Work<'f> = &'f mut dyn FnMut(&mut dyn Tx) -> Result<()>;
+
 /// A store backend: write transactions for the transitions, and the reads.
 ///
 /// Reads decode defensively: a row this program cannot read is skipped from lists with a
@@ -131,11 +149,7 @@ pub trait Tx {
 pub trait Backend: Send {
     /// Runs `f` in one write transaction, committed when it returns `Ok` and rolled back
     /// otherwise. For the transitions only: commands call the `Store` methods.
-    fn transact(
-        &self,
-        durability: Durability,
-        f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>,
-    ) -> Result<()>;
+    fn transact(&self, durability: Durability, f: Work) -> Result<()>;
     fn run(&self, id: &str) -> Result<Option<Run>>;
     /// Ids from `from` (included) to `to` (excluded), in order, at most `limit`.
     fn run_ids_between(&self, from: &str, to: &str, limit: usize) -> Result<Vec<String>>;

@@ -8,18 +8,47 @@
 
 use serde_json::Value;
 
-use super::backend::RunRow;
+use super::backend::{Outcome, RunRow};
 use super::{Lease, Run, LEASE_MS};
 use crate::domain::{CallRecord, CallState, RunStatus, Usage};
 
 /// What reading one row gives: the value, or what is wrong with the row.
 pub type Read<T> = Result<T, String>;
 
+/// One value of a fetched row, as either backend gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+    /// Anything else, by its type's name.
+    Other(String),
+}
+
 /// One fetched row of either backend, column by column.
 pub trait Columns {
-    fn text(&self, i: usize) -> Read<Option<String>>;
-    fn int(&self, i: usize) -> Read<Option<i64>>;
-    fn flag(&self, i: usize) -> Read<bool>;
+    fn cell(&self, i: usize) -> Read<Cell>;
+}
+
+impl dyn Columns + '_ {
+    fn text(&self, i: usize) -> Read<Option<String>> {
+        match self.cell(i)? {
+            Cell::Null => Ok(None),
+            Cell::Text(s) => Ok(Some(s)),
+            other => Err(format!("column {i} holds {other:?} where text belongs")),
+        }
+    }
+
+    fn int(&self, i: usize) -> Read<Option<i64>> {
+        match self.cell(i)? {
+            Cell::Null => Ok(None),
+            Cell::Int(n) => Ok(Some(n)),
+            other => Err(format!(
+                "column {i} holds {other:?} where an integer belongs"
+            )),
+        }
+    }
 }
 
 fn text(c: &dyn Columns, i: usize) -> Read<String> {
@@ -63,6 +92,15 @@ pub fn run_id(c: &dyn Columns) -> String {
         .unwrap_or_else(|| "(unreadable id)".into())
 }
 
+/// What a run came to, in three columns from `at`: output, finish reason, error.
+fn outcome(c: &dyn Columns, at: usize) -> Read<Outcome> {
+    Ok(Outcome {
+        output: c.text(at)?,
+        finish_reason: c.text(at + 1)?,
+        error: c.text(at + 2)?,
+    })
+}
+
 /// Usage in three columns from `at`.
 fn usage(c: &dyn Columns, at: usize) -> Read<Usage> {
     Ok(Usage {
@@ -90,15 +128,20 @@ fn lease(c: &dyn Columns, at: usize) -> Read<Option<Lease>> {
 /// input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid,
 /// lease_start, lease_expires_at, created_at, updated_at, host.
 pub fn run(c: &dyn Columns) -> Read<Run> {
+    let Outcome {
+        output,
+        finish_reason,
+        error,
+    } = outcome(c, 5)?;
     Ok(Run {
         id: text(c, 0)?,
         agent_id: text(c, 1)?,
         agent: json(c, 2)?,
         cwd: text(c, 3)?,
         status: status(&text(c, 4)?)?,
-        output: c.text(5)?,
-        finish_reason: c.text(6)?,
-        error: c.text(7)?,
+        output,
+        finish_reason,
+        error,
         usage: usage(c, 8)?,
         lease: lease(c, 11)?,
         created_at: int(c, 16)?,
@@ -115,9 +158,7 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
         key: int(c, 0)?,
         id: text(c, 1)?,
         status: status(&text(c, 2)?)?,
-        output: c.text(3)?,
-        finish_reason: c.text(4)?,
-        error: c.text(5)?,
+        outcome: outcome(c, 3)?,
         usage: usage(c, 6)?,
         lease: lease(c, 9)?,
         expires_in_ms: c.int(14)?,
@@ -130,9 +171,9 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
 /// resolved_by, resolved_via, resolved_at, expires_at, created_at.
 pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     let args = json(c, 5)?;
-    let payload = match c.flag(8)? {
-        true => Some(args.clone()),
-        false => opt_json(c, 7)?,
+    let payload = match c.int(8)? {
+        Some(n) if n != 0 => Some(args.clone()),
+        _ => opt_json(c, 7)?,
     };
     Ok(CallRecord {
         run_id: text(c, 0)?,
@@ -154,8 +195,11 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     })
 }
 
-/// How many columns `call` reads.
-pub const CALL_WIDTH: usize = 17;
+/// Columns of a pending item: those of a call, then its run's agent id.
+pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
+    let agent_id = c.text(17)?.unwrap_or_default();
+    Ok((call(c)?, agent_id))
+}
 
 /// Columns of a waiter: token, host, pid, start, heartbeat_at; as the lease its heartbeat
 /// holds.

@@ -23,7 +23,9 @@ use serde_json::Value;
 
 use crate::domain::{CallRecord, Event, RunStatus, StoredEvent, Usage};
 
-pub use backend::{Backend, Batch, CallHead, Durability, Origin, RunInsert, RunRow, Tx};
+pub use backend::{
+    Backend, Batch, CallHead, Durability, Origin, Outcome, RunInsert, RunRow, Tx, Work,
+};
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
 pub use lease::{holder_alive, holder_alive_with, Lease};
 pub use location::Location;

@@ -8,11 +8,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::backend::{Backend, Batch, Durability, Origin, RunInsert, RunRow, Tx};
+use super::backend::{Backend, Batch, Durability, Origin, Outcome, RunInsert, RunRow, Tx};
 use super::error::{Conflict, Error, NotFound, Result};
 use super::{damage, holder_alive, now_ms, Lease, NewRun, PendingItem, Resolved, LEASE_MS};
 use crate::domain::{
-    resumed_results, CallState, Message, Resolution, RunStatus, StepCommit, StoredEvent, Transition,
+    resumed_results, CallState, Event, Message, Resolution, RunStatus, StepCommit, StoredEvent,
+    Transition, Usage,
 };
 
 /// The `finish_reason` of a run failed because its input expired.
@@ -29,17 +30,24 @@ pub trait Store: Backend {
     fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>> {
         let now = now_ms();
         let expires_in_ms = run.expires_in.map(|d| offset_ms(d, now)).transpose()?;
+        let lease = renewed(run.lease, now);
         write(self, Durability::Deferred, |tx| {
-            let row = tx.insert_run(&RunInsert {
-                id: run.id,
-                agent_id: run.agent_id,
-                agent: run.agent,
-                cwd: run.cwd,
-                host: &run.lease.host,
-                lease: &renewed(run.lease, now),
+            let insert = RunInsert {
+                new: run,
+                lease: &lease,
                 expires_in_ms,
                 at: now,
-            })?;
+            };
+            let row = RunRow {
+                key: tx.insert_run(&insert)?,
+                id: run.id.to_string(),
+                status: RunStatus::Running,
+                usage: Usage::default(),
+                outcome: Outcome::default(),
+                lease: Some(lease.clone()),
+                expires_in_ms,
+                updated_at: now,
+            };
             if let Some(waiter) = run.waiter {
                 tx.put_waiter(&row, waiter, now)?;
             }
@@ -144,7 +152,7 @@ pub trait Store: Backend {
                 return Ok(false);
             }
             run.status = RunStatus::Running;
-            run.error = None;
+            run.outcome.error = None;
             run.lease = Some(renewed(lease, now));
             run.updated_at = now;
             tx.save_run(&run)?;
@@ -187,9 +195,9 @@ pub trait Store: Backend {
                 }
                 .into());
             }
-            tx.resolve_call(&run, call_id, resolution, now)?;
-            let calls = tx.step_calls(&run, call.step)?;
             run.updated_at = now;
+            tx.resolve_call(&run, call_id, resolution)?;
+            let calls = tx.step_calls(&run, call.step)?;
             let still_pending = calls
                 .iter()
                 .filter(|c| c.state == CallState::Pending)
@@ -316,8 +324,8 @@ pub trait Store: Backend {
                 .into());
             }
             run.status = RunStatus::Running;
-            run.output = None;
-            run.finish_reason = None;
+            run.outcome.output = None;
+            run.outcome.finish_reason = None;
             run.lease = Some(renewed(lease, now));
             run.updated_at = now;
             tx.save_run(&run)?;
@@ -372,17 +380,17 @@ fn renewed(lease: &Lease, now: i64) -> Lease {
 /// The run's status, output, finish reason and error after a step.
 fn settle(run: &mut RunRow, transition: &Transition) {
     run.status = transition.status();
-    run.error = None;
+    run.outcome.error = None;
     match transition {
         Transition::Running | Transition::Suspended => {}
         Transition::Completed {
             output,
             finish_reason,
         } => {
-            run.output = Some(output.clone());
-            run.finish_reason = Some(finish_reason.clone());
+            run.outcome.output = Some(output.clone());
+            run.outcome.finish_reason = Some(finish_reason.clone());
         }
-        Transition::Failed { error } => run.error = Some(error.clone()),
+        Transition::Failed { error } => run.outcome.error = Some(error.clone()),
     }
 }
 
@@ -390,7 +398,7 @@ fn settle(run: &mut RunRow, transition: &Transition) {
 fn appended<'a>(
     origin: Origin,
     messages: &'a [Message],
-    events: &'a [crate::domain::Event],
+    events: &'a [Event],
     at: i64,
 ) -> Batch<'a> {
     Batch {
@@ -439,8 +447,8 @@ fn expire_due_runs(tx: &mut dyn Tx, now: i64) -> Result<usize> {
 fn expire(tx: &mut dyn Tx, mut run: RunRow, error: &str, now: i64) -> Result<()> {
     tx.close_pending(&run, CallState::Expired, now)?;
     run.status = RunStatus::Failed;
-    run.finish_reason = Some(EXPIRED.to_string());
-    run.error = Some(error.to_string());
+    run.outcome.finish_reason = Some(EXPIRED.to_string());
+    run.outcome.error = Some(error.to_string());
     run.lease = None;
     run.updated_at = now;
     tx.save_run(&run)?;

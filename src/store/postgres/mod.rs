@@ -18,7 +18,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
-use crate::store::backend::{Backend, Durability, Tx};
+use crate::store::backend::{Backend, Durability, Work};
 use crate::store::{redact, Access, Result, Run, RunFilter};
 use errors::classify;
 
@@ -57,20 +57,11 @@ impl PgStore {
 }
 
 impl Backend for PgStore {
-    fn transact(
-        &self,
-        _durability: Durability,
-        f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>,
-    ) -> Result<()> {
+    fn transact(&self, _durability: Durability, f: Work) -> Result<()> {
         let mut client = self.client.borrow_mut();
-        let tx = client
-            .transaction()
-            .map_err(|e| classify("starting a transaction", e))?;
-        let mut tx = tx::PgTx { tx };
+        let mut tx = tx::PgTx::begin(&mut client)?;
         f(&mut tx).map_err(|e| e.doing("writing to the store"))?;
-        tx.tx
-            .commit()
-            .map_err(|e| classify("writing to the store", e))
+        tx.commit()
     }
 
     fn run(&self, id: &str) -> Result<Option<Run>> {

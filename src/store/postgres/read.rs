@@ -2,10 +2,11 @@
 //! Each row is decoded on its own (`columns`), so that one odd row costs only its run.
 //! Nothing here writes.
 
+use postgres::types::Type;
 use postgres::{Client, Row};
 
 use crate::domain::{CallRecord, Event, Message, StoredEvent};
-use crate::store::columns::{self, Columns, Read};
+use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
 
@@ -23,14 +24,31 @@ const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reas
 pub struct PgRow<'a>(pub &'a Row);
 
 impl Columns for PgRow<'_> {
-    fn text(&self, i: usize) -> Read<Option<String>> {
-        self.0.try_get(i).map_err(|e| e.to_string())
-    }
-    fn int(&self, i: usize) -> Read<Option<i64>> {
-        self.0.try_get(i).map_err(|e| e.to_string())
-    }
-    fn flag(&self, i: usize) -> Read<bool> {
-        self.0.try_get(i).map_err(|e| e.to_string())
+    fn cell(&self, i: usize) -> Read<Cell> {
+        let ty = match self.0.columns().get(i) {
+            Some(column) => column.type_().clone(),
+            None => return Err(format!("no column {i}")),
+        };
+        let bad = |e: postgres::Error| format!("column {i}: {e}");
+        let cell = match ty {
+            Type::INT8 => self
+                .0
+                .try_get::<_, Option<i64>>(i)
+                .map_err(bad)?
+                .map(Cell::Int),
+            Type::BOOL => self
+                .0
+                .try_get::<_, Option<bool>>(i)
+                .map_err(bad)?
+                .map(|b| Cell::Int(i64::from(b))),
+            Type::TEXT | Type::VARCHAR => self
+                .0
+                .try_get::<_, Option<String>>(i)
+                .map_err(bad)?
+                .map(Cell::Text),
+            other => Some(Cell::Other(other.name().to_string())),
+        };
+        Ok(cell.unwrap_or(Cell::Null))
     }
 }
 
@@ -119,12 +137,7 @@ pub fn pending_calls(c: &mut Client, run_id: Option<&str>) -> Result<Vec<(CallRe
         ),
         &[&run_id],
     )?;
-    Ok(damage::sift(decoded(&rows, pending)))
-}
-
-fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
-    let agent_id = c.text(columns::CALL_WIDTH)?.unwrap_or_default();
-    Ok((columns::call(c)?, agent_id))
+    Ok(damage::sift(decoded(&rows, columns::pending)))
 }
 
 pub fn any_due(c: &mut Client, now: i64) -> Result<bool> {

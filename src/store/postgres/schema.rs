@@ -8,6 +8,7 @@
 use postgres::Client;
 
 use super::errors::classify;
+use crate::store::backend::migrations;
 use crate::store::{Error, Result};
 
 const MIGRATION_LOCK: i64 = 0x6d61_7374_7261;
@@ -80,11 +81,7 @@ CREATE TABLE waiters (
     PRIMARY KEY (run_id, token)
 );
 "#,
-    r#"
-ALTER TABLE runs ADD COLUMN host TEXT;
-ALTER TABLE runs ADD COLUMN lease_start BIGINT;
-ALTER TABLE waiters ADD COLUMN start BIGINT NOT NULL DEFAULT 0;
-"#,
+    migrations::HOSTS_AND_STARTS,
 ];
 
 /// The store's schema version; `None` when the database has no store yet.

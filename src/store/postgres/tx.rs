@@ -3,10 +3,12 @@
 //! change in one transaction at a time; every change sends `NOTIFY mastra_ask, '<run id>'`
 //! so that waiters wake at once. No decisions here: the transitions make them.
 
-use postgres::Transaction;
+use postgres::{Client, Transaction};
+
+use super::errors::classify;
 
 use super::read::{decoded, PgRow, CALL_COLUMNS};
-use crate::domain::{CallRecord, CallState, Message, Resolution, RunStatus, StoredEvent};
+use crate::domain::{CallRecord, CallState, Message, Resolution, StoredEvent};
 use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, Tx};
 use crate::store::columns::{self, stored};
 use crate::store::{damage, Lease, Result};
@@ -15,7 +17,7 @@ pub const CHANNEL: &str = "mastra_ask";
 
 /// One open transaction.
 pub struct PgTx<'c> {
-    pub tx: Transaction<'c>,
+    tx: Transaction<'c>,
 }
 
 /// A lease's columns (token, host, pid, start, expiry), all NULL for none.
@@ -41,7 +43,20 @@ fn to_json(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
-impl PgTx<'_> {
+impl<'c> PgTx<'c> {
+    pub fn begin(client: &'c mut Client) -> Result<PgTx<'c>> {
+        match client.transaction() {
+            Ok(tx) => Ok(PgTx { tx }),
+            Err(e) => Err(classify("starting a transaction", e)),
+        }
+    }
+
+    pub fn commit(self) -> Result<()> {
+        self.tx
+            .commit()
+            .map_err(|e| classify("writing to the store", e))
+    }
+
     fn next_seq(&mut self, table: &str, run_id: &str) -> Result<i64> {
         let sql = format!("SELECT coalesce(max(seq) + 1, 0) FROM {table} WHERE run_id = $1");
         Ok(self.tx.query_one(&sql, &[&run_id])?.get(0))
@@ -100,18 +115,19 @@ impl Tx for PgTx<'_> {
             .transpose()
     }
 
-    fn insert_run(&mut self, run: &RunInsert) -> Result<RunRow> {
+    fn insert_run(&mut self, run: &RunInsert) -> Result<i64> {
+        let new = run.new;
         let l = lease_cols(Some(run.lease));
         self.tx.execute(
             "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, lease_host, \
              lease_pid, lease_start, lease_expires_at, expires_in_ms, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10, $11, $12, $12)",
             &[
-                &run.id,
-                &run.agent_id,
-                &to_json(run.agent),
-                &run.cwd,
-                &run.host,
+                &new.id,
+                &new.agent_id,
+                &to_json(new.agent),
+                &new.cwd,
+                &new.lease.host,
                 &l.token,
                 &l.host,
                 &l.pid,
@@ -121,18 +137,7 @@ impl Tx for PgTx<'_> {
                 &run.at,
             ],
         )?;
-        Ok(RunRow {
-            key: 0,
-            id: run.id.to_string(),
-            status: RunStatus::Running,
-            output: None,
-            finish_reason: None,
-            error: None,
-            usage: Default::default(),
-            lease: Some(run.lease.clone()),
-            expires_in_ms: run.expires_in_ms,
-            updated_at: run.at,
-        })
+        Ok(0)
     }
 
     fn save_run(&mut self, run: &RunRow) -> Result<()> {
@@ -145,9 +150,9 @@ impl Tx for PgTx<'_> {
             &[
                 &run.id,
                 &run.status.as_str(),
-                &run.output,
-                &run.finish_reason,
-                &run.error,
+                &run.outcome.output,
+                &run.outcome.finish_reason,
+                &run.outcome.error,
                 &stored(run.usage.input_tokens),
                 &stored(run.usage.output_tokens),
                 &stored(run.usage.total_tokens),
@@ -177,13 +182,7 @@ impl Tx for PgTx<'_> {
         }))
     }
 
-    fn resolve_call(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        by: &Resolution,
-        at: i64,
-    ) -> Result<()> {
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
         self.tx.execute(
             "UPDATE calls SET state = 'resolved', result = $3, resume_data = $4, \
              resolved_by = $5, resolved_via = $6, resolved_at = $7 \
@@ -195,7 +194,7 @@ impl Tx for PgTx<'_> {
                 &to_json(&by.resume_data),
                 &by.by,
                 &by.via.as_str(),
-                &at,
+                &run.updated_at,
             ],
         )?;
         Ok(())

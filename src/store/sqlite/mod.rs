@@ -20,7 +20,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
-use crate::store::backend::{Backend, Durability, Tx};
+use crate::store::backend::{Backend, Durability, Work};
 use crate::store::{Access, Result, Run, RunFilter};
 use errors::classify;
 
@@ -55,19 +55,11 @@ impl SqliteStore {
 }
 
 impl Backend for SqliteStore {
-    fn transact(
-        &self,
-        durability: Durability,
-        f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>,
-    ) -> Result<()> {
+    fn transact(&self, durability: Durability, f: Work) -> Result<()> {
         self.with_sync(durability, || {
-            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
-                .map_err(|e| classify("waiting for the store's write lock", e))?;
-            let mut tx = tx::SqliteTx { tx };
+            let mut tx = tx::SqliteTx::begin(&self.conn)?;
             f(&mut tx).map_err(|e| e.doing("writing to the store"))?;
-            tx.tx
-                .commit()
-                .map_err(|e| classify("writing to the store", e))
+            tx.commit()
         })
     }
 

@@ -2,11 +2,12 @@
 //! Each row is decoded on its own (`columns`), so that one odd row costs only its run.
 //! Nothing here writes.
 
+use rusqlite::types::ValueRef;
 use rusqlite::{params, CachedStatement, Connection, OptionalExtension, Params, Row};
 
 use super::compact::{self, Cursor, EventRow, Sources};
 use crate::domain::{CallRecord, Event, Message, StoredEvent};
-use crate::store::columns::{self, Columns, Read};
+use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
 
@@ -27,14 +28,16 @@ const RUN_COLUMNS: &str = "r.id, r.agent_id, d.body, r.cwd, r.status, r.output, 
 pub struct SqlRow<'a, 'b>(pub &'a Row<'b>);
 
 impl Columns for SqlRow<'_, '_> {
-    fn text(&self, i: usize) -> Read<Option<String>> {
-        self.0.get(i).map_err(|e| e.to_string())
-    }
-    fn int(&self, i: usize) -> Read<Option<i64>> {
-        self.0.get(i).map_err(|e| e.to_string())
-    }
-    fn flag(&self, i: usize) -> Read<bool> {
-        self.0.get(i).map_err(|e| e.to_string())
+    fn cell(&self, i: usize) -> Read<Cell> {
+        Ok(match self.0.get_ref(i).map_err(|e| e.to_string())? {
+            ValueRef::Null => Cell::Null,
+            ValueRef::Integer(n) => Cell::Int(n),
+            ValueRef::Real(x) => Cell::Real(x),
+            ValueRef::Text(t) => Cell::Text(
+                String::from_utf8(t.to_vec()).map_err(|_| format!("column {i} is not UTF-8"))?,
+            ),
+            ValueRef::Blob(_) => Cell::Other("a blob".into()),
+        })
     }
 }
 
@@ -173,20 +176,15 @@ pub fn pending_calls(c: &Connection, run_id: Option<&str>) -> Result<Vec<(CallRe
         Some(id) => decoded(
             &mut c.prepare_cached(&format!("{select} AND r.id = ?1 {order}"))?,
             [id],
-            pending,
+            columns::pending,
         )?,
         None => decoded(
             &mut c.prepare_cached(&format!("{select} {order}"))?,
             [],
-            pending,
+            columns::pending,
         )?,
     };
     Ok(damage::sift(rows))
-}
-
-fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
-    let agent_id = c.text(columns::CALL_WIDTH)?.unwrap_or_default();
-    Ok((columns::call(c)?, agent_id))
 }
 
 pub fn any_due(c: &Connection, now: i64) -> Result<bool> {

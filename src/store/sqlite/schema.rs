@@ -13,6 +13,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::Connection;
 
 use super::errors::classify;
+use crate::store::backend::migrations;
 use crate::store::{Error, Result};
 
 /// Numbered migrations: released ones are never edited, new ones are appended.
@@ -95,11 +96,7 @@ CREATE TABLE waiters (
     PRIMARY KEY (run, token)
 ) WITHOUT ROWID;
 "#,
-    r#"
-ALTER TABLE runs ADD COLUMN host TEXT;
-ALTER TABLE runs ADD COLUMN lease_start INTEGER;
-ALTER TABLE waiters ADD COLUMN start INTEGER NOT NULL DEFAULT 0;
-"#,
+    migrations::HOSTS_AND_STARTS,
 ];
 
 /// How long a command waits for another one's write lock before it fails.

@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::compact::{self, to_json, Cursor, Sources};
+use super::errors::classify;
 use super::read::{decoded, SqlRow};
 use crate::domain::{CallRecord, CallState, Event, Message, NewCall, Resolution, StoredEvent};
 use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, Tx};
@@ -16,7 +17,7 @@ use crate::store::{damage, Lease, Result};
 
 /// One open write transaction.
 pub struct SqliteTx<'c> {
-    pub tx: Transaction<'c>,
+    tx: Transaction<'c>,
 }
 
 /// The columns `columns::run_row` reads.
@@ -46,7 +47,20 @@ fn lease_params(lease: Option<&Lease>) -> LeaseParams<'_> {
     }
 }
 
-impl SqliteTx<'_> {
+impl<'c> SqliteTx<'c> {
+    /// Takes the store's write lock (waiting up to the busy timeout).
+    pub fn begin(conn: &'c Connection) -> Result<SqliteTx<'c>> {
+        Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+            .map(|tx| SqliteTx { tx })
+            .map_err(|e| classify("waiting for the store's write lock", e))
+    }
+
+    pub fn commit(self) -> Result<()> {
+        self.tx
+            .commit()
+            .map_err(|e| classify("writing to the store", e))
+    }
+
     /// The sequence numbers the run's next message and next event get.
     fn next_seqs(&self, run: i64) -> Result<(i64, i64)> {
         Ok(self
@@ -218,8 +232,9 @@ impl Tx for SqliteTx<'_> {
         row.map(|row| damage::one(run_id, row)).transpose()
     }
 
-    fn insert_run(&mut self, run: &RunInsert) -> Result<RunRow> {
-        let agent = self.document(&to_json(run.agent))?;
+    fn insert_run(&mut self, run: &RunInsert) -> Result<i64> {
+        let new = run.new;
+        let agent = self.document(&to_json(new.agent))?;
         let (token, host, pid, start, expires) = lease_params(Some(run.lease));
         self.tx
             .prepare_cached(
@@ -229,11 +244,11 @@ impl Tx for SqliteTx<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
             )?
             .execute(params![
-                run.id,
-                run.agent_id,
+                new.id,
+                new.agent_id,
                 agent,
-                run.cwd,
-                run.host,
+                new.cwd,
+                new.lease.host,
                 token,
                 host,
                 pid,
@@ -242,18 +257,7 @@ impl Tx for SqliteTx<'_> {
                 run.expires_in_ms,
                 run.at
             ])?;
-        Ok(RunRow {
-            key: self.tx.last_insert_rowid(),
-            id: run.id.to_string(),
-            status: crate::domain::RunStatus::Running,
-            output: None,
-            finish_reason: None,
-            error: None,
-            usage: Default::default(),
-            lease: Some(run.lease.clone()),
-            expires_in_ms: run.expires_in_ms,
-            updated_at: run.at,
-        })
+        Ok(self.tx.last_insert_rowid())
     }
 
     fn save_run(&mut self, run: &RunRow) -> Result<()> {
@@ -268,9 +272,9 @@ impl Tx for SqliteTx<'_> {
             .execute(params![
                 run.key,
                 run.status.as_str(),
-                run.output,
-                run.finish_reason,
-                run.error,
+                run.outcome.output,
+                run.outcome.finish_reason,
+                run.outcome.error,
                 stored(run.usage.input_tokens),
                 stored(run.usage.output_tokens),
                 stored(run.usage.total_tokens),
@@ -304,13 +308,7 @@ impl Tx for SqliteTx<'_> {
         }))
     }
 
-    fn resolve_call(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        by: &Resolution,
-        at: i64,
-    ) -> Result<()> {
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
         self.tx
             .prepare_cached(
                 "UPDATE calls SET state = 'resolved', result = ?3, resume_data = ?4, \
@@ -324,7 +322,7 @@ impl Tx for SqliteTx<'_> {
                 to_json(&by.resume_data),
                 by.by,
                 by.via.as_str(),
-                at
+                run.updated_at
             ])?;
         Ok(())
     }
