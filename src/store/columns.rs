@@ -26,9 +26,23 @@ pub enum Cell {
     Other(String),
 }
 
+impl Cell {
+    fn kind(&self) -> &str {
+        match self {
+            Cell::Null => "nothing",
+            Cell::Int(_) => "an integer",
+            Cell::Real(_) => "a real number",
+            Cell::Text(_) => "text",
+            Cell::Other(name) => name,
+        }
+    }
+}
+
 /// One fetched row of either backend, column by column.
 pub trait Columns {
     fn cell(&self, i: usize) -> Read<Cell>;
+    /// The name of column `i`, for messages.
+    fn name(&self, i: usize) -> String;
 }
 
 impl dyn Columns + '_ {
@@ -36,7 +50,7 @@ impl dyn Columns + '_ {
         match self.cell(i)? {
             Cell::Null => Ok(None),
             Cell::Text(s) => Ok(Some(s)),
-            other => Err(format!("column {i} holds {other:?} where text belongs")),
+            other => Err(self.odd(i, &other, "text")),
         }
     }
 
@@ -44,24 +58,30 @@ impl dyn Columns + '_ {
         match self.cell(i)? {
             Cell::Null => Ok(None),
             Cell::Int(n) => Ok(Some(n)),
-            other => Err(format!(
-                "column {i} holds {other:?} where an integer belongs"
-            )),
+            other => Err(self.odd(i, &other, "an integer")),
         }
+    }
+
+    fn odd(&self, i: usize, found: &Cell, wanted: &str) -> String {
+        format!(
+            "{} holds {} where {wanted} belongs",
+            self.name(i),
+            found.kind()
+        )
     }
 }
 
 fn text(c: &dyn Columns, i: usize) -> Read<String> {
-    c.text(i)?.ok_or_else(|| format!("column {i} is empty"))
+    c.text(i)?.ok_or_else(|| format!("{} is empty", c.name(i)))
 }
 
 fn int(c: &dyn Columns, i: usize) -> Read<i64> {
-    c.int(i)?.ok_or_else(|| format!("column {i} is empty"))
+    c.int(i)?.ok_or_else(|| format!("{} is empty", c.name(i)))
 }
 
 /// A stored count, which is never negative.
 fn count(c: &dyn Columns, i: usize) -> Read<u64> {
-    u64::try_from(int(c, i)?).map_err(|_| format!("column {i} holds a negative count"))
+    u64::try_from(int(c, i)?).map_err(|_| format!("{} holds a negative count", c.name(i)))
 }
 
 fn json(c: &dyn Columns, i: usize) -> Read<Value> {

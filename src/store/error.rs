@@ -231,21 +231,23 @@ impl Error {
             Error::Busy(_) => "another process held the store's write lock for longer than the \
                 busy timeout (MASTRA_ASK_BUSY_TIMEOUT, 10s by default); try again"
                 .into(),
-            Error::Timeout(wait, _) => format!(
-                "the server did not finish within its {} ({}); try again, or raise it in the \
-                 store URL{}",
-                wait.setting(),
-                match wait {
-                    Wait::Connect => "10s by default",
-                    Wait::Statement => "60s by default",
-                    Wait::Lock => "10s by default; another connection held a lock on the store",
-                },
-                match wait {
-                    Wait::Connect => " (?connect_timeout=SECONDS)",
-                    Wait::Statement => " (?options=-c statement_timeout=60s)",
-                    Wait::Lock => " (?options=-c lock_timeout=10s)",
+            Error::Timeout(wait, _) => match wait {
+                Wait::Connect => {
+                    "the server did not answer within connect_timeout (10s by \
+                    default); check the server, or raise it in the store URL \
+                    (?connect_timeout=SECONDS)"
                 }
-            ),
+                Wait::Statement => {
+                    "a statement ran past statement_timeout (60s by default); \
+                    try again, or raise it in the store URL (?options=-c statement_timeout=120s)"
+                }
+                Wait::Lock => {
+                    "another connection held a lock on the store past lock_timeout \
+                    (10s by default); try again, or raise it in the store URL \
+                    (?options=-c lock_timeout=30s)"
+                }
+            }
+            .into(),
             Error::Unreachable(_) => "check the store URL (host, port, user, password in \
                 PGPASSWORD) and that the server is up"
                 .into(),

@@ -172,8 +172,9 @@ pub trait Store: Backend {
         driver: Option<&Lease>,
     ) -> Result<Resolved> {
         let now = now_ms();
+        // Deadlines first, in a transaction of their own: a refusal below rolls back.
+        self.expire_due(now)?;
         write(self, Durability::Durable, |tx| {
-            expire_due_runs(tx, now)?;
             let missing = || NotFound::Call {
                 run: run_id.to_string(),
                 call: call_id.to_string(),

@@ -21,9 +21,11 @@ mod resume;
 #[allow(dead_code)]
 #[path = "../../src/testing.rs"]
 mod rng;
+mod safety;
 mod scripts;
 mod several;
 mod store;
 mod stress;
 mod tools;
+mod transitions;
 mod walkthrough;

@@ -88,8 +88,9 @@ pub fn connect(url: &str) -> Result<Client> {
                 engine: Engine::Postgres,
                 doing,
                 detail: format!(
-                    "the server did not answer within {}s (connect_timeout)",
-                    timeout.as_secs_f64()
+                    "the server did not answer within {}s ({})",
+                    timeout.as_secs_f64(),
+                    Wait::Connect.setting()
                 ),
                 source: None,
             },

@@ -50,6 +50,14 @@ impl Columns for PgRow<'_> {
         };
         Ok(cell.unwrap_or(Cell::Null))
     }
+
+    fn name(&self, i: usize) -> String {
+        self.0
+            .columns()
+            .get(i)
+            .map_or("a column", |c| c.name())
+            .to_string()
+    }
 }
 
 /// `rows`, each decoded by `read` and named by its run (column 0).

@@ -39,6 +39,14 @@ impl Columns for SqlRow<'_, '_> {
             ValueRef::Blob(_) => Cell::Other("a blob".into()),
         })
     }
+
+    fn name(&self, i: usize) -> String {
+        self.0
+            .as_ref()
+            .column_name(i)
+            .unwrap_or("a column")
+            .to_string()
+    }
 }
 
 /// The rows of `stmt`, each decoded by `read` and named by its run (column 0).
