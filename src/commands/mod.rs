@@ -113,7 +113,10 @@ impl Ctx {
 }
 
 fn no_run(input: &str) -> Error {
-    Error::not_found(format!("no run {input}")).with_hint("list runs with: mastra-ask runs")
+    let wording = store::NotFound::Run {
+        run: input.to_string(),
+    };
+    Error::not_found(wording.to_string()).with_hint("list runs with: mastra-ask runs")
 }
 
 fn check_prefix(input: &str) -> Result<()> {
@@ -233,16 +236,12 @@ pub fn target(
 }
 
 pub fn not_pending(call: &CallRecord) -> Error {
-    let by = call
-        .resolved_by
-        .as_deref()
-        .map(|b| format!(" by {b}"))
-        .unwrap_or_default();
-    Error::conflict(format!(
-        "tool call {} is not pending: it was {}{by}",
-        call.call_id,
-        call.state.as_str()
-    ))
+    let wording = store::Conflict::NotPending {
+        call: call.call_id.clone(),
+        state: call.state,
+        by: call.resolved_by.clone(),
+    };
+    Error::conflict(wording.to_string())
 }
 
 /// Who resolves an item: `--as`, else `MASTRA_ASK_USER`, else the login name.

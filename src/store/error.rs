@@ -295,3 +295,84 @@ impl Error {
         Some(hint)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cause(engine: Engine, doing: &str) -> Cause {
+        Cause {
+            engine,
+            doing: doing.into(),
+            detail: "database is locked".into(),
+            source: None,
+        }
+    }
+
+    #[test]
+    fn refusals_have_one_wording_and_a_kind() {
+        let e: Error = Conflict::NotPending {
+            call: "q".into(),
+            state: CallState::Resolved,
+            by: Some("ann".into()),
+        }
+        .into();
+        assert_eq!(
+            e.to_string(),
+            "tool call q is not pending: it was resolved by ann"
+        );
+        assert_eq!(e.kind(), Kind::Conflict);
+        let e: Error = NotFound::Call {
+            run: "r".into(),
+            call: "q".into(),
+        }
+        .into();
+        assert_eq!(e.to_string(), "run r has no tool call q");
+        assert_eq!(e.kind(), Kind::NotFound);
+        assert_eq!(Error::usage("bad").kind(), Kind::Usage);
+        let e = Error::NewerSchema {
+            store: "s.db".into(),
+            found: 9,
+            known: 2,
+        };
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (
+                Kind::Store,
+                "the store at s.db was written by a newer mastra-ask (schema version 9; this \
+                 one knows versions up to 2)"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_cause_gets_the_context_it_lacks_and_keeps_the_one_it_has() {
+        let e = Error::Busy(cause(Engine::Sqlite, "")).doing("writing to the store");
+        assert_eq!(e.to_string(), "writing to the store: database is locked");
+        let e = Error::Busy(cause(Engine::Sqlite, "waiting for the store's write lock"))
+            .doing("writing to the store");
+        assert_eq!(
+            e.to_string(),
+            "waiting for the store's write lock: database is locked"
+        );
+        assert!(e.hint().unwrap().contains("MASTRA_ASK_BUSY_TIMEOUT"));
+    }
+
+    #[test]
+    fn hints_differ_by_backend_and_name_the_wait() {
+        let sqlite = Error::Denied(cause(Engine::Sqlite, "")).hint().unwrap();
+        let pg = Error::Denied(cause(Engine::Postgres, "")).hint().unwrap();
+        assert!(sqlite.contains("store file") && pg.contains("schema mastra_ask"));
+        for (wait, setting) in [
+            (Wait::Connect, "connect_timeout"),
+            (Wait::Statement, "statement_timeout"),
+            (Wait::Lock, "lock_timeout"),
+        ] {
+            let e = Error::Timeout(wait, cause(Engine::Postgres, ""));
+            assert_eq!(wait.setting(), setting);
+            assert!(e.hint().unwrap().contains(setting), "{wait:?}");
+            assert_eq!(e.kind(), Kind::Store);
+        }
+    }
+}
