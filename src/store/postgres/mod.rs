@@ -1,9 +1,9 @@
 //! The PostgreSQL backend, for teams whose runners and reviewers are on different machines.
 //!
-//! The same logical schema as SQLite, in a schema of its own (`mastra_ask`). Every
-//! transition is one transaction that locks the run's row first (`tx.rs`); waiters sleep
-//! on LISTEN and wake at each transition's NOTIFY. Every wait is bounded (`connect.rs`).
-//! The transitions themselves are not here (`store::transitions`).
+//! The same tables as SQLite (without its size encoding), in a schema of its own
+//! (`mastra_ask`). Every transition is one transaction that locks the run's row first
+//! (`tx.rs`); waiters sleep on LISTEN and wake at each transition's NOTIFY. Every wait is
+//! bounded (`connect.rs`). The transitions themselves are not here (`store::transitions`).
 
 mod connect;
 mod errors;

@@ -1,7 +1,9 @@
 //! The PostgreSQL schema, in a schema of its own (`mastra_ask`): numbered migrations
 //! recorded in `schema_version`, applied under an advisory lock so that several processes
-//! may start at once. The logical schema is SQLite's (the same tables, columns and states);
-//! rows name their run by its id, and values are stored whole (no compact encoding).
+//! may start at once. The tables, their columns and the states they hold are SQLite's;
+//! what differs is SQLite's encoding for size (integer run keys, shared agent documents,
+//! references instead of copies): here rows name their run by its id and values are stored
+//! whole.
 //! A store whose version is newer than this program's is refused before anything is
 //! written.
 
