@@ -300,3 +300,21 @@ fn a_deadline_too_far_away_to_store_is_refused_and_nothing_is_stored() {
     out.assert_code(0);
     assert_eq!(out.stdout.lines().count(), 1);
 }
+
+#[test]
+fn an_answer_after_its_waiter_was_killed_is_not_left_to_the_dead_waiter() {
+    let env = Env::new();
+    let mut waiter = env.spawn(&["ask", "Go?", "--wait"]);
+    // The waiter is registered with its run, so it exists once the item does.
+    let run = env.first_pending();
+    waiter.kill().unwrap();
+    waiter.wait().unwrap();
+    let out = env.run(&["answer", &run, "yes"]);
+    out.assert_code(0);
+    assert!(
+        !out.stderr.contains("the waiting process continues the run"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.status(&run), "completed");
+}
