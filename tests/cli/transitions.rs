@@ -40,6 +40,10 @@ impl Fixture {
         }
     }
 
+    fn s(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
     fn status(&self, run: &str) -> String {
         match self.store.run(run).unwrap() {
             Some(r) => r.status.as_str().to_string(),
@@ -271,403 +275,202 @@ fn described<T: Described>(r: Result<T, Error>) -> String {
 
 type Setup = fn(&Fixture);
 type Action = fn(&dyn Store) -> String;
+/// A state to start from, how to get there, and the outcome (with the run's status after).
+type From = (&'static str, Setup, &'static str);
 
 fn nothing(_: &Fixture) {}
 
-/// (setup, transition, its outcome and the run's status after it).
-fn table() -> Vec<(&'static str, Setup, Action, &'static str)> {
+fn waiter_alive(f: &Fixture) {
+    waiting(f.s(), lease("w"));
+}
+
+fn waiter_gone(f: &Fixture) {
+    let me = Process::me();
+    waiting(
+        f.s(),
+        Lease {
+            start: me.start + 1,
+            ..lease("w")
+        },
+    );
+}
+
+fn waiter_elsewhere(f: &Fixture) {
+    waiting(
+        f.s(),
+        Lease {
+            host: "elsewhere".into(),
+            pid: 1,
+            ..lease("w")
+        },
+    );
+}
+
+fn waiter_silent(f: &Fixture) {
+    waiter_elsewhere(f);
+    f.db.exec("UPDATE waiters SET heartbeat_at = 0", &[]);
+}
+
+fn waiter_removed(f: &Fixture) {
+    waiter_alive(f);
+    f.s().remove_waiter(RUN, &lease("w")).unwrap();
+}
+
+fn two_items(f: &Fixture) {
+    suspended_with(f.s(), &["q1", "q2"], None);
+}
+
+fn item_resolved(f: &Fixture) {
+    suspended(f.s());
+    resumed(f.s());
+}
+
+/// A pending item of a run that is not suspended: only a damaged store has one.
+fn pending_but_running(f: &Fixture) {
+    suspended(f.s());
+    f.db.exec("UPDATE runs SET status = 'running'", &[]);
+}
+
+fn cancelled_while_driven(f: &Fixture) {
+    running(f.s(), None);
+    f.s().cancel(RUN).unwrap();
+}
+
+fn take(s: &dyn Store, status: RunStatus, expected: Option<&str>) -> String {
+    described(s.take_lease(RUN, status, expected, &lease("l2")))
+}
+
+fn renewed_by_l2(f: &Fixture) {
+    failed(f.s());
+    f.s()
+        .take_lease(RUN, RunStatus::Failed, None, &lease("l2"))
+        .unwrap();
+}
+
+fn due_in_an_hour(f: &Fixture) {
+    suspended_with(f.s(), &["q"], Some(Duration::from_secs(3600)));
+}
+
+fn commit(s: &dyn Store, driver: &str, step: StepCommit) -> String {
+    described(s.commit_step(RUN, &lease(driver), &step))
+}
+
+fn completing() -> StepCommit {
+    ending(Transition::Completed {
+        output: "done".into(),
+        finish_reason: "stop".into(),
+    })
+}
+
+/// Every transition, from every state it can meet: one row a line (rustfmt would spread
+/// each row over ten).
+#[rustfmt::skip]
+fn table() -> Vec<(&'static str, Action, Vec<From>)> {
     vec![
-        // resolve, from every item state and run status
-        (
-            "suspended",
-            |f| suspended(f.store.as_ref()),
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "resumed, driving → running",
-        ),
-        (
-            "suspended, 2 items",
-            |f| suspended_with(f.store.as_ref(), &["q1", "q2"], None),
-            |s| resolve(s, "q1", Some(&lease("l2"))),
-            "recorded, 1 pending → suspended",
-        ),
-        (
-            "suspended, no driver",
-            |f| suspended(f.store.as_ref()),
-            |s| resolve(s, "q", None),
-            "resumed, handed over → running",
-        ),
-        (
-            "suspended, live waiter",
-            |f| waiting(f.store.as_ref(), lease("w")),
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "resumed, handed over → running",
-        ),
-        (
-            "suspended, waiter whose process is gone",
-            |f| {
-                waiting(
-                    f.store.as_ref(),
-                    Lease {
-                        start: Process::me().start + 1,
-                        ..lease("w")
-                    },
-                )
-            },
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "resumed, driving → running",
-        ),
-        (
-            "suspended, waiter on another host",
-            |f| {
-                waiting(
-                    f.store.as_ref(),
-                    Lease {
-                        host: "elsewhere".into(),
-                        pid: 1,
-                        ..lease("w")
-                    },
-                )
-            },
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "resumed, handed over → running",
-        ),
-        (
-            "suspended, waiter stopped beating",
-            |f| {
-                waiting(
-                    f.store.as_ref(),
-                    Lease {
-                        host: "elsewhere".into(),
-                        ..lease("w")
-                    },
-                );
-                f.db.exec("UPDATE waiters SET heartbeat_at = 0", &[]);
-            },
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "resumed, driving → running",
-        ),
-        (
-            "item resolved",
-            |f| {
-                suspended(f.store.as_ref());
-                resumed(f.store.as_ref());
-            },
-            |s| resolve(s, "q", Some(&lease("l3"))),
-            "not pending: resolved by tester → running",
-        ),
-        (
-            "item due, not yet closed",
-            |f| due(f.store.as_ref()),
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "not pending: expired → failed",
-        ),
-        (
-            "item expired",
-            |f| expired(f.store.as_ref()),
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "not pending: expired → failed",
-        ),
-        (
-            "run cancelled",
-            |f| cancelled(f.store.as_ref()),
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "not pending: cancelled → cancelled",
-        ),
-        (
-            "run completed",
-            |f| completed(f.store.as_ref()),
-            |s| resolve(s, "q", Some(&lease("l3"))),
-            "not pending: resolved by tester → completed",
-        ),
-        (
-            "a call known at once",
-            |f| suspended(f.store.as_ref()),
-            |s| resolve(s, "d", Some(&lease("l2"))),
-            "not pending: done → suspended",
-        ),
-        (
-            "run running, no such call",
-            |f| running(f.store.as_ref(), None),
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "no call → running",
-        ),
-        (
-            "run failed",
-            |f| failed(f.store.as_ref()),
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "no call → failed",
-        ),
-        (
-            "no run",
-            nothing,
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "no call → none",
-        ),
-        (
-            "pending item, run not suspended",
-            |f| {
-                suspended(f.store.as_ref());
-                f.db.exec("UPDATE runs SET status = 'running'", &[]);
-            },
-            |s| resolve(s, "q", Some(&lease("l2"))),
-            "not suspended: running → running",
-        ),
-        // cancel
-        (
-            "running",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.cancel(RUN)),
-            "was running → cancelled",
-        ),
-        (
-            "suspended",
-            |f| suspended(f.store.as_ref()),
-            |s| described(s.cancel(RUN)),
-            "was suspended → cancelled",
-        ),
-        (
-            "completed",
-            |f| completed(f.store.as_ref()),
-            |s| described(s.cancel(RUN)),
-            "already completed → completed",
-        ),
-        (
-            "failed",
-            |f| failed(f.store.as_ref()),
-            |s| described(s.cancel(RUN)),
-            "was failed → cancelled",
-        ),
-        (
-            "cancelled",
-            |f| cancelled(f.store.as_ref()),
-            |s| described(s.cancel(RUN)),
-            "already cancelled → cancelled",
-        ),
-        (
-            "no run",
-            nothing,
-            |s| described(s.cancel(RUN)),
-            "no run → none",
-        ),
-        // take_lease (compare and swap)
-        (
-            "running, expected token",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.take_lease(RUN, RunStatus::Running, Some("l1"), &lease("l2"))),
-            "true → running",
-        ),
-        (
-            "running, another token",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.take_lease(RUN, RunStatus::Running, Some("lx"), &lease("l2"))),
-            "false → running",
-        ),
-        (
-            "running, no token expected",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.take_lease(RUN, RunStatus::Running, None, &lease("l2"))),
-            "false → running",
-        ),
-        (
-            "failed, resumed",
-            |f| failed(f.store.as_ref()),
-            |s| described(s.take_lease(RUN, RunStatus::Failed, None, &lease("l2"))),
-            "true → running",
-        ),
-        (
-            "suspended, as if running",
-            |f| suspended(f.store.as_ref()),
-            |s| described(s.take_lease(RUN, RunStatus::Running, None, &lease("l2"))),
-            "false → suspended",
-        ),
-        (
-            "no run",
-            nothing,
-            |s| described(s.take_lease(RUN, RunStatus::Running, None, &lease("l2"))),
-            "false → none",
-        ),
-        // renew_lease
-        (
-            "running, its driver",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.renew_lease(RUN, &lease("l1"))),
-            "true → running",
-        ),
-        (
-            "running, another driver",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.renew_lease(RUN, &lease("l2"))),
-            "false → running",
-        ),
-        (
-            "cancelled",
-            |f| cancelled(f.store.as_ref()),
-            |s| described(s.renew_lease(RUN, &lease("l1"))),
-            "false → cancelled",
-        ),
-        // commit_step
-        (
-            "running, its driver",
-            |f| running(f.store.as_ref(), None),
-            |s| {
-                described(s.commit_step(
-                    RUN,
-                    &lease("l1"),
-                    &ending(Transition::Completed {
-                        output: "done".into(),
-                        finish_reason: "stop".into(),
-                    }),
-                ))
-            },
-            "stored → completed",
-        ),
-        (
-            "running, another driver",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.commit_step(RUN, &lease("l2"), &asking(&["q"]))),
-            "lease lost → running",
-        ),
-        (
-            "cancelled while driven",
-            |f| {
-                running(f.store.as_ref(), None);
-                f.store.cancel(RUN).unwrap();
-            },
-            |s| described(s.commit_step(RUN, &lease("l1"), &asking(&["q"]))),
-            "lease lost → cancelled",
-        ),
-        (
-            "suspended",
-            |f| suspended(f.store.as_ref()),
-            |s| described(s.commit_step(RUN, &lease("l1"), &asking(&["q2"]))),
-            "lease lost → suspended",
-        ),
-        // expire_due
-        (
-            "an item due",
-            |f| due(f.store.as_ref()),
-            |s| described(s.expire_due(store::now_ms())),
-            "1 → failed",
-        ),
-        (
-            "an item not due",
-            |f| suspended_with(f.store.as_ref(), &["q"], Some(Duration::from_secs(3600))),
-            |s| described(s.expire_due(store::now_ms())),
-            "0 → suspended",
-        ),
-        (
-            "no deadline",
-            |f| suspended(f.store.as_ref()),
-            |s| described(s.expire_due(store::now_ms())),
-            "0 → suspended",
-        ),
-        // expire_run
-        (
-            "suspended",
-            |f| suspended(f.store.as_ref()),
-            |s| described(s.expire_run(RUN, "too late")),
-            "true → failed",
-        ),
-        (
-            "running",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.expire_run(RUN, "too late")),
-            "false → running",
-        ),
-        (
-            "completed",
-            |f| completed(f.store.as_ref()),
-            |s| described(s.expire_run(RUN, "too late")),
-            "false → completed",
-        ),
-        // reply
-        (
-            "completed",
-            |f| completed(f.store.as_ref()),
-            |s| described(s.reply(RUN, "more", &lease("l3"))),
-            "ok → running",
-        ),
-        (
-            "running",
-            |f| running(f.store.as_ref(), None),
-            |s| described(s.reply(RUN, "more", &lease("l3"))),
-            "not completed: running → running",
-        ),
-        (
-            "suspended",
-            |f| suspended(f.store.as_ref()),
-            |s| described(s.reply(RUN, "more", &lease("l3"))),
-            "not completed: suspended → suspended",
-        ),
-        (
-            "failed",
-            |f| failed(f.store.as_ref()),
-            |s| described(s.reply(RUN, "more", &lease("l3"))),
-            "not completed: failed → failed",
-        ),
-        (
-            "cancelled",
-            |f| cancelled(f.store.as_ref()),
-            |s| described(s.reply(RUN, "more", &lease("l3"))),
-            "not completed: cancelled → cancelled",
-        ),
-        (
-            "no run",
-            nothing,
-            |s| described(s.reply(RUN, "more", &lease("l3"))),
-            "no run → none",
-        ),
-        // waiters
-        (
-            "no run",
-            nothing,
-            |s| described(s.add_waiter(RUN, &lease("w"))),
-            "no run → none",
-        ),
-        (
-            "a live waiter",
-            |f| waiting(f.store.as_ref(), lease("w")),
-            |s| described(s.has_waiter(RUN)),
-            "true → suspended",
-        ),
-        (
-            "a waiter removed",
-            |f| {
-                waiting(f.store.as_ref(), lease("w"));
-                f.store.remove_waiter(RUN, &lease("w")).unwrap();
-            },
-            |s| described(s.has_waiter(RUN)),
-            "false → suspended",
-        ),
-        (
-            "a waiter whose process is gone",
-            |f| {
-                waiting(
-                    f.store.as_ref(),
-                    Lease {
-                        pid: Process::me().pid,
-                        start: Process::me().start + 1,
-                        ..lease("w")
-                    },
-                )
-            },
-            |s| described(s.has_waiter(RUN)),
-            "false → suspended",
-        ),
+        ("resolve", |s| resolve(s, "q", Some(&lease("l2"))), vec![
+            ("suspended", |f| suspended(f.s()), "resumed, driving → running"),
+            ("a live waiter", waiter_alive, "resumed, handed over → running"),
+            ("a waiter whose process is gone", waiter_gone, "resumed, driving → running"),
+            ("a waiter on another host", waiter_elsewhere, "resumed, handed over → running"),
+            ("a waiter that stopped beating", waiter_silent, "resumed, driving → running"),
+            ("item resolved", item_resolved, "not pending: resolved by tester → running"),
+            ("item due, not yet closed", |f| due(f.s()), "not pending: expired → failed"),
+            ("item expired", |f| expired(f.s()), "not pending: expired → failed"),
+            ("run cancelled", |f| cancelled(f.s()), "not pending: cancelled → cancelled"),
+            ("completed", |f| completed(f.s()), "not pending: resolved by tester → completed"),
+            ("run failed", |f| failed(f.s()), "no call → failed"),
+            ("running, no items", |f| running(f.s(), None), "no call → running"),
+            ("pending, yet running", pending_but_running, "not suspended: running → running"),
+            ("no run", nothing, "no call → none"),
+        ]),
+        ("resolve without a driver", |s| resolve(s, "q", None), vec![
+            ("suspended", |f| suspended(f.s()), "resumed, handed over → running"),
+        ]),
+        ("resolve one of two", |s| resolve(s, "q1", Some(&lease("l2"))), vec![
+            ("suspended", two_items, "recorded, 1 pending → suspended"),
+        ]),
+        ("resolve a call known at once", |s| resolve(s, "d", Some(&lease("l2"))), vec![
+            ("suspended", |f| suspended(f.s()), "not pending: done → suspended"),
+        ]),
+        ("cancel", |s| described(s.cancel(RUN)), vec![
+            ("running", |f| running(f.s(), None), "was running → cancelled"),
+            ("suspended", |f| suspended(f.s()), "was suspended → cancelled"),
+            ("completed", |f| completed(f.s()), "already completed → completed"),
+            ("failed", |f| failed(f.s()), "was failed → cancelled"),
+            ("cancelled", |f| cancelled(f.s()), "already cancelled → cancelled"),
+            ("no run", nothing, "no run → none"),
+        ]),
+        ("take the lease of l1", |s| take(s, RunStatus::Running, Some("l1")), vec![
+            ("running under l1", |f| running(f.s(), None), "true → running"),
+            ("suspended", |f| suspended(f.s()), "false → suspended"),
+            ("no run", nothing, "false → none"),
+        ]),
+        ("take the lease of lx", |s| take(s, RunStatus::Running, Some("lx")), vec![
+            ("running under l1", |f| running(f.s(), None), "false → running"),
+        ]),
+        ("take a free running run", |s| take(s, RunStatus::Running, None), vec![
+            ("running under l1", |f| running(f.s(), None), "false → running"),
+        ]),
+        ("resume a failed run", |s| take(s, RunStatus::Failed, None), vec![
+            ("failed", |f| failed(f.s()), "true → running"),
+            ("running", |f| running(f.s(), None), "false → running"),
+        ]),
+        ("renew l1", |s| described(s.renew_lease(RUN, &lease("l1"))), vec![
+            ("running under l1", |f| running(f.s(), None), "true → running"),
+            ("running under l2", renewed_by_l2, "false → running"),
+            ("cancelled", |f| cancelled(f.s()), "false → cancelled"),
+        ]),
+        ("commit a step under l1", |s| commit(s, "l1", completing()), vec![
+            ("running under l1", |f| running(f.s(), None), "stored → completed"),
+            ("cancelled while driven", cancelled_while_driven, "lease lost → cancelled"),
+            ("suspended", |f| suspended(f.s()), "lease lost → suspended"),
+        ]),
+        ("commit a step under l2", |s| commit(s, "l2", asking(&["q"])), vec![
+            ("running under l1", |f| running(f.s(), None), "lease lost → running"),
+        ]),
+        ("expire what is due", |s| described(s.expire_due(store::now_ms())), vec![
+            ("an item due", |f| due(f.s()), "1 → failed"),
+            ("an item due in an hour", due_in_an_hour, "0 → suspended"),
+            ("no deadline", |f| suspended(f.s()), "0 → suspended"),
+        ]),
+        ("expire the run", |s| described(s.expire_run(RUN, "too late")), vec![
+            ("suspended", |f| suspended(f.s()), "true → failed"),
+            ("running", |f| running(f.s(), None), "false → running"),
+            ("completed", |f| completed(f.s()), "false → completed"),
+        ]),
+        ("reply", |s| described(s.reply(RUN, "more", &lease("l3"))), vec![
+            ("completed", |f| completed(f.s()), "ok → running"),
+            ("running", |f| running(f.s(), None), "not completed: running → running"),
+            ("suspended", |f| suspended(f.s()), "not completed: suspended → suspended"),
+            ("failed", |f| failed(f.s()), "not completed: failed → failed"),
+            ("cancelled", |f| cancelled(f.s()), "not completed: cancelled → cancelled"),
+            ("no run", nothing, "no run → none"),
+        ]),
+        ("add a waiter", |s| described(s.add_waiter(RUN, &lease("w"))), vec![
+            ("no run", nothing, "no run → none"),
+        ]),
+        ("ask for a live waiter", |s| described(s.has_waiter(RUN)), vec![
+            ("a live waiter", waiter_alive, "true → suspended"),
+            ("a waiter removed", waiter_removed, "false → suspended"),
+            ("a waiter whose process is gone", waiter_gone, "false → suspended"),
+            ("a waiter that stopped beating", waiter_silent, "false → suspended"),
+        ]),
     ]
 }
 
 #[test]
 fn every_transition_from_every_state_has_its_outcome() {
     let mut wrong = Vec::new();
-    for (state, setup, action, expected) in table() {
-        let f = Fixture::new();
-        setup(&f);
-        let outcome = format!("{} → {}", action(f.store.as_ref()), f.status(RUN));
-        if outcome != expected {
-            wrong.push(format!(
-                "from {state:?}: expected {expected:?}, got {outcome:?}"
-            ));
+    for (transition, act, from) in table() {
+        for (state, setup, expected) in from {
+            let f = Fixture::new();
+            setup(&f);
+            let outcome = format!("{} → {}", act(f.s()), f.status(RUN));
+            if outcome != expected {
+                wrong.push(format!(
+                    "{transition} from {state}: expected {expected:?}, got {outcome:?}"
+                ));
+            }
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
