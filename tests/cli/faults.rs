@@ -13,7 +13,7 @@ use crate::common::{assert_one_line_error, assert_same_store, Env, Out, BIN};
 use crate::rng::Rng;
 
 /// Commands of every kind that meet the fault: readers, writers, creators.
-fn commands<'a>(run: &'a str, agent: &'a str) -> Vec<Vec<&'a str>> {
+pub fn commands<'a>(run: &'a str, agent: &'a str) -> Vec<Vec<&'a str>> {
     vec![
         vec!["pending"],
         vec!["runs"],

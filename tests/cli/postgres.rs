@@ -187,6 +187,17 @@ fn a_server_going_away_mid_command_loses_nothing() {
     env.run(&["answer", &run, "yes"]).assert_code(0);
 }
 
+/// `args` on the store at `url`; it must end well within a generous bound.
+fn bounded(env: &Env, args: &[&str], url: &str) -> crate::common::Out {
+    let mut cmd = env.command(args);
+    cmd.env("MASTRA_ASK_DB", url);
+    let started = Instant::now();
+    let out = env.run_with(cmd);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(30), "{args:?} took {took:?}");
+    out
+}
+
 /// `url` with `key=value` added to its query.
 fn with_param(url: &str, param: &str) -> String {
     let sep = if url.contains('?') { '&' } else { '?' };
@@ -209,15 +220,7 @@ fn a_server_that_never_answers_is_given_up_on_within_the_connect_timeout() {
         "postgres://u:S3cr3tPW@127.0.0.1:{port}/db?connect_timeout=2&password=Par4mPW&options=-c%20password%3DOpt1onPW"
     );
     for args in [vec!["pending"], vec!["ask", "Q?"]] {
-        let mut cmd = env.command(&args);
-        cmd.env("MASTRA_ASK_DB", &url);
-        let started = Instant::now();
-        let out = env.run_with(cmd);
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{:?}",
-            started.elapsed()
-        );
+        let out = bounded(&env, &args, &url);
         out.assert_code(1);
         assert_one_line_error(
             &out,
@@ -272,15 +275,7 @@ fn a_lock_held_past_the_lock_timeout_is_a_clear_store_error_and_changes_nothing(
         vec!["answer", &run, "yes"],
         vec!["cancel", &run],
     ] {
-        let mut cmd = env.command(&args);
-        cmd.env("MASTRA_ASK_DB", &url);
-        let started = Instant::now();
-        let out = env.run_with(cmd);
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{:?}",
-            started.elapsed()
-        );
+        let out = bounded(&env, &args, &url);
         assert_eq!(out.code, 1, "{args:?}: {out:?}");
         assert_one_line_error(&out, "canceling statement due to lock timeout");
         assert!(

@@ -10,30 +10,22 @@ use serde_json::json;
 
 use crate::common::{assert_one_line_error, assert_same_store, Env, Out};
 use crate::db::TestDb;
+use crate::faults::commands;
 
 /// A store with two waiting questions and a finished run; returns their run ids.
 fn three_runs(env: &Env) -> (String, String, String) {
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
-        {"text": "done"}
-    ]));
-    let (_, done) = env.start(&agent, &[]);
+    let (_, done) = env.start(&agent(env), &[]);
     env.run(&["answer", &done, "yes"]).assert_code(0);
     let first = env.run(&["ask", "First?"]).stdout.trim().to_string();
     let second = env.run(&["ask", "Second?"]).stdout.trim().to_string();
     (first, second, done)
 }
 
-/// Commands of every kind: readers, writers, creators.
-fn commands(run: &str) -> Vec<Vec<&str>> {
-    vec![
-        vec!["pending"],
-        vec!["runs"],
-        vec!["show", run],
-        vec!["answer", run, "yes"],
-        vec!["cancel", run],
-        vec!["ask", "Another?"],
-    ]
+fn agent(env: &Env) -> String {
+    env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+        {"text": "done"}
+    ]))
 }
 
 /// Exit 1, one error line naming `needle`, a hint, and `STORE` in JSON mode.
@@ -69,7 +61,8 @@ fn a_store_written_by_a_newer_mastra_ask_is_refused_and_nothing_is_written() {
         }
     }
     let before = env.dump();
-    for args in commands(&waiting) {
+    let agent = agent(&env);
+    for args in commands(&waiting, &agent) {
         refused(
             &env,
             &args,
@@ -102,7 +95,8 @@ fn a_store_others_could_have_changed_is_refused_and_left_as_it_was() {
     let before = env.dump();
     let mode = |p: &PathBuf| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     std::fs::set_permissions(env.db(), std::fs::Permissions::from_mode(0o666)).unwrap();
-    for args in commands(&waiting) {
+    let agent = agent(&env);
+    for args in commands(&waiting, &agent) {
         refused(
             &env,
             &args,
@@ -140,7 +134,7 @@ fn a_store_others_could_have_changed_is_refused_and_left_as_it_was() {
             }
         };
         own(65534);
-        for args in commands(&waiting) {
+        for args in commands(&waiting, &agent) {
             refused(
                 &env,
                 &args,

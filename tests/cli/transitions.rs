@@ -66,20 +66,25 @@ fn lease(token: &str) -> Lease {
 
 const RUN: &str = "0190aaaa-0000-7000-8000-000000000001";
 
-/// A run driven by lease `l1`; its items expire after `expires_in`.
-fn running(s: &dyn Store, expires_in: Option<Duration>) {
-    s.create_run(&NewRun {
+/// Stores a run driven by lease `l1`, with `waiter`; its items expire after `expires_in`.
+fn create(s: &dyn Store, waiter: Option<&Lease>, expires_in: Option<Duration>) -> String {
+    let stored = s.create_run(&NewRun {
         id: RUN,
         agent_id: "tester",
         agent: &json!({"id": "tester"}),
         cwd: "/",
         prompt: "Go",
         lease: &lease("l1"),
-        waiter: None,
+        waiter,
         events: &[],
         expires_in,
-    })
-    .unwrap();
+    });
+    described(stored.map(|_| ()))
+}
+
+/// A run driven by lease `l1`; its items expire after `expires_in`.
+fn running(s: &dyn Store, expires_in: Option<Duration>) {
+    assert_eq!(create(s, None, expires_in), "ok");
 }
 
 /// A step that asks the questions `items` beside a call whose result was known at once
@@ -269,6 +274,7 @@ fn described<T: Described>(r: Result<T, Error>) -> String {
         Err(Error::Conflict(Conflict::NotCompleted { status, .. })) => {
             format!("not completed: {}", status.as_str())
         }
+        Err(Error::Usage(_)) => "refused: usage".into(),
         Err(e) => panic!("unexpected error: {e}"),
     }
 }
@@ -550,37 +556,14 @@ fn pending_lists_and_counts_only_items_whose_deadline_has_not_passed() {
 #[test]
 fn a_waiter_registered_with_its_run_exists_before_any_answer() {
     let f = Fixture::new();
-    let s = f.store.as_ref();
-    s.create_run(&NewRun {
-        id: RUN,
-        agent_id: "tester",
-        agent: &json!({"id": "tester"}),
-        cwd: "/",
-        prompt: "Go",
-        lease: &lease("l1"),
-        waiter: Some(&lease("w")),
-        events: &[],
-        expires_in: None,
-    })
-    .unwrap();
-    assert!(s.has_waiter(RUN).unwrap());
+    assert_eq!(create(f.s(), Some(&lease("w")), None), "ok");
+    assert!(f.s().has_waiter(RUN).unwrap());
 }
 
 #[test]
 fn an_expiry_too_far_away_to_store_is_refused_and_nothing_is_stored() {
     let f = Fixture::new();
-    let s = f.store.as_ref();
-    let r = s.create_run(&NewRun {
-        id: RUN,
-        agent_id: "tester",
-        agent: &json!({"id": "tester"}),
-        cwd: "/",
-        prompt: "Go",
-        lease: &lease("l1"),
-        waiter: None,
-        events: &[],
-        expires_in: Some(Duration::from_millis(u64::MAX)),
-    });
-    assert!(matches!(r, Err(Error::Usage(_))), "{r:?}");
+    let forever = Some(Duration::from_millis(u64::MAX));
+    assert_eq!(create(f.s(), None, forever), "refused: usage");
     assert_eq!(f.status(RUN), "none");
 }
