@@ -1,7 +1,9 @@
 //! The shared vocabulary: runs, messages, tool calls, suspensions, events.
 //!
 //! Every layer (store, agent, tools, providers, output) speaks these types. This module holds
-//! data and tiny pure helpers only: no IO, no SQL, no printing.
+//! data and tiny pure helpers only: no IO, no SQL, no printing. The loop's output types
+//! (`StepCommit`, `Transition`, `NewCall`, `StepResults`) live here too, so that the pure
+//! step function and the store meet on shared ground instead of importing each other.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -67,9 +69,9 @@ impl std::ops::Add for Usage {
     type Output = Usage;
     fn add(self, other: Usage) -> Usage {
         Usage {
-            input_tokens: self.input_tokens + other.input_tokens,
-            output_tokens: self.output_tokens + other.output_tokens,
-            total_tokens: self.total_tokens + other.total_tokens,
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+            total_tokens: self.total_tokens.saturating_add(other.total_tokens),
         }
     }
 }
@@ -341,4 +343,92 @@ pub struct Resolution {
     pub result: Value,
     pub by: String,
     pub via: Via,
+}
+
+/// A call of a step that suspends, as the driver hands it to the store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewCall {
+    pub call_id: String,
+    pub tool_name: String,
+    pub args: Value,
+    pub state: CallState,
+    pub payload: Option<Value>,
+    pub result: Option<Value>,
+    pub error: Option<Value>,
+}
+
+/// Where a step leaves the run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transition {
+    Running,
+    Suspended,
+    Completed {
+        output: String,
+        finish_reason: String,
+    },
+    Failed {
+        error: String,
+    },
+}
+
+impl Transition {
+    /// The run's status after it.
+    pub fn status(&self) -> RunStatus {
+        match self {
+            Transition::Running => RunStatus::Running,
+            Transition::Suspended => RunStatus::Suspended,
+            Transition::Completed { .. } => RunStatus::Completed,
+            Transition::Failed { .. } => RunStatus::Failed,
+        }
+    }
+}
+
+/// Everything one step of the loop stores, in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepCommit {
+    pub messages: Vec<Message>,
+    pub calls: Vec<NewCall>,
+    pub events: Vec<Event>,
+    pub usage: Usage,
+    pub transition: Transition,
+}
+
+/// Messages and events a step's results add to the run when its last item is resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepResults {
+    pub messages: Vec<Message>,
+    pub events: Vec<Event>,
+}
+
+/// The tool message and the event for one call's result.
+pub fn call_result(
+    call_id: &str,
+    name: &str,
+    args: &Value,
+    result: &Value,
+    error: Option<&Value>,
+) -> (Message, Event) {
+    let message = Message::Tool {
+        tool_call_id: call_id.to_string(),
+        tool_name: name.to_string(),
+        content: result.to_string(),
+    };
+    let event = match error {
+        Some(e) => Event::tool_error(call_id, name, args, e),
+        None => Event::tool_result(call_id, name, args, result),
+    };
+    (message, event)
+}
+
+/// The results of a step whose last pending item was resolved, in call order.
+pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
+    let mut messages = Vec::with_capacity(calls.len());
+    let mut events = Vec::with_capacity(calls.len());
+    for c in calls {
+        let result = c.result.clone().unwrap_or(Value::Null);
+        let (m, e) = call_result(&c.call_id, &c.tool_name, &c.args, &result, c.error.as_ref());
+        messages.push(m);
+        events.push(e);
+    }
+    StepResults { messages, events }
 }

@@ -1,7 +1,8 @@
 //! The errors a user can act on: each has a kind that decides the exit code and the JSON
 //! error code, a one-line message, and maybe a hint for the next step.
 //!
-//! Anything else (store, IO) travels as `anyhow` with context and exits 1.
+//! The store's errors are typed in `store::Error` and map to a kind there; anything else
+//! (IO) travels as `anyhow` with context and exits 1.
 
 use std::fmt;
 
@@ -21,6 +22,12 @@ pub enum Kind {
     Interrupted,
     /// A deadline passed: the items expired.
     TimedOut,
+    /// The store failed: busy, damaged, unsafe, unreachable, full, refused.
+    Store,
+    /// Reading or writing a file failed.
+    Io,
+    /// Anything no one expected.
+    Internal,
 }
 
 impl Kind {
@@ -29,7 +36,7 @@ impl Kind {
             Kind::Usage | Kind::Invalid => Exit::Usage,
             Kind::NotFound => Exit::NotFound,
             Kind::Conflict => Exit::Conflict,
-            Kind::Provider => Exit::Failure,
+            Kind::Provider | Kind::Store | Kind::Io | Kind::Internal => Exit::Failure,
             Kind::Interrupted => Exit::Interrupted,
             Kind::TimedOut => Exit::TimedOut,
         }
@@ -45,6 +52,9 @@ impl Kind {
             Kind::Provider => "PROVIDER",
             Kind::Interrupted => "INTERRUPTED",
             Kind::TimedOut => "TIMEOUT",
+            Kind::Store => "STORE",
+            Kind::Io => "IO",
+            Kind::Internal => "INTERNAL",
         }
     }
 }

@@ -31,11 +31,34 @@ pub const TABLE: [(Exit, i32, &str); 10] = [
 ];
 
 impl Exit {
+    /// The process exit code (the same as in `TABLE`, which a test checks).
     pub fn code(self) -> i32 {
-        TABLE
-            .iter()
-            .find(|(e, _, _)| *e == self)
-            .map(|(_, c, _)| *c)
-            .unwrap_or(1)
+        match self {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+            Exit::NotFound => 3,
+            Exit::Conflict => 4,
+            Exit::Rejected => 5,
+            Exit::Cancelled => 6,
+            Exit::Suspended => 75,
+            Exit::TimedOut => 124,
+            Exit::Interrupted => 130,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_every_exit_with_its_code() {
+        for (exit, code, _) in TABLE {
+            assert_eq!(exit.code(), code, "{exit:?}");
+        }
+        let mut codes: Vec<i32> = TABLE.iter().map(|(_, c, _)| *c).collect();
+        codes.dedup();
+        assert_eq!(codes.len(), TABLE.len());
     }
 }

@@ -1,7 +1,8 @@
 //! mastra-ask: durable human-in-the-loop agent runs.
 //!
 //! `main` parses the command line, builds the context once, dispatches to a command, prints
-//! an error once and maps the outcome to an exit code. Nothing else happens here.
+//! an error once and maps the outcome to an exit code (through the error's kind: no backend
+//! error type is known here). Nothing else happens here.
 
 pub mod agent;
 pub mod cli;
@@ -93,24 +94,31 @@ fn set_colors(choice: ColorChoice) {
 
 /// Prints an error once and returns its exit code.
 fn report(out: &output::Out, e: &anyhow::Error) -> i32 {
-    let kinded = e.chain().find_map(|c| c.downcast_ref::<error::Error>());
-    let (code, exit, hint) = match kinded {
-        Some(k) => (k.kind.code(), k.kind.exit(), k.hint.as_deref()),
-        None if e
-            .chain()
-            .any(|c| c.is::<rusqlite::Error>() || c.is::<postgres::Error>()) =>
-        {
-            ("STORE", Exit::Failure, store::hint_for(e))
+    let (kind, hint) = classify(e);
+    // The store's errors say what their cause said already: the chain stops at them.
+    let mut message = Vec::new();
+    for c in e.chain() {
+        message.push(c.to_string());
+        if c.is::<store::Error>() || c.is::<error::Error>() {
+            break;
         }
-        None if e.chain().any(|c| c.is::<std::io::Error>()) => ("IO", Exit::Failure, None),
-        None => ("INTERNAL", Exit::Failure, None),
-    };
-    // SQLite's own error code under its message adds nothing for a person.
-    let message: Vec<String> = e
-        .chain()
-        .filter(|c| !c.is::<rusqlite::ffi::Error>())
-        .map(|c| c.to_string())
-        .collect();
-    out.error(code, &message.join(": "), hint);
-    exit.code()
+    }
+    out.error(kind.code(), &message.join(": "), hint.as_deref());
+    kind.exit().code()
+}
+
+/// The kind of an error (which decides its exit code) and its hint.
+fn classify(e: &anyhow::Error) -> (error::Kind, Option<String>) {
+    for c in e.chain() {
+        if let Some(k) = c.downcast_ref::<error::Error>() {
+            return (k.kind, k.hint.clone());
+        }
+        if let Some(s) = c.downcast_ref::<store::Error>() {
+            return (s.kind(), s.hint());
+        }
+    }
+    if e.chain().any(|c| c.is::<std::io::Error>()) {
+        return (error::Kind::Io, None);
+    }
+    (error::Kind::Internal, None)
 }

@@ -9,9 +9,9 @@ use anyhow::{Context, Result};
 use super::lease::Heartbeat;
 use super::step::{self, StepContext};
 use super::AgentDef;
-use crate::domain::{Event, Message, RunStatus, Sink};
+use crate::domain::{Event, Message, RunStatus, Sink, StepCommit, Transition};
 use crate::providers::{Provider, Request};
-use crate::store::{Lease, Location, Run, StepCommit, Store, Transition};
+use crate::store::{Lease, Location, Run, Store};
 use crate::tools;
 
 /// How a leg ended.

@@ -8,7 +8,8 @@
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-use crate::store::{self, Lease, Location, Store};
+pub use crate::store::holder_alive;
+use crate::store::{self, holder_alive_with, Lease, Location, Store};
 use crate::sys::{self, Process};
 
 /// A fresh lease for this process.
@@ -21,21 +22,6 @@ pub fn mine() -> Lease {
         start: me.start,
         expires_at: store::now_ms() + store::LEASE_MS,
     }
-}
-
-/// Whether the process behind `lease` (a driver's or a waiter's) still runs: on this host,
-/// its pid and start time say so; elsewhere, only time can tell (`expires_at`).
-pub fn holder_alive(lease: &Lease, now: i64) -> bool {
-    holder_alive_with(lease, now, sys::host_id(), |p| p.is_alive())
-}
-
-fn holder_alive_with(lease: &Lease, now: i64, host: &str, alive: impl Fn(Process) -> bool) -> bool {
-    lease.expires_at > now
-        && (lease.host != host
-            || alive(Process {
-                pid: lease.pid,
-                start: lease.start,
-            }))
 }
 
 /// Why a running run's lease cannot be taken.

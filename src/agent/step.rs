@@ -8,10 +8,12 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use crate::domain::{CallRecord, CallState, Event, Message, ToolCall, ToolOutcome, Usage};
+use crate::domain::{
+    call_result, CallState, Event, Message, NewCall, StepCommit, ToolCall, ToolOutcome, Transition,
+    Usage,
+};
 use crate::limits::MAX_TOOL_CALL_ID_CHARS;
 use crate::providers::Response;
-use crate::store::{NewCall, StepCommit, StepResults, Transition};
 use crate::tools;
 
 /// What the step function needs besides the response.
@@ -180,7 +182,8 @@ pub fn step(
             Outcome::Error(e) => (error_result(&e), Some(e)),
             Outcome::Suspend { .. } => unreachable!("no call suspended"),
         };
-        let (message, event) = result_of(&call.id, &call.name, &call.args, &result, error.as_ref());
+        let (message, event) =
+            call_result(&call.id, &call.name, &call.args, &result, error.as_ref());
         messages.push(message);
         events.push(event);
     }
@@ -214,39 +217,6 @@ pub fn typable(id: &str) -> bool {
 
 fn error_result(error: &Value) -> Value {
     tools::error_result(error["message"].as_str().unwrap_or("tool call failed"))
-}
-
-/// The tool message and the event for one call's result.
-fn result_of(
-    call_id: &str,
-    name: &str,
-    args: &Value,
-    result: &Value,
-    error: Option<&Value>,
-) -> (Message, Event) {
-    let message = Message::Tool {
-        tool_call_id: call_id.to_string(),
-        tool_name: name.to_string(),
-        content: result.to_string(),
-    };
-    let event = match error {
-        Some(e) => Event::tool_error(call_id, name, args, e),
-        None => Event::tool_result(call_id, name, args, result),
-    };
-    (message, event)
-}
-
-/// The results of a step whose last pending item was resolved, in call order.
-pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
-    let mut messages = Vec::with_capacity(calls.len());
-    let mut events = Vec::with_capacity(calls.len());
-    for c in calls {
-        let result = c.result.clone().unwrap_or(Value::Null);
-        let (m, e) = result_of(&c.call_id, &c.tool_name, &c.args, &result, c.error.as_ref());
-        messages.push(m);
-        events.push(e);
-    }
-    StepResults { messages, events }
 }
 
 #[cfg(test)]

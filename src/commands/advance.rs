@@ -336,13 +336,9 @@ impl<'a> Advance<'a> {
             }
         }
         let offer = (self.policy.drive && here && self.provider.is_some()).then(lease::mine);
-        let resolved = self.store.resolve(
-            &run.id,
-            &item.call_id,
-            resolution,
-            offer.as_ref(),
-            &crate::agent::step::resumed_results,
-        )?;
+        let resolved = self
+            .store
+            .resolve(&run.id, &item.call_id, resolution, offer.as_ref())?;
         self.recorded.push(resolved_line(item, resolution));
         match resolved {
             Resolved::Recorded { still_pending } => {
@@ -399,7 +395,7 @@ impl<'a> Advance<'a> {
             ));
         }
         self.store.expire_due(now_ms())?;
-        self.store.wait_for_change(&run.id, POLL)
+        Ok(self.store.wait_for_change(&run.id, POLL)?)
     }
 
     /// How the run ended, said once, as an exit code.
@@ -455,7 +451,9 @@ impl<'a> Advance<'a> {
 /// Whether this process runs on the host that started the run (only there may it be
 /// driven: its working directory, keys and tools are there).
 pub fn on_own_host(run: &Run) -> bool {
-    run.host.is_empty() || run.host == crate::sys::host_id()
+    run.host
+        .as_deref()
+        .is_none_or(|h| h == crate::sys::host_id())
 }
 
 /// The provider for a stored run, checked before anything changes.

@@ -69,7 +69,8 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
 pub fn elsewhere(run: &Run) -> Error {
     Error::conflict(format!(
         "run {} belongs to another host (host id {}): only a process there may drive it",
-        run.id, run.host
+        run.id,
+        run.host.as_deref().unwrap_or_default()
     ))
     .with_hint("run this command on the machine that started the run")
 }

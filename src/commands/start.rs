@@ -31,6 +31,8 @@ pub fn start(ctx: &Ctx, s: Start) -> Result<Exit> {
     let deadline = s.wait.timeout.map(|t| std::time::Instant::now() + t);
     let run_id = uuid::Uuid::new_v4().to_string();
     let lease = lease::mine();
+    // A waiter is registered with the run itself: no answer can come before it.
+    let waiting = s.wait.wait.then(lease::mine);
     let events = store.create_run(&NewRun {
         id: &run_id,
         agent_id: &s.agent.id,
@@ -38,18 +40,15 @@ pub fn start(ctx: &Ctx, s: Start) -> Result<Exit> {
         cwd: s.cwd,
         prompt: s.prompt,
         lease: &lease,
+        waiter: waiting.as_ref(),
         events: &[Event::start(&s.agent.id, &new_message_id())],
-        expires_in_ms: s.wait.expires_in.map(|d| d.as_millis() as i64),
+        expires_in: s.wait.expires_in,
     })?;
     if s.print_id {
         ctx.out.line(&run_id);
     }
     ctx.out.stored_events(&run_id, &events);
-    let _waiter = s
-        .wait
-        .wait
-        .then(|| Waiter::register(ctx, store.as_ref(), &run_id))
-        .transpose()?;
+    let _waiter = waiting.map(|me| Waiter::registered(ctx, store.as_ref(), &run_id, me));
     let policy = Policy {
         drive: true,
         prompt: ctx.interactive(),

@@ -8,10 +8,13 @@ use super::Ctx;
 use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error};
 use crate::output::format;
-use crate::store::{Run, Store};
+use crate::store::{self, Run, Store};
 
 fn no_run(input: &str) -> Error {
-    Error::not_found(format!("no run {input}")).with_hint("list runs with: mastra-ask runs")
+    let wording = store::NotFound::Run {
+        run: input.to_string(),
+    };
+    Error::not_found(wording.to_string()).with_hint("list runs with: mastra-ask runs")
 }
 
 fn check_prefix(input: &str) -> Result<()> {
@@ -158,14 +161,10 @@ pub fn target(
 }
 
 pub fn not_pending(call: &CallRecord) -> Error {
-    let by = call
-        .resolved_by
-        .as_deref()
-        .map(|b| format!(" by {b}"))
-        .unwrap_or_default();
-    Error::conflict(format!(
-        "tool call {} is not pending: it was {}{by}",
-        call.call_id,
-        call.state.as_str()
-    ))
+    let wording = store::Conflict::NotPending {
+        call: call.call_id.clone(),
+        state: call.state,
+        by: call.resolved_by.clone(),
+    };
+    Error::conflict(wording.to_string())
 }

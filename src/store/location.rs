@@ -1,4 +1,6 @@
-//! Where the store lives: `--db`, then `MASTRA_ASK_DB`, then the XDG data directory.
+//! Where the store lives: `--db`, then `MASTRA_ASK_DB`, then the XDG data directory. This
+//! only decides where (ten lines of XDG rules, not worth a crate); what is found there is
+//! checked when the store is opened (`sqlite/open.rs`).
 
 use std::path::PathBuf;
 

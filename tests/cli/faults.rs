@@ -13,7 +13,7 @@ use crate::common::{assert_one_line_error, assert_same_store, Env, Out, BIN};
 use crate::rng::Rng;
 
 /// Commands of every kind that meet the fault: readers, writers, creators.
-fn commands<'a>(run: &'a str, agent: &'a str) -> Vec<Vec<&'a str>> {
+pub fn commands<'a>(run: &'a str, agent: &'a str) -> Vec<Vec<&'a str>> {
     vec![
         vec!["pending"],
         vec!["runs"],
@@ -97,8 +97,8 @@ fn a_truncated_store_is_refused_and_left_alone() {
 }
 
 /// Runs `args` as a user who may read the store but not write it: as root (whom file
-/// modes do not stop) the command runs as `nobody`, from a copy of the binary that
-/// `nobody` can reach.
+/// modes do not stop) the command runs as `nobody`, who owns the store for the while,
+/// from a copy of the binary that `nobody` can reach.
 fn run_read_only(env: &Env, args: &[&str]) -> Out {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
@@ -110,7 +110,17 @@ fn run_read_only(env: &Env, args: &[&str]) -> Out {
     }
     let mut c = env.command_of(&bin, args);
     c.uid(65534).gid(65534);
-    env.run_with(c)
+    // The store is nobody's for the command: a store of another user is refused before
+    // any write is tried (`store::Unsafe`).
+    let own = |uid: u32| {
+        for f in store_files(env).iter().filter(|f| f.exists()) {
+            std::os::unix::fs::chown(f, Some(uid), Some(uid)).unwrap();
+        }
+    };
+    own(65534);
+    let out = env.run_with(c);
+    own(0);
+    out
 }
 
 fn set_mode(path: &Path, mode: u32) {

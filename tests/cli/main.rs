@@ -27,6 +27,8 @@ mod safety;
 mod scripts;
 mod several;
 mod store;
+mod store_safety;
 mod stress;
 mod tools;
+mod transitions;
 mod walkthrough;

@@ -1,6 +1,7 @@
 //! Teams on many machines: two processes with their own homes and working directories share
 //! one store, and (with `MASTRA_ASK_TEST_POSTGRES`) what a PostgreSQL store does when the
-//! server refuses, rejects a password, or goes away in the middle of a command.
+//! server refuses, rejects a password, never answers, holds a lock too long, or goes away
+//! in the middle of a command: every wait is bounded and no password is ever shown.
 
 use std::process::Stdio;
 use std::thread::sleep;
@@ -182,6 +183,109 @@ fn a_server_going_away_mid_command_loses_nothing() {
     out.assert_code(1);
     assert!(out.stderr.starts_with("error: "), "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert_eq!(env.dump(), before);
+    env.run(&["answer", &run, "yes"]).assert_code(0);
+}
+
+/// `args` on the store at `url`; it must end well within a generous bound.
+fn bounded(env: &Env, args: &[&str], url: &str) -> crate::common::Out {
+    let mut cmd = env.command(args);
+    cmd.env("MASTRA_ASK_DB", url);
+    let started = Instant::now();
+    let out = env.run_with(cmd);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(30), "{args:?} took {took:?}");
+    out
+}
+
+/// `url` with `key=value` added to its query.
+fn with_param(url: &str, param: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{param}")
+}
+
+#[test]
+fn a_server_that_never_answers_is_given_up_on_within_the_connect_timeout() {
+    let env = Env::new();
+    // Accepts connections and never says a word.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let url = format!(
+        "postgres://u:S3cr3tPW@127.0.0.1:{port}/db?connect_timeout=2&password=Par4mPW&options=-c%20password%3DOpt1onPW"
+    );
+    for args in [vec!["pending"], vec!["ask", "Q?"]] {
+        let out = bounded(&env, &args, &url);
+        out.assert_code(1);
+        assert_one_line_error(
+            &out,
+            &format!(
+                "connecting to the store at postgres://u@127.0.0.1:{port}/db?connect_timeout=2&options=[redacted]: \
+                 the server did not answer within 2s (connect_timeout)"
+            ),
+        );
+        assert!(out.stderr.contains("hint: "), "{}", out.stderr);
+        for secret in ["S3cr3tPW", "Par4mPW", "Opt1onPW"] {
+            assert!(!out.stderr.contains(secret), "{}", out.stderr);
+        }
+    }
+}
+
+#[test]
+fn a_password_in_the_url_is_never_shown() {
+    let env = Env::new();
+    let url = "postgres://mastra:S3cr3tPW@127.0.0.1:1/nowhere?password=Par4mPW&connect_timeout=5";
+    for args in [vec!["pending"], vec!["-o", "json", "runs"]] {
+        let mut cmd = env.command(&args);
+        cmd.env("MASTRA_ASK_DB", url);
+        let out = env.run_with(cmd);
+        out.assert_code(1);
+        assert!(
+            out.stderr
+                .contains("postgres://mastra@127.0.0.1:1/nowhere?connect_timeout=5"),
+            "{}",
+            out.stderr
+        );
+        for secret in ["S3cr3tPW", "Par4mPW"] {
+            assert!(!out.stderr.contains(secret), "{}", out.stderr);
+        }
+    }
+}
+
+#[test]
+fn a_lock_held_past_the_lock_timeout_is_a_clear_store_error_and_changes_nothing() {
+    if server().is_none() {
+        return;
+    }
+    let env = Env::new();
+    let run = env.run(&["ask", "Locked?"]).stdout.trim().to_string();
+    let before = env.dump();
+    let mut holder = postgres::Client::connect(&env.store.url(), postgres::NoTls).unwrap();
+    let mut lock = holder.transaction().unwrap();
+    lock.batch_execute("LOCK TABLE mastra_ask.runs IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let url = with_param(&env.store.url(), "options=-c%20lock_timeout%3D1s");
+    for args in [
+        vec!["pending"],
+        vec!["answer", &run, "yes"],
+        vec!["cancel", &run],
+    ] {
+        let out = bounded(&env, &args, &url);
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert_one_line_error(&out, "canceling statement due to lock timeout");
+        assert!(
+            out.stderr.contains("hint: ") && out.stderr.contains("lock_timeout"),
+            "{}",
+            out.stderr
+        );
+    }
+    lock.rollback().unwrap();
+    drop(holder);
     assert_eq!(env.dump(), before);
     env.run(&["answer", &run, "yes"]).assert_code(0);
 }

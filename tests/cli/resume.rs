@@ -229,10 +229,20 @@ fn a_driver_renews_its_lease_while_the_model_thinks() {
 #[test]
 fn a_dead_driver_on_another_host_keeps_its_lease_until_it_expires() {
     let env = Env::new();
-    let run = slow_after_answer(&env);
-    let mut answer = env.command(&["answer", &run, "yes"]);
+    let on = |host: &str, args: &[&str]| {
+        let mut c = env.command(args);
+        c.env("MASTRA_ASK_HOST_ID", host);
+        c
+    };
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+        {"delayMs": 30000, "text": "finished"}
+    ]));
+    env.run_with(on("container-a", &["run", "--agent", &agent, "go"]))
+        .assert_code(75);
+    let run = env.latest_run().unwrap();
+    let mut answer = on("container-a", &["answer", &run, "yes"]);
     answer
-        .env("MASTRA_ASK_HOST_ID", "container-a")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut driver = answer.spawn().unwrap();
@@ -241,11 +251,9 @@ fn a_dead_driver_on_another_host_keeps_its_lease_until_it_expires() {
     driver.kill().unwrap();
     driver.wait().unwrap();
 
-    let mut other = env.command(&["resume", &run]);
-    other.env("MASTRA_ASK_HOST_ID", "container-b");
-    let out = env.run_with(other);
+    // Another container with the same hostname: neither the lease nor the run is its own.
+    let out = env.run_with(on("container-b", &["resume", &run]));
     out.assert_code(4);
-    assert_one_line_error(&out, "is being driven by process");
     assert_eq!(env.status(&run), "running");
 
     env.write(
@@ -256,9 +264,52 @@ fn a_dead_driver_on_another_host_keeps_its_lease_until_it_expires() {
         ]})
         .to_string(),
     );
-    let mut own = env.command(&["resume", &run]);
-    own.env("MASTRA_ASK_HOST_ID", "container-a");
-    let out = env.run_with(own);
+    // Its own host sees the driver's process gone and takes over at once.
+    let out = env.run_with(on("container-a", &["resume", &run]));
     out.assert_code(0);
     assert_eq!(out.stdout, "finished\n");
+}
+
+/// Only a process on the run's own host drives it (SPEC §5.1): an answer from elsewhere (a
+/// reviewer's laptop on a shared PostgreSQL store) is recorded there and says where the run
+/// continues; `resume` elsewhere is refused; on the run's host it drives.
+#[test]
+fn an_answer_from_another_host_is_recorded_and_driven_by_the_runs_host() {
+    let env = Env::new();
+    let on = |host: &str, args: &[&str]| {
+        let mut c = env.command(args);
+        c.env("MASTRA_ASK_HOST_ID", host);
+        c
+    };
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
+        {"text": "finished on the runner"}
+    ]));
+    env.run_with(on("ci-runner", &["run", "--agent", &agent, "go"]))
+        .assert_code(75);
+    let run = env.latest_run().unwrap();
+
+    let out = env.run_with(on("laptop", &["answer", &run, "yes"]));
+    out.assert_code(0);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.contains("continues on the host that started it")
+            && out.stderr.contains(&format!("mastra-ask resume {run}")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.status(&run), "running", "recorded, not driven");
+    assert_eq!(
+        env.tool_results(&run).len(),
+        1,
+        "the answer's result is stored"
+    );
+
+    let out = env.run_with(on("laptop", &["resume", &run]));
+    out.assert_code(4);
+    assert_one_line_error(&out, "belongs to another host");
+
+    let out = env.run_with(on("ci-runner", &["resume", &run]));
+    out.assert_code(0);
+    assert_eq!(out.stdout, "finished on the runner\n");
 }

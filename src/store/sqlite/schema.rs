@@ -9,14 +9,16 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
 use rusqlite::config::DbConfig;
 use rusqlite::Connection;
 
-use crate::error::Error;
+use super::errors::classify;
+use crate::store::backend::migrations;
+use crate::store::{Error, Result};
 
 /// Numbered migrations: released ones are never edited, new ones are appended.
-pub const MIGRATIONS: &[&str] = &[r#"
+pub const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE documents (
     key INTEGER PRIMARY KEY,
     hash INTEGER NOT NULL,
@@ -93,24 +95,40 @@ CREATE TABLE waiters (
     heartbeat_at INTEGER NOT NULL,
     PRIMARY KEY (run, token)
 ) WITHOUT ROWID;
-"#];
+"#,
+    migrations::HOSTS_AND_STARTS,
+    migrations::RUNS_BY_CREATION,
+];
 
 /// How long a command waits for another one's write lock before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Overrides `BUSY_TIMEOUT` (a `DUR` such as `200ms`); meant for tests and slow disks.
+/// Overrides `BUSY_TIMEOUT` (a `DUR` such as `200ms`, at most `BUSY_TIMEOUT_MAX`); meant for
+/// tests and slow disks.
 pub const BUSY_TIMEOUT_VAR: &str = "MASTRA_ASK_BUSY_TIMEOUT";
+/// The longest busy timeout: longer waits are a mistake, not patience (and SQLite takes
+/// at most `i32::MAX` milliseconds).
+pub const BUSY_TIMEOUT_MAX: Duration = Duration::from_secs(3600);
 /// A committing process folds the write-ahead log into the store once it holds this many
 /// pages, which keeps the log that every process reads at start-up short.
 const CHECKPOINT_PAGES: u32 = 64;
 /// After a checkpoint, a log that grew past this is truncated back to it.
 const LOG_LIMIT_BYTES: u32 = 4 << 20;
 
+/// `MASTRA_ASK_BUSY_TIMEOUT`, else `BUSY_TIMEOUT`; a value that is not a duration up to
+/// `BUSY_TIMEOUT_MAX` is a usage error.
 pub fn busy_timeout() -> Result<Duration> {
-    match std::env::var(BUSY_TIMEOUT_VAR) {
-        Ok(v) if !v.is_empty() => crate::duration::parse(&v)
-            .map_err(|e| Error::usage(format!("{BUSY_TIMEOUT_VAR}: {e}")).into()),
-        _ => Ok(BUSY_TIMEOUT),
+    let value = match std::env::var(BUSY_TIMEOUT_VAR) {
+        Ok(v) if !v.is_empty() => v,
+        _ => return Ok(BUSY_TIMEOUT),
+    };
+    let timeout = crate::duration::parse(&value)
+        .map_err(|e| Error::usage(format!("{BUSY_TIMEOUT_VAR}: {e}")))?;
+    if timeout > BUSY_TIMEOUT_MAX {
+        return Err(Error::usage(format!(
+            "{BUSY_TIMEOUT_VAR}: {value} is longer than the most it may be, 1h"
+        )));
     }
+    Ok(timeout)
 }
 
 /// Settings of every connection.
@@ -119,16 +137,19 @@ pub fn busy_timeout() -> Result<Duration> {
 /// disk before the call returns. The log is not folded into the store when a connection
 /// closes (each command is a short process; that fold would cost every one of them a
 /// second `fsync`); committing processes fold it instead, every `CHECKPOINT_PAGES`.
-pub fn configure(conn: &Connection) -> Result<()> {
-    conn.busy_timeout(busy_timeout()?)?;
-    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-    // Plans that do not depend on bound values: a cached statement is not compiled again
-    // each time it gets new parameters.
-    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
-    conn.execute_batch(&format!(
-        "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; \
-         PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}; \
-         PRAGMA journal_size_limit = {LOG_LIMIT_BYTES};"
-    ))?;
-    Ok(())
+pub fn configure(conn: &Connection, doing: &str) -> Result<()> {
+    let timeout = busy_timeout()?;
+    let set = || -> rusqlite::Result<()> {
+        conn.busy_timeout(timeout)?;
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        // Plans that do not depend on bound values: a cached statement is not compiled
+        // again each time it gets new parameters.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        conn.execute_batch(&format!(
+            "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; \
+             PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}; \
+             PRAGMA journal_size_limit = {LOG_LIMIT_BYTES};"
+        ))
+    };
+    set().map_err(|e| classify(doing, e))
 }

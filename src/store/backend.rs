@@ -1,0 +1,177 @@
+//! What a backend provides: one write transaction at a time, seen row by row (`Tx`), and
+//! the reads (`Backend`). The transitions (`transitions.rs`) are written once over these.
+//!
+//! A backend keeps its SQL, its connection, its locking (`BEGIN IMMEDIATE`, `FOR UPDATE`),
+//! its notifications and its encoding. It never decides a transition: no status check, no
+//! lease rule and no user-facing wording belongs in an implementation of these traits.
+
+use std::time::Duration;
+
+use super::error::Result;
+use super::{Lease, NewRun, Run, RunFilter};
+use crate::domain::{
+    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent, Usage,
+};
+
+/// How a transaction reaches the disk. Only SQLite tells them apart; PostgreSQL commits
+/// every transaction durably.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// On disk (`fsync`) before the commit returns: every person's decision, and every
+    /// state a command reports (the end of a leg).
+    Durable,
+    /// Handed to the operating system at commit: safe from a crashed process, not from a
+    /// power cut. For the start and the middle of a leg and for liveness data; the log is
+    /// written in order, so the leg's durable end makes them durable too, and a leg cut
+    /// short is what `resume` redoes anyway.
+    Deferred,
+}
+
+/// A run's row as the transitions read and write it, locked until the transaction ends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRow {
+    /// The backend's handle of the row: SQLite's integer key. PostgreSQL names rows by
+    /// their id and leaves it 0.
+    pub key: i64,
+    pub id: String,
+    pub status: RunStatus,
+    /// Who drives it, when it runs.
+    pub lease: Option<Lease>,
+    pub usage: Usage,
+    pub outcome: Outcome,
+    /// Pending items of this run expire this long after they are created.
+    pub expires_in_ms: Option<i64>,
+    pub updated_at: i64,
+}
+
+/// What a run came to: its output and finish reason when it completed, its error when it
+/// failed (or `expired`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    pub output: Option<String>,
+    pub finish_reason: Option<String>,
+    pub error: Option<String>,
+}
+
+/// A new run's row: `running`, driven by `lease`, on the host of its creator
+/// (`new.lease.host`).
+pub struct RunInsert<'a> {
+    pub new: &'a NewRun<'a>,
+    /// The creator's lease, valid from `at`.
+    pub lease: &'a Lease,
+    pub expires_in_ms: Option<i64>,
+    pub at: i64,
+}
+
+/// What the transitions need to know of one call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallHead {
+    pub state: CallState,
+    /// The sequence number of the assistant message that made the call.
+    pub step: i64,
+    pub resolved_by: Option<String>,
+}
+
+/// What appended rows are. SQLite's compact encoding stores references to what the run
+/// holds already, and needs to know where to look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The run's prompt, when it is created.
+    Prompt,
+    /// One step of the loop: its assistant message (and tool results), calls and events.
+    Step,
+    /// The results of the step whose assistant message has this sequence number.
+    Results { step: i64 },
+    /// The user's next message (`reply`).
+    Reply,
+}
+
+/// Rows one transition appends to a run; sequence numbers follow the run's last ones.
+pub struct Batch<'a> {
+    pub origin: Origin,
+    pub messages: &'a [Message],
+    pub calls: &'a [NewCall],
+    /// When the pending calls among `calls` expire (Unix ms), if the run has deadlines.
+    pub deadline: Option<i64>,
+    pub events: &'a [Event],
+    pub at: i64,
+}
+
+/// The row-level operations of one write transaction.
+pub trait Tx {
+    /// The run's row, locked until the transaction ends (SQLite holds the whole store's
+    /// write lock already; PostgreSQL locks the row).
+    fn lock_run(&mut self, run_id: &str) -> Result<Option<RunRow>>;
+    /// Inserts a new run; its key (`RunRow::key`).
+    fn insert_run(&mut self, run: &RunInsert) -> Result<i64>;
+    /// Writes the row's status, output, finish reason, error, usage, lease and update time.
+    fn save_run(&mut self, run: &RunRow) -> Result<()>;
+    fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>>;
+    /// Records the person's decision on a pending call, at the run's `updated_at`.
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()>;
+    /// The calls of one step, in call order.
+    fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>>;
+    /// Closes the run's pending calls as `state`.
+    fn close_pending(&mut self, run: &RunRow, state: CallState, at: i64) -> Result<()>;
+    fn append(&mut self, run: &RunRow, batch: &Batch) -> Result<Vec<StoredEvent>>;
+    /// The run's registered waiters; `expires_at` is their last heartbeat plus `LEASE_MS`.
+    fn waiters(&mut self, run: &RunRow) -> Result<Vec<Lease>>;
+    /// Registers a waiter (or registers it again) with a heartbeat at `at`.
+    fn put_waiter(&mut self, run: &RunRow, waiter: &Lease, at: i64) -> Result<()>;
+    /// A heartbeat of a registered waiter; nothing when it is not registered.
+    fn beat_waiter(&mut self, run: &RunRow, token: &str, at: i64) -> Result<()>;
+    fn remove_waiter(&mut self, run: &RunRow, token: &str) -> Result<()>;
+    /// Ids of the runs with a pending call whose deadline is `now` or earlier.
+    fn due_runs(&mut self, now: i64) -> Result<Vec<String>>;
+    /// Tells listeners that the run changed (PostgreSQL's NOTIFY; nothing for SQLite).
+    fn notify(&mut self, run: &RunRow) -> Result<()>;
+}
+
+/// Migrations whose SQL is the same for both backends (SQLite reads `BIGINT` as an
+/// integer), in the place each takes in both lists.
+pub mod migrations {
+    /// 2: who a run belongs to (`runs.host`), and the process start times of drivers and
+    /// waiters (pids are reused).
+    pub const HOSTS_AND_STARTS: &str = "
+ALTER TABLE runs ADD COLUMN host TEXT;
+ALTER TABLE runs ADD COLUMN lease_start BIGINT;
+ALTER TABLE waiters ADD COLUMN start BIGINT NOT NULL DEFAULT 0;
+";
+    /// 3: runs are listed newest first by their creation time, never by id (run ids are
+    /// random, SPEC §1).
+    pub const RUNS_BY_CREATION: &str = "
+CREATE INDEX runs_by_creation ON runs (created_at);
+CREATE INDEX runs_by_status_creation ON runs (status, created_at);
+";
+}
+
+/// The body of a write transaction.
+pub type Work<'f> = &'f mut dyn FnMut(&mut dyn Tx) -> Result<()>;
+
+/// A store backend: write transactions for the transitions, and the reads.
+///
+/// Reads decode defensively: a row this program cannot read is skipped from lists with a
+/// warning naming its run (`damage`), and only reading that very run fails.
+pub trait Backend: Send {
+    /// Runs `f` in one write transaction, committed when it returns `Ok` and rolled back
+    /// otherwise. For the transitions only: commands call the `Store` methods.
+    fn transact(&self, durability: Durability, f: Work) -> Result<()>;
+    fn run(&self, id: &str) -> Result<Option<Run>>;
+    /// Ids from `from` (included) to `to` (excluded), in order, at most `limit`.
+    fn run_ids_between(&self, from: &str, to: &str, limit: usize) -> Result<Vec<String>>;
+    fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>>;
+    fn messages(&self, run_id: &str) -> Result<Vec<Message>>;
+    fn events(&self, run_id: &str) -> Result<Vec<StoredEvent>>;
+    /// The calls of the run's suspended steps, in order.
+    fn calls(&self, run_id: &str) -> Result<Vec<CallRecord>>;
+    /// Every pending call with its run's agent id, oldest first; deadlines are not looked at.
+    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>>;
+    /// Whether some pending call's deadline is `now` or earlier.
+    fn any_due(&self, now: i64) -> Result<bool>;
+    /// Blocks until something may have changed, or `timeout` passed. PostgreSQL wakes at
+    /// once through LISTEN/NOTIFY; SQLite just sleeps (callers poll).
+    fn wait_for_change(&self, run_id: &str, timeout: Duration) -> Result<()>;
+    /// Deletes finished runs last updated before `before` (Unix ms) whose status is one of
+    /// `statuses`; returns how many.
+    fn prune(&self, before: i64, statuses: &[RunStatus]) -> Result<usize>;
+}

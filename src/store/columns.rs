@@ -1,0 +1,239 @@
+//! Stored rows into domain values, for both backends: the order of the columns that every
+//! query reading a run, a locked run, a call or a waiter selects, and the decoders, which
+//! are defensive. A row that does not read (a REAL where an integer belongs, JSON that does
+//! not parse, an unknown status) gives a description of what is wrong instead of a failed
+//! query, so that it costs only its own run (`damage`).
+//!
+//! No SQL here: each backend writes its own column lists in the order set out below.
+
+use serde_json::Value;
+
+use super::backend::{Outcome, RunRow};
+use super::{Lease, Run, LEASE_MS};
+use crate::domain::{CallRecord, CallState, RunStatus, Usage};
+
+/// What reading one row gives: the value, or what is wrong with the row.
+pub type Read<T> = Result<T, String>;
+
+/// One value of a fetched row, as either backend gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+    /// Anything else, by its type's name.
+    Other(String),
+}
+
+impl Cell {
+    fn kind(&self) -> &str {
+        match self {
+            Cell::Null => "nothing",
+            Cell::Int(_) => "an integer",
+            Cell::Real(_) => "a real number",
+            Cell::Text(_) => "text",
+            Cell::Other(name) => name,
+        }
+    }
+}
+
+/// One fetched row of either backend, column by column.
+pub trait Columns {
+    fn cell(&self, i: usize) -> Read<Cell>;
+    /// The name of column `i`, for messages.
+    fn name(&self, i: usize) -> String;
+}
+
+impl dyn Columns + '_ {
+    fn text(&self, i: usize) -> Read<Option<String>> {
+        match self.cell(i)? {
+            Cell::Null => Ok(None),
+            Cell::Text(s) => Ok(Some(s)),
+            other => Err(self.odd(i, &other, "text")),
+        }
+    }
+
+    fn int(&self, i: usize) -> Read<Option<i64>> {
+        match self.cell(i)? {
+            Cell::Null => Ok(None),
+            Cell::Int(n) => Ok(Some(n)),
+            other => Err(self.odd(i, &other, "an integer")),
+        }
+    }
+
+    fn odd(&self, i: usize, found: &Cell, wanted: &str) -> String {
+        format!(
+            "{} holds {} where {wanted} belongs",
+            self.name(i),
+            found.kind()
+        )
+    }
+}
+
+fn text(c: &dyn Columns, i: usize) -> Read<String> {
+    c.text(i)?.ok_or_else(|| format!("{} is empty", c.name(i)))
+}
+
+fn int(c: &dyn Columns, i: usize) -> Read<i64> {
+    c.int(i)?.ok_or_else(|| format!("{} is empty", c.name(i)))
+}
+
+/// A stored count, which is never negative.
+fn count(c: &dyn Columns, i: usize) -> Read<u64> {
+    u64::try_from(int(c, i)?).map_err(|_| format!("{} holds a negative count", c.name(i)))
+}
+
+fn json(c: &dyn Columns, i: usize) -> Read<Value> {
+    from_json(&text(c, i)?)
+}
+
+fn opt_json(c: &dyn Columns, i: usize) -> Read<Option<Value>> {
+    c.text(i)?.map(|s| from_json(&s)).transpose()
+}
+
+pub fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Read<T> {
+    serde_json::from_str(s).map_err(|e| format!("a stored JSON value does not parse: {e}"))
+}
+
+pub fn status(text: &str) -> Read<RunStatus> {
+    RunStatus::parse(text).ok_or_else(|| format!("unknown run status {text:?}"))
+}
+
+pub fn call_state(text: &str) -> Read<CallState> {
+    CallState::parse(text).ok_or_else(|| format!("unknown call state {text:?}"))
+}
+
+/// The id in column 0 as far as it reads, to name the run in a warning.
+pub fn run_id(c: &dyn Columns) -> String {
+    c.text(0)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "(unreadable id)".into())
+}
+
+/// What a run came to, in three columns from `at`: output, finish reason, error.
+fn outcome(c: &dyn Columns, at: usize) -> Read<Outcome> {
+    Ok(Outcome {
+        output: c.text(at)?,
+        finish_reason: c.text(at + 1)?,
+        error: c.text(at + 2)?,
+    })
+}
+
+/// Usage in three columns from `at`.
+fn usage(c: &dyn Columns, at: usize) -> Read<Usage> {
+    Ok(Usage {
+        input_tokens: count(c, at)?,
+        output_tokens: count(c, at + 1)?,
+        total_tokens: count(c, at + 2)?,
+    })
+}
+
+/// The lease in five columns from `at` (token, host, pid, start, expiry), if there is one.
+fn lease(c: &dyn Columns, at: usize) -> Read<Option<Lease>> {
+    let Some(token) = c.text(at)? else {
+        return Ok(None);
+    };
+    Ok(Some(Lease {
+        token,
+        host: c.text(at + 1)?.unwrap_or_default(),
+        pid: u32::try_from(c.int(at + 2)?.unwrap_or(0)).unwrap_or(0),
+        start: u64::try_from(c.int(at + 3)?.unwrap_or(0)).unwrap_or(0),
+        expires_at: c.int(at + 4)?.unwrap_or(0),
+    }))
+}
+
+/// Columns of a run: id, agent_id, agent (JSON), cwd, status, output, finish_reason, error,
+/// input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid,
+/// lease_start, lease_expires_at, created_at, updated_at, host.
+pub fn run(c: &dyn Columns) -> Read<Run> {
+    let Outcome {
+        output,
+        finish_reason,
+        error,
+    } = outcome(c, 5)?;
+    Ok(Run {
+        id: text(c, 0)?,
+        agent_id: text(c, 1)?,
+        agent: json(c, 2)?,
+        cwd: text(c, 3)?,
+        status: status(&text(c, 4)?)?,
+        output,
+        finish_reason,
+        error,
+        usage: usage(c, 8)?,
+        lease: lease(c, 11)?,
+        created_at: int(c, 16)?,
+        updated_at: int(c, 17)?,
+        host: c.text(18)?,
+    })
+}
+
+/// Columns of a locked run: key (0 when the backend has none), id, status, output,
+/// finish_reason, error, input_tokens, output_tokens, total_tokens, lease_token,
+/// lease_host, lease_pid, lease_start, lease_expires_at, expires_in_ms, updated_at.
+pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
+    Ok(RunRow {
+        key: int(c, 0)?,
+        id: text(c, 1)?,
+        status: status(&text(c, 2)?)?,
+        outcome: outcome(c, 3)?,
+        usage: usage(c, 6)?,
+        lease: lease(c, 9)?,
+        expires_in_ms: c.int(14)?,
+        updated_at: int(c, 15)?,
+    })
+}
+
+/// Columns of a call: run id, call_id, seq, step, tool_name, args, state, payload,
+/// payload_is_args (the payload is the arguments), result, error, resume_data,
+/// resolved_by, resolved_via, resolved_at, expires_at, created_at.
+pub fn call(c: &dyn Columns) -> Read<CallRecord> {
+    let args = json(c, 5)?;
+    let payload = match c.int(8)? {
+        Some(n) if n != 0 => Some(args.clone()),
+        _ => opt_json(c, 7)?,
+    };
+    Ok(CallRecord {
+        run_id: text(c, 0)?,
+        call_id: text(c, 1)?,
+        seq: int(c, 2)?,
+        step: int(c, 3)?,
+        tool_name: text(c, 4)?,
+        args,
+        state: call_state(&text(c, 6)?)?,
+        payload,
+        result: opt_json(c, 9)?,
+        error: opt_json(c, 10)?,
+        resume_data: opt_json(c, 11)?,
+        resolved_by: c.text(12)?,
+        resolved_via: c.text(13)?,
+        resolved_at: c.int(14)?,
+        expires_at: c.int(15)?,
+        created_at: int(c, 16)?,
+    })
+}
+
+/// Columns of a pending item: those of a call, then its run's agent id.
+pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
+    let agent_id = c.text(17)?.unwrap_or_default();
+    Ok((call(c)?, agent_id))
+}
+
+/// Columns of a waiter: token, host, pid, start, heartbeat_at; as the lease its heartbeat
+/// holds.
+pub fn waiter(c: &dyn Columns) -> Read<Lease> {
+    Ok(Lease {
+        token: text(c, 0)?,
+        host: text(c, 1)?,
+        pid: u32::try_from(int(c, 2)?).unwrap_or(0),
+        start: u64::try_from(int(c, 3)?).unwrap_or(0),
+        expires_at: int(c, 4)?.saturating_add(LEASE_MS),
+    })
+}
+
+/// A count or a number of tokens as a column holds it (saturating: never wraps).
+pub fn stored(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}

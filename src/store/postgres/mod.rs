@@ -1,0 +1,130 @@
+//! The PostgreSQL backend, for teams whose runners and reviewers are on different machines.
+//!
+//! The same tables as SQLite (without its size encoding), in a schema of its own
+//! (`mastra_ask`). Every transition is one transaction that locks the run's row first
+//! (`tx.rs`); waiters sleep on LISTEN and wake at each transition's NOTIFY. Every wait is
+//! bounded (`connect.rs`). The transitions themselves are not here (`store::transitions`).
+
+mod connect;
+mod errors;
+mod read;
+mod schema;
+mod tx;
+
+use std::cell::{Cell, RefCell};
+use std::time::Duration;
+
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::Client;
+
+use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
+use crate::store::backend::{Backend, Durability, Work};
+use crate::store::{redact, Access, Result, Run, RunFilter};
+use errors::classify;
+
+/// What reads add to an error without context of its own.
+const READING: &str = "reading the store";
+
+pub struct PgStore {
+    client: RefCell<Client>,
+    listening: Cell<bool>,
+}
+
+impl PgStore {
+    pub fn open(url: &str, access: Access) -> Result<Option<PgStore>> {
+        let mut client = connect::connect(url)?;
+        let shown = redact(url);
+        let doing = format!("opening the store at {shown}");
+        let version = schema::version(&mut client).map_err(|e| e.doing(&doing))?;
+        if version.is_none() && access == Access::Existing {
+            return Ok(None);
+        }
+        let version = version.unwrap_or(0);
+        schema::known(&shown, version)?;
+        if version < schema::MIGRATIONS.len() as i64 {
+            schema::migrate(&mut client, &shown)
+                .map_err(|e| e.doing(&format!("preparing the store at {shown}")))?;
+        }
+        Ok(Some(PgStore {
+            client: RefCell::new(client),
+            listening: Cell::new(false),
+        }))
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
+        f(&mut self.client.borrow_mut()).map_err(|e| e.doing(READING))
+    }
+}
+
+impl Backend for PgStore {
+    fn transact(&self, _durability: Durability, f: Work) -> Result<()> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = tx::PgTx::begin(&mut client)?;
+        f(&mut tx).map_err(|e| e.doing("writing to the store"))?;
+        tx.commit()
+    }
+
+    fn run(&self, id: &str) -> Result<Option<Run>> {
+        self.read(|c| read::run(c, id))
+    }
+
+    fn run_ids_between(&self, from: &str, to: &str, limit: usize) -> Result<Vec<String>> {
+        self.read(|c| read::run_ids_between(c, from, to, limit))
+    }
+
+    fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>> {
+        self.read(|c| read::list_runs(c, filter))
+    }
+
+    fn messages(&self, run_id: &str) -> Result<Vec<Message>> {
+        self.read(|c| read::messages(c, run_id))
+    }
+
+    fn events(&self, run_id: &str) -> Result<Vec<StoredEvent>> {
+        self.read(|c| read::events(c, run_id))
+    }
+
+    fn calls(&self, run_id: &str) -> Result<Vec<CallRecord>> {
+        self.read(|c| read::calls(c, run_id))
+    }
+
+    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>> {
+        self.read(|c| read::pending_calls(c, run_id))
+    }
+
+    fn any_due(&self, now: i64) -> Result<bool> {
+        self.read(|c| read::any_due(c, now))
+    }
+
+    fn wait_for_change(&self, _run_id: &str, timeout: Duration) -> Result<()> {
+        let mut client = self.client.borrow_mut();
+        if !self.listening.replace(true) {
+            client
+                .batch_execute(&format!("LISTEN {}", tx::CHANNEL))
+                .map_err(|e| classify("listening for changes", e))?;
+        }
+        let mut notifications = client.notifications();
+        let mut iter = notifications.timeout_iter(timeout);
+        // Any notification (or the timeout) is a reason to look again.
+        iter.next()
+            .map_err(|e| classify("waiting for a change", e))?;
+        Ok(())
+    }
+
+    fn prune(&self, before: i64, statuses: &[RunStatus]) -> Result<usize> {
+        let finished: Vec<&str> = statuses
+            .iter()
+            .filter(|s| s.is_finished())
+            .map(|s| s.as_str())
+            .collect();
+        let n = self
+            .client
+            .borrow_mut()
+            .execute(
+                "DELETE FROM runs WHERE status = ANY($1) AND updated_at < $2",
+                &[&finished, &before],
+            )
+            .map_err(|e| classify("writing to the store", e))?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+}

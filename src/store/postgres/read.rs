@@ -1,0 +1,158 @@
+//! The PostgreSQL reads: runs, their messages, events and calls, pending items, deadlines.
+//! Each row is decoded on its own (`columns`), so that one odd row costs only its run.
+//! Nothing here writes.
+
+use postgres::types::Type;
+use postgres::{Client, Row};
+
+use crate::domain::{CallRecord, Event, Message, StoredEvent};
+use crate::store::columns::{self, Cell, Columns, Read};
+use crate::store::damage::{self, Decoded};
+use crate::store::{Result, Run, RunFilter};
+
+/// A call with its run's id, as `columns::call` reads it (payloads are stored whole).
+pub const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name, c.args, \
+    c.state, c.payload, false, c.result, c.error, c.resume_data, c.resolved_by, \
+    c.resolved_via, c.resolved_at, c.expires_at, c.created_at";
+
+/// A run, as `columns::run` reads it.
+const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reason, error, \
+    input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid, \
+    lease_start, lease_expires_at, created_at, updated_at, host FROM runs";
+
+/// A fetched PostgreSQL row, column by column.
+pub struct PgRow<'a>(pub &'a Row);
+
+impl Columns for PgRow<'_> {
+    fn cell(&self, i: usize) -> Read<Cell> {
+        let ty = match self.0.columns().get(i) {
+            Some(column) => column.type_().clone(),
+            None => return Err(format!("no column {i}")),
+        };
+        let bad = |e: postgres::Error| format!("column {i}: {e}");
+        let cell = match ty {
+            Type::INT8 => self
+                .0
+                .try_get::<_, Option<i64>>(i)
+                .map_err(bad)?
+                .map(Cell::Int),
+            Type::BOOL => self
+                .0
+                .try_get::<_, Option<bool>>(i)
+                .map_err(bad)?
+                .map(|b| Cell::Int(i64::from(b))),
+            Type::TEXT | Type::VARCHAR => self
+                .0
+                .try_get::<_, Option<String>>(i)
+                .map_err(bad)?
+                .map(Cell::Text),
+            other => Some(Cell::Other(other.name().to_string())),
+        };
+        Ok(cell.unwrap_or(Cell::Null))
+    }
+
+    fn name(&self, i: usize) -> String {
+        self.0
+            .columns()
+            .get(i)
+            .map_or("a column", |c| c.name())
+            .to_string()
+    }
+}
+
+/// `rows`, each decoded by `read` and named by its run (column 0).
+pub fn decoded<T>(rows: &[Row], read: fn(&dyn Columns) -> Read<T>) -> Vec<Decoded<T>> {
+    rows.iter()
+        .map(|r| {
+            let row = PgRow(r);
+            (columns::run_id(&row), read(&row))
+        })
+        .collect()
+}
+
+pub fn run(c: &mut Client, id: &str) -> Result<Option<Run>> {
+    let row = c.query_opt(&format!("SELECT {RUN_COLUMNS} WHERE id = $1"), &[&id])?;
+    row.map(|r| damage::one(id, columns::run(&PgRow(&r))))
+        .transpose()
+}
+
+pub fn run_ids_between(c: &mut Client, from: &str, to: &str, limit: usize) -> Result<Vec<String>> {
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    Ok(c.query(
+        "SELECT id FROM runs WHERE id >= $1 AND id < $2 ORDER BY id LIMIT $3",
+        &[&from, &to, &limit],
+    )?
+    .iter()
+    .map(|r| r.get(0))
+    .collect())
+}
+
+pub fn list_runs(c: &mut Client, filter: &RunFilter) -> Result<Vec<Run>> {
+    let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
+    let status = filter.status.map(|s| s.as_str());
+    let rows = c.query(
+        &format!(
+            "SELECT {RUN_COLUMNS} WHERE $1::text IS NULL OR status = $1 \
+             ORDER BY created_at DESC, id DESC LIMIT $2"
+        ),
+        &[&status, &limit],
+    )?;
+    Ok(damage::sift(decoded(&rows, columns::run)))
+}
+
+pub fn messages(c: &mut Client, run_id: &str) -> Result<Vec<Message>> {
+    c.query(
+        "SELECT body FROM messages WHERE run_id = $1 ORDER BY seq",
+        &[&run_id],
+    )?
+    .iter()
+    .map(|r| damage::one(run_id, columns::from_json(r.get::<_, &str>(0))))
+    .collect()
+}
+
+/// A run's events; a payload that does not parse reads as null.
+pub fn events(c: &mut Client, run_id: &str) -> Result<Vec<StoredEvent>> {
+    Ok(c.query(
+        "SELECT seq, at, kind, payload FROM events WHERE run_id = $1 ORDER BY seq",
+        &[&run_id],
+    )?
+    .iter()
+    .map(|r| StoredEvent {
+        seq: r.get(0),
+        at: r.get(1),
+        event: Event {
+            kind: r.get(2),
+            payload: columns::from_json(r.get::<_, &str>(3)).unwrap_or_default(),
+        },
+    })
+    .collect())
+}
+
+pub fn calls(c: &mut Client, run_id: &str) -> Result<Vec<CallRecord>> {
+    let rows = c.query(
+        &format!("SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = $1 ORDER BY c.step, c.seq"),
+        &[&run_id],
+    )?;
+    damage::all(decoded(&rows, columns::call))
+}
+
+pub fn pending_calls(c: &mut Client, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>> {
+    let rows = c.query(
+        &format!(
+            "SELECT {CALL_COLUMNS}, r.agent_id FROM calls c JOIN runs r ON r.id = c.run_id \
+             WHERE c.state = 'pending' AND ($1::text IS NULL OR c.run_id = $1) \
+             ORDER BY c.created_at, c.run_id, c.step, c.seq"
+        ),
+        &[&run_id],
+    )?;
+    Ok(damage::sift(decoded(&rows, columns::pending)))
+}
+
+pub fn any_due(c: &mut Client, now: i64) -> Result<bool> {
+    Ok(c.query_one(
+        "SELECT EXISTS (SELECT 1 FROM calls WHERE state = 'pending' \
+             AND expires_at IS NOT NULL AND expires_at <= $1)",
+        &[&now],
+    )?
+    .get(0))
+}

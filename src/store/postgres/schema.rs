@@ -1,0 +1,147 @@
+//! The PostgreSQL schema, in a schema of its own (`mastra_ask`): numbered migrations
+//! recorded in `schema_version`, applied under an advisory lock so that several processes
+//! may start at once. The tables, their columns and the states they hold are SQLite's;
+//! what differs is SQLite's encoding for size (integer run keys, shared agent documents,
+//! references instead of copies): here rows name their run by its id and values are stored
+//! whole.
+//! A store whose version is newer than this program's is refused before anything is
+//! written.
+
+use postgres::Client;
+
+use super::errors::classify;
+use crate::store::backend::migrations;
+use crate::store::{Error, Result};
+
+const MIGRATION_LOCK: i64 = 0x6d61_7374_7261;
+
+/// Numbered migrations: released ones are never edited, new ones are appended.
+pub const MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE runs (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    status TEXT NOT NULL,
+    output TEXT,
+    finish_reason TEXT,
+    error TEXT,
+    input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens BIGINT NOT NULL DEFAULT 0,
+    total_tokens BIGINT NOT NULL DEFAULT 0,
+    lease_token TEXT,
+    lease_host TEXT,
+    lease_pid BIGINT,
+    lease_expires_at BIGINT,
+    expires_in_ms BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+);
+CREATE INDEX runs_by_status ON runs (status, id);
+CREATE TABLE messages (
+    run_id TEXT COLLATE "C" NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE events (
+    run_id TEXT COLLATE "C" NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    at BIGINT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE calls (
+    run_id TEXT COLLATE "C" NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    call_id TEXT NOT NULL,
+    step BIGINT NOT NULL,
+    seq BIGINT NOT NULL,
+    tool_name TEXT NOT NULL,
+    args TEXT NOT NULL,
+    state TEXT NOT NULL,
+    payload TEXT,
+    result TEXT,
+    error TEXT,
+    resume_data TEXT,
+    resolved_by TEXT,
+    resolved_via TEXT,
+    resolved_at BIGINT,
+    expires_at BIGINT,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (run_id, call_id)
+);
+CREATE INDEX calls_pending ON calls (created_at) WHERE state = 'pending';
+CREATE INDEX calls_expiring ON calls (expires_at) WHERE state = 'pending' AND expires_at IS NOT NULL;
+CREATE TABLE waiters (
+    run_id TEXT COLLATE "C" NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    token TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid BIGINT NOT NULL,
+    heartbeat_at BIGINT NOT NULL,
+    PRIMARY KEY (run_id, token)
+);
+"#,
+    migrations::HOSTS_AND_STARTS,
+    migrations::RUNS_BY_CREATION,
+];
+
+/// The store's schema version; `None` when the database has no store yet.
+pub fn version(client: &mut Client) -> Result<Option<i64>> {
+    let exists: bool = client
+        .query_one(
+            "SELECT to_regclass('mastra_ask.schema_version') IS NOT NULL",
+            &[],
+        )?
+        .get(0);
+    if !exists {
+        return Ok(None);
+    }
+    let row = client.query_one("SELECT max(version) FROM mastra_ask.schema_version", &[])?;
+    Ok(row.get::<_, Option<i64>>(0))
+}
+
+/// Refuses a schema version this program does not know.
+pub fn known(store: &str, version: i64) -> Result<()> {
+    let known = MIGRATIONS.len() as i64;
+    if version > known {
+        return Err(Error::NewerSchema {
+            store: store.to_string(),
+            found: version,
+            known,
+        });
+    }
+    Ok(())
+}
+
+/// Applies the missing migrations; safe when several processes do it at once.
+pub fn migrate(client: &mut Client, store: &str) -> Result<()> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+    tx.batch_execute(
+        "CREATE SCHEMA IF NOT EXISTS mastra_ask; \
+         CREATE TABLE IF NOT EXISTS mastra_ask.schema_version (version BIGINT NOT NULL)",
+    )?;
+    let done: i64 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM mastra_ask.schema_version",
+            &[],
+        )?
+        .get(0);
+    known(store, done)?;
+    for (i, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(done).unwrap_or(0))
+    {
+        let step = format!("applying migration {}", i + 1);
+        tx.batch_execute(sql).map_err(|e| classify(&step, e))?;
+        tx.execute(
+            "INSERT INTO mastra_ask.schema_version (version) VALUES ($1)",
+            &[&(i as i64 + 1)],
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
+}

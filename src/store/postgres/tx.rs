@@ -1,0 +1,309 @@
+//! The PostgreSQL side of a transition: the row operations of one transaction
+//! (`store::Tx`). Locking a run is `SELECT … FOR UPDATE`, so a run's sequences and items
+//! change in one transaction at a time; every change sends `NOTIFY mastra_ask, '<run id>'`
+//! so that waiters wake at once. No decisions here: the transitions make them.
+
+use postgres::{Client, Transaction};
+
+use super::errors::classify;
+
+use super::read::{decoded, PgRow, CALL_COLUMNS};
+use crate::domain::{CallRecord, CallState, Message, Resolution, StoredEvent};
+use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, Tx};
+use crate::store::columns::{self, stored};
+use crate::store::{damage, Lease, Result};
+
+pub const CHANNEL: &str = "mastra_ask";
+
+/// One open transaction.
+pub struct PgTx<'c> {
+    tx: Transaction<'c>,
+}
+
+/// A lease's columns (token, host, pid, start, expiry), all NULL for none.
+struct LeaseCols {
+    token: Option<String>,
+    host: Option<String>,
+    pid: Option<i64>,
+    start: Option<i64>,
+    expires: Option<i64>,
+}
+
+fn lease_cols(lease: Option<&Lease>) -> LeaseCols {
+    LeaseCols {
+        token: lease.map(|l| l.token.clone()),
+        host: lease.map(|l| l.host.clone()),
+        pid: lease.map(|l| i64::from(l.pid)),
+        start: lease.map(|l| stored(l.start)),
+        expires: lease.map(|l| l.expires_at),
+    }
+}
+
+fn to_json(v: &impl serde::Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+impl<'c> PgTx<'c> {
+    pub fn begin(client: &'c mut Client) -> Result<PgTx<'c>> {
+        match client.transaction() {
+            Ok(tx) => Ok(PgTx { tx }),
+            Err(e) => Err(classify("starting a transaction", e)),
+        }
+    }
+
+    pub fn commit(self) -> Result<()> {
+        self.tx
+            .commit()
+            .map_err(|e| classify("writing to the store", e))
+    }
+
+    fn next_seq(&mut self, table: &str, run_id: &str) -> Result<i64> {
+        let sql = format!("SELECT coalesce(max(seq) + 1, 0) FROM {table} WHERE run_id = $1");
+        Ok(self.tx.query_one(&sql, &[&run_id])?.get(0))
+    }
+
+    fn append_messages(&mut self, run_id: &str, messages: &[Message]) -> Result<i64> {
+        let first = self.next_seq("messages", run_id)?;
+        let stmt = self
+            .tx
+            .prepare("INSERT INTO messages (run_id, seq, body) VALUES ($1, $2, $3)")?;
+        for (seq, m) in (first..).zip(messages) {
+            self.tx.execute(&stmt, &[&run_id, &seq, &to_json(m)])?;
+        }
+        Ok(first)
+    }
+
+    fn insert_calls(&mut self, run_id: &str, step: i64, batch: &Batch) -> Result<()> {
+        let stmt = self.tx.prepare(
+            "INSERT INTO calls (run_id, call_id, step, seq, tool_name, args, state, \
+             payload, result, error, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        )?;
+        for (seq, call) in (0i64..).zip(batch.calls) {
+            let deadline = batch.deadline.filter(|_| call.state == CallState::Pending);
+            self.tx.execute(
+                &stmt,
+                &[
+                    &run_id,
+                    &call.call_id,
+                    &step,
+                    &seq,
+                    &call.tool_name,
+                    &to_json(&call.args),
+                    &call.state.as_str(),
+                    &call.payload.as_ref().map(to_json),
+                    &call.result.as_ref().map(to_json),
+                    &call.error.as_ref().map(to_json),
+                    &batch.at,
+                    &deadline,
+                ],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Tx for PgTx<'_> {
+    fn lock_run(&mut self, run_id: &str) -> Result<Option<RunRow>> {
+        let row = self.tx.query_opt(
+            "SELECT 0::bigint, id, status, output, finish_reason, error, input_tokens, \
+             output_tokens, total_tokens, lease_token, lease_host, lease_pid, lease_start, \
+             lease_expires_at, expires_in_ms, updated_at FROM runs WHERE id = $1 FOR UPDATE",
+            &[&run_id],
+        )?;
+        row.map(|r| damage::one(run_id, columns::run_row(&PgRow(&r))))
+            .transpose()
+    }
+
+    fn insert_run(&mut self, run: &RunInsert) -> Result<i64> {
+        let new = run.new;
+        let l = lease_cols(Some(run.lease));
+        self.tx.execute(
+            "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, lease_host, \
+             lease_pid, lease_start, lease_expires_at, expires_in_ms, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10, $11, $12, $12)",
+            &[
+                &new.id,
+                &new.agent_id,
+                &to_json(new.agent),
+                &new.cwd,
+                &new.lease.host,
+                &l.token,
+                &l.host,
+                &l.pid,
+                &l.start,
+                &l.expires,
+                &run.expires_in_ms,
+                &run.at,
+            ],
+        )?;
+        Ok(0)
+    }
+
+    fn save_run(&mut self, run: &RunRow) -> Result<()> {
+        let l = lease_cols(run.lease.as_ref());
+        self.tx.execute(
+            "UPDATE runs SET status = $2, output = $3, finish_reason = $4, error = $5, \
+             input_tokens = $6, output_tokens = $7, total_tokens = $8, lease_token = $9, \
+             lease_host = $10, lease_pid = $11, lease_start = $12, lease_expires_at = $13, \
+             updated_at = $14 WHERE id = $1",
+            &[
+                &run.id,
+                &run.status.as_str(),
+                &run.outcome.output,
+                &run.outcome.finish_reason,
+                &run.outcome.error,
+                &stored(run.usage.input_tokens),
+                &stored(run.usage.output_tokens),
+                &stored(run.usage.total_tokens),
+                &l.token,
+                &l.host,
+                &l.pid,
+                &l.start,
+                &l.expires,
+                &run.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>> {
+        let Some(row) = self.tx.query_opt(
+            "SELECT state, step, resolved_by FROM calls WHERE run_id = $1 AND call_id = $2",
+            &[&run.id, &call_id],
+        )?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(CallHead {
+            state: damage::one(&run.id, columns::call_state(row.get::<_, &str>(0)))?,
+            step: row.get(1),
+            resolved_by: row.get(2),
+        }))
+    }
+
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
+        self.tx.execute(
+            "UPDATE calls SET state = 'resolved', result = $3, resume_data = $4, \
+             resolved_by = $5, resolved_via = $6, resolved_at = $7 \
+             WHERE run_id = $1 AND call_id = $2 AND state = 'pending'",
+            &[
+                &run.id,
+                &call_id,
+                &to_json(&by.result),
+                &to_json(&by.resume_data),
+                &by.by,
+                &by.via.as_str(),
+                &run.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {
+        let sql = format!(
+            "SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = $1 AND c.step = $2 \
+             ORDER BY c.seq"
+        );
+        let rows = self.tx.query(&sql, &[&run.id, &step])?;
+        damage::all(decoded(&rows, columns::call))
+    }
+
+    fn close_pending(&mut self, run: &RunRow, state: CallState, at: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE calls SET state = $2, resolved_at = $3 \
+             WHERE run_id = $1 AND state = 'pending'",
+            &[&run.id, &state.as_str(), &at],
+        )?;
+        Ok(())
+    }
+
+    fn append(&mut self, run: &RunRow, batch: &Batch) -> Result<Vec<StoredEvent>> {
+        let step = self.append_messages(&run.id, batch.messages)?;
+        if !batch.calls.is_empty() {
+            self.insert_calls(&run.id, step, batch)?;
+        }
+        let first = self.next_seq("events", &run.id)?;
+        let stmt = self.tx.prepare(
+            "INSERT INTO events (run_id, seq, kind, payload, at) VALUES ($1, $2, $3, $4, $5)",
+        )?;
+        let mut stored = Vec::with_capacity(batch.events.len());
+        for (seq, e) in (first..).zip(batch.events) {
+            self.tx.execute(
+                &stmt,
+                &[&run.id, &seq, &e.kind, &to_json(&e.payload), &batch.at],
+            )?;
+            stored.push(StoredEvent {
+                seq,
+                at: batch.at,
+                event: e.clone(),
+            });
+        }
+        Ok(stored)
+    }
+
+    fn waiters(&mut self, run: &RunRow) -> Result<Vec<Lease>> {
+        let rows = self.tx.query(
+            "SELECT token, host, pid, start, heartbeat_at FROM waiters WHERE run_id = $1",
+            &[&run.id],
+        )?;
+        // A waiter row that does not read is no live waiter.
+        Ok(decoded(&rows, columns::waiter)
+            .into_iter()
+            .filter_map(|(_, w)| w.ok())
+            .collect())
+    }
+
+    fn put_waiter(&mut self, run: &RunRow, waiter: &Lease, at: i64) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO waiters (run_id, token, host, pid, start, heartbeat_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (run_id, token) DO UPDATE \
+             SET host = excluded.host, pid = excluded.pid, start = excluded.start, \
+             heartbeat_at = excluded.heartbeat_at",
+            &[
+                &run.id,
+                &waiter.token,
+                &waiter.host,
+                &i64::from(waiter.pid),
+                &stored(waiter.start),
+                &at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn beat_waiter(&mut self, run: &RunRow, token: &str, at: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE waiters SET heartbeat_at = $3 WHERE run_id = $1 AND token = $2",
+            &[&run.id, &token, &at],
+        )?;
+        Ok(())
+    }
+
+    fn remove_waiter(&mut self, run: &RunRow, token: &str) -> Result<()> {
+        self.tx.execute(
+            "DELETE FROM waiters WHERE run_id = $1 AND token = $2",
+            &[&run.id, &token],
+        )?;
+        Ok(())
+    }
+
+    fn due_runs(&mut self, now: i64) -> Result<Vec<String>> {
+        Ok(self
+            .tx
+            .query(
+                "SELECT DISTINCT run_id FROM calls WHERE state = 'pending' \
+                 AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY run_id",
+                &[&now],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+
+    fn notify(&mut self, run: &RunRow) -> Result<()> {
+        self.tx
+            .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &run.id])?;
+        Ok(())
+    }
+}

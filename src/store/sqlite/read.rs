@@ -1,0 +1,207 @@
+//! The SQLite reads: runs, their messages, events and calls, pending items, deadlines.
+//! Each row is decoded on its own (`columns`), so that one odd row costs only its run.
+//! Nothing here writes.
+
+use rusqlite::types::ValueRef;
+use rusqlite::{params, CachedStatement, Connection, OptionalExtension, Params, Row};
+
+use super::compact::{self, Cursor, EventRow, Sources};
+use crate::domain::{CallRecord, Event, Message, StoredEvent};
+use crate::store::columns::{self, Cell, Columns, Read};
+use crate::store::damage::{self, Decoded};
+use crate::store::{Result, Run, RunFilter};
+
+/// A call with its run's id (`c` is `calls`, `r` its `runs` row), as `columns::call`
+/// reads it.
+pub const CALL_COLUMNS: &str = "r.id, c.call_id, c.seq, c.step, c.tool_name, c.args, c.state, \
+    c.payload, c.payload_is_args, c.result, c.error, c.resume_data, c.resolved_by, \
+    c.resolved_via, c.resolved_at, c.expires_at, c.created_at";
+
+/// A run with its agent definition (`r` is `runs`, `d` its agent's `documents` row), as
+/// `columns::run` reads it.
+const RUN_COLUMNS: &str = "r.id, r.agent_id, d.body, r.cwd, r.status, r.output, \
+    r.finish_reason, r.error, r.input_tokens, r.output_tokens, r.total_tokens, r.lease_token, \
+    r.lease_host, r.lease_pid, r.lease_start, r.lease_expires_at, r.created_at, r.updated_at, \
+    r.host FROM runs r JOIN documents d ON d.key = r.agent";
+
+/// A fetched SQLite row, column by column.
+pub struct SqlRow<'a, 'b>(pub &'a Row<'b>);
+
+impl Columns for SqlRow<'_, '_> {
+    fn cell(&self, i: usize) -> Read<Cell> {
+        Ok(match self.0.get_ref(i).map_err(|e| e.to_string())? {
+            ValueRef::Null => Cell::Null,
+            ValueRef::Integer(n) => Cell::Int(n),
+            ValueRef::Real(x) => Cell::Real(x),
+            ValueRef::Text(t) => Cell::Text(
+                String::from_utf8(t.to_vec()).map_err(|_| format!("column {i} is not UTF-8"))?,
+            ),
+            ValueRef::Blob(_) => Cell::Other("a blob".into()),
+        })
+    }
+
+    fn name(&self, i: usize) -> String {
+        self.0
+            .as_ref()
+            .column_name(i)
+            .unwrap_or("a column")
+            .to_string()
+    }
+}
+
+/// The rows of `stmt`, each decoded by `read` and named by its run (column 0).
+pub fn decoded<T>(
+    stmt: &mut CachedStatement,
+    params: impl Params,
+    read: fn(&dyn Columns) -> Read<T>,
+) -> Result<Vec<Decoded<T>>> {
+    let rows = stmt.query_map(params, |r| {
+        let row = SqlRow(r);
+        Ok((columns::run_id(&row), read(&row)))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+pub fn run(c: &Connection, id: &str) -> Result<Option<Run>> {
+    let row = c
+        .prepare_cached(&format!("SELECT {RUN_COLUMNS} WHERE r.id = ?1"))?
+        .query_row([id], |r| Ok(columns::run(&SqlRow(r))))
+        .optional()?;
+    row.map(|row| damage::one(id, row)).transpose()
+}
+
+pub fn run_ids_between(c: &Connection, from: &str, to: &str, limit: usize) -> Result<Vec<String>> {
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let ids = c
+        .prepare_cached("SELECT id FROM runs WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3")?
+        .query_map(params![from, to, limit], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(ids)
+}
+
+pub fn list_runs(c: &Connection, filter: &RunFilter) -> Result<Vec<Run>> {
+    let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
+    let rows = match filter.status {
+        Some(status) => decoded(
+            &mut c.prepare_cached(&format!(
+                "SELECT {RUN_COLUMNS} WHERE r.status = ?1 \
+                 ORDER BY r.created_at DESC, r.key DESC LIMIT ?2"
+            ))?,
+            params![status.as_str(), limit],
+            columns::run,
+        )?,
+        None => decoded(
+            &mut c.prepare_cached(&format!(
+                "SELECT {RUN_COLUMNS} ORDER BY r.created_at DESC, r.key DESC LIMIT ?1"
+            ))?,
+            [limit],
+            columns::run,
+        )?,
+    };
+    Ok(damage::sift(rows))
+}
+
+/// A run's messages with their sequence numbers.
+pub fn messages(c: &Connection, run_id: &str) -> Result<Vec<(i64, Message)>> {
+    let mut stmt = c.prepare_cached(
+        "SELECT m.seq, m.call_id, m.body, c.result FROM runs r \
+         JOIN messages m ON m.run = r.key \
+         LEFT JOIN calls c ON c.run = m.run AND c.call_id = m.call_id \
+         WHERE r.id = ?1 ORDER BY m.seq",
+    )?;
+    let rows = stmt.query_map([run_id], |r| Ok(message(r)))?;
+    let rows: Vec<Read<(i64, Message)>> = rows.collect::<rusqlite::Result<_>>()?;
+    rows.into_iter()
+        .map(|row| damage::one(run_id, row))
+        .collect()
+}
+
+fn message(r: &Row) -> Read<(i64, Message)> {
+    let get = |i| -> Read<Option<String>> { r.get(i).map_err(|e| e.to_string()) };
+    let seq: i64 = r.get(0).map_err(|e| e.to_string())?;
+    let body = get(2)?.unwrap_or_default();
+    let message = compact::read_message(get(1)?.as_deref(), &body, get(3)?.as_deref())
+        .map_err(|e| format!("message {seq} does not parse: {e}"))?;
+    Ok((seq, message))
+}
+
+/// A run's events, rebuilt from what they point at.
+pub fn events(c: &Connection, run_id: &str) -> Result<Vec<StoredEvent>> {
+    let mut sources = Sources::default();
+    for (seq, m) in messages(c, run_id)? {
+        sources.add_message(seq, &m);
+    }
+    for call in calls(c, run_id)? {
+        if let Some(p) = &call.payload {
+            sources.add_payload(&call.call_id, p);
+        }
+    }
+    let mut stmt = c.prepare_cached(
+        "SELECT e.seq, e.at, e.kind, e.derived, e.call_id, e.message, e.payload \
+         FROM runs r JOIN events e ON e.run = r.key WHERE r.id = ?1 ORDER BY e.seq",
+    )?;
+    let rows = stmt.query_map([run_id], |r| {
+        let row = EventRow {
+            derived: r.get(3)?,
+            call_id: r.get(4)?,
+            message: r.get(5)?,
+            payload: r.get(6)?,
+        };
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+            row,
+        ))
+    })?;
+    let mut cursor = Cursor::default();
+    let mut events = Vec::new();
+    for row in rows {
+        let (seq, at, kind, row) = row?;
+        let payload = compact::read_event(&kind, &row, &mut cursor, &sources)
+            .unwrap_or(serde_json::Value::Null);
+        events.push(StoredEvent {
+            seq,
+            at,
+            event: Event { kind, payload },
+        });
+    }
+    Ok(events)
+}
+
+pub fn calls(c: &Connection, run_id: &str) -> Result<Vec<CallRecord>> {
+    let mut stmt = c.prepare_cached(&format!(
+        "SELECT {CALL_COLUMNS} FROM runs r JOIN calls c ON c.run = r.key \
+         WHERE r.id = ?1 ORDER BY c.step, c.seq"
+    ))?;
+    damage::all(decoded(&mut stmt, [run_id], columns::call)?)
+}
+
+pub fn pending_calls(c: &Connection, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>> {
+    let select = format!(
+        "SELECT {CALL_COLUMNS}, r.agent_id FROM calls c JOIN runs r ON r.key = c.run \
+         WHERE c.state = 'pending'"
+    );
+    let order = "ORDER BY c.created_at, r.id, c.step, c.seq";
+    let rows = match run_id {
+        Some(id) => decoded(
+            &mut c.prepare_cached(&format!("{select} AND r.id = ?1 {order}"))?,
+            [id],
+            columns::pending,
+        )?,
+        None => decoded(
+            &mut c.prepare_cached(&format!("{select} {order}"))?,
+            [],
+            columns::pending,
+        )?,
+    };
+    Ok(damage::sift(rows))
+}
+
+pub fn any_due(c: &Connection, now: i64) -> Result<bool> {
+    Ok(c.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM calls WHERE state = 'pending' \
+         AND expires_at IS NOT NULL AND expires_at <= ?1)",
+    )?
+    .query_row([now], |r| r.get(0))?)
+}

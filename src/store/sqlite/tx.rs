@@ -1,0 +1,441 @@
+//! The SQLite side of a transition: the row operations of one `BEGIN IMMEDIATE`
+//! transaction (`store::Tx`). The write lock covers the whole store, so locking a run is
+//! reading it. Child rows name their run by its integer key, and appended rows go through
+//! the compact encoding (`compact.rs`). No decisions here: the transitions make them.
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+
+use super::compact::{self, to_json, Cursor, Sources};
+use super::errors::classify;
+use super::read::{decoded, SqlRow};
+use crate::domain::{CallRecord, CallState, Event, Message, NewCall, Resolution, StoredEvent};
+use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, Tx};
+use crate::store::columns::{self, from_json, stored};
+use crate::store::{damage, Lease, Result};
+
+/// One open write transaction.
+pub struct SqliteTx<'c> {
+    tx: Transaction<'c>,
+}
+
+/// The columns `columns::run_row` reads.
+const RUN_ROW: &str = "key, id, status, output, finish_reason, error, input_tokens, \
+    output_tokens, total_tokens, lease_token, lease_host, lease_pid, lease_start, \
+    lease_expires_at, expires_in_ms, updated_at";
+
+/// A lease's columns (token, host, pid, start, expiry), all NULL for none.
+type LeaseParams<'a> = (
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+fn lease_params(lease: Option<&Lease>) -> LeaseParams<'_> {
+    match lease {
+        Some(l) => (
+            Some(l.token.as_str()),
+            Some(l.host.as_str()),
+            Some(i64::from(l.pid)),
+            Some(stored(l.start)),
+            Some(l.expires_at),
+        ),
+        None => (None, None, None, None, None),
+    }
+}
+
+impl<'c> SqliteTx<'c> {
+    /// Takes the store's write lock (waiting up to the busy timeout).
+    pub fn begin(conn: &'c Connection) -> Result<SqliteTx<'c>> {
+        Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+            .map(|tx| SqliteTx { tx })
+            .map_err(|e| classify("waiting for the store's write lock", e))
+    }
+
+    pub fn commit(self) -> Result<()> {
+        self.tx
+            .commit()
+            .map_err(|e| classify("writing to the store", e))
+    }
+
+    /// The sequence numbers the run's next message and next event get.
+    fn next_seqs(&self, run: i64) -> Result<(i64, i64)> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT (SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE run = ?1), \
+                 (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run = ?1)",
+            )?
+            .query_row([run], |r| Ok((r.get(0)?, r.get(1)?)))?)
+    }
+
+    /// The key of a stored document with this text, stored now if it is new.
+    fn document(&self, body: &str) -> Result<i64> {
+        let hash = hash(body);
+        let found = self
+            .tx
+            .prepare_cached("SELECT key FROM documents WHERE hash = ?1 AND body = ?2")?
+            .query_row(params![hash, body], |r| r.get(0))
+            .optional()?;
+        if let Some(key) = found {
+            return Ok(key);
+        }
+        self.tx
+            .prepare_cached("INSERT INTO documents (hash, body) VALUES (?1, ?2)")?
+            .execute(params![hash, body])?;
+        Ok(self.tx.last_insert_rowid())
+    }
+
+    /// What the results of step `step` point at: the step's assistant message, and its
+    /// calls' result texts as stored (call id → text).
+    fn step_sources(
+        &self,
+        run: i64,
+        step: i64,
+        sources: &mut Sources,
+    ) -> Result<HashMap<String, String>> {
+        let assistant: Option<String> = self
+            .tx
+            .prepare_cached("SELECT body FROM messages WHERE run = ?1 AND seq = ?2")?
+            .query_row(params![run, step], |r| r.get(0))
+            .optional()?;
+        if let Some(Ok(m)) = assistant.map(|b| from_json::<Message>(&b)) {
+            sources.add_message(step, &m);
+        }
+        let texts = self
+            .tx
+            .prepare_cached("SELECT call_id, result FROM calls WHERE run = ?1 AND step = ?2")?
+            .query_map(params![run, step], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+            })?
+            .filter_map(|row| match row {
+                Ok((id, Some(text))) => Some(Ok((id, text))),
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            })
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(texts)
+    }
+
+    /// Appends messages from sequence number `first`; a tool message whose content is the
+    /// result text in `results` (call id → text) points at its call's row instead.
+    fn append_messages(
+        &self,
+        run: i64,
+        first: i64,
+        messages: &[Message],
+        results: &HashMap<String, String>,
+    ) -> Result<()> {
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO messages (run, seq, call_id, body) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (seq, m) in (first..).zip(messages) {
+            let (call_id, body) = compact::encode_message(m, results);
+            stmt.execute(params![run, seq, call_id, body])?;
+        }
+        Ok(())
+    }
+
+    /// Inserts a step's calls (the step is its assistant message, `step`).
+    fn insert_calls(
+        &self,
+        run: i64,
+        step: i64,
+        batch: &Batch,
+        sources: &mut Sources,
+    ) -> Result<()> {
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO calls (run, call_id, step, seq, tool_name, args, state, payload, \
+             payload_is_args, result, error, created_at, expires_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        )?;
+        for (seq, call) in (0i64..).zip(batch.calls) {
+            let (payload, payload_is_args) =
+                compact::encode_payload(&call.args, call.payload.as_ref());
+            if let Some(p) = &call.payload {
+                sources.add_payload(&call.call_id, p);
+            }
+            stmt.execute(params![
+                run,
+                call.call_id,
+                step,
+                seq,
+                call.tool_name,
+                to_json(&call.args),
+                call.state.as_str(),
+                payload,
+                payload_is_args,
+                call.result.as_ref().map(to_json),
+                call.error.as_ref().map(to_json),
+                batch.at,
+                deadline(call, batch.deadline),
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// Appends events from sequence number `first`; `step_message` is the sequence number
+    /// of the assistant message stored with them and `sources` what they may point at.
+    fn append_events(
+        &self,
+        run: i64,
+        first: i64,
+        events: &[Event],
+        at: i64,
+        step_message: Option<i64>,
+        sources: &Sources,
+    ) -> Result<Vec<StoredEvent>> {
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO events (run, seq, kind, derived, call_id, message, payload, at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        let mut cursor = Cursor::default();
+        let mut stored = Vec::with_capacity(events.len());
+        for (seq, e) in (first..).zip(events) {
+            let row = compact::encode_event(e, step_message, &mut cursor, sources);
+            stmt.execute(params![
+                run,
+                seq,
+                e.kind,
+                row.derived,
+                row.call_id,
+                row.message,
+                row.payload,
+                at
+            ])?;
+            stored.push(StoredEvent {
+                seq,
+                at,
+                event: e.clone(),
+            });
+        }
+        Ok(stored)
+    }
+}
+
+/// When a new call expires: pending calls at the batch's deadline, others never.
+fn deadline(call: &NewCall, batch_deadline: Option<i64>) -> Option<i64> {
+    batch_deadline.filter(|_| call.state == CallState::Pending)
+}
+
+impl Tx for SqliteTx<'_> {
+    fn lock_run(&mut self, run_id: &str) -> Result<Option<RunRow>> {
+        let sql = format!("SELECT {RUN_ROW} FROM runs WHERE id = ?1");
+        let row = self
+            .tx
+            .prepare_cached(&sql)?
+            .query_row([run_id], |r| Ok(columns::run_row(&SqlRow(r))))
+            .optional()?;
+        row.map(|row| damage::one(run_id, row)).transpose()
+    }
+
+    fn insert_run(&mut self, run: &RunInsert) -> Result<i64> {
+        let new = run.new;
+        let agent = self.document(&to_json(new.agent))?;
+        let (token, host, pid, start, expires) = lease_params(Some(run.lease));
+        self.tx
+            .prepare_cached(
+                "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, \
+                 lease_host, lease_pid, lease_start, lease_expires_at, expires_in_ms, \
+                 created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+            )?
+            .execute(params![
+                new.id,
+                new.agent_id,
+                agent,
+                new.cwd,
+                new.lease.host,
+                token,
+                host,
+                pid,
+                start,
+                expires,
+                run.expires_in_ms,
+                run.at
+            ])?;
+        Ok(self.tx.last_insert_rowid())
+    }
+
+    fn save_run(&mut self, run: &RunRow) -> Result<()> {
+        let (token, host, pid, start, expires) = lease_params(run.lease.as_ref());
+        self.tx
+            .prepare_cached(
+                "UPDATE runs SET status = ?2, output = ?3, finish_reason = ?4, error = ?5, \
+                 input_tokens = ?6, output_tokens = ?7, total_tokens = ?8, lease_token = ?9, \
+                 lease_host = ?10, lease_pid = ?11, lease_start = ?12, lease_expires_at = ?13, \
+                 updated_at = ?14 WHERE key = ?1",
+            )?
+            .execute(params![
+                run.key,
+                run.status.as_str(),
+                run.outcome.output,
+                run.outcome.finish_reason,
+                run.outcome.error,
+                stored(run.usage.input_tokens),
+                stored(run.usage.output_tokens),
+                stored(run.usage.total_tokens),
+                token,
+                host,
+                pid,
+                start,
+                expires,
+                run.updated_at
+            ])?;
+        Ok(())
+    }
+
+    fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>> {
+        let row: Option<(String, i64, Option<String>)> = self
+            .tx
+            .prepare_cached(
+                "SELECT state, step, resolved_by FROM calls WHERE run = ?1 AND call_id = ?2",
+            )?
+            .query_row(params![run.key, call_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()?;
+        let Some((state, step, resolved_by)) = row else {
+            return Ok(None);
+        };
+        Ok(Some(CallHead {
+            state: damage::one(&run.id, columns::call_state(&state))?,
+            step,
+            resolved_by,
+        }))
+    }
+
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE calls SET state = 'resolved', result = ?3, resume_data = ?4, \
+                 resolved_by = ?5, resolved_via = ?6, resolved_at = ?7 \
+                 WHERE run = ?1 AND call_id = ?2 AND state = 'pending'",
+            )?
+            .execute(params![
+                run.key,
+                call_id,
+                to_json(&by.result),
+                to_json(&by.resume_data),
+                by.by,
+                by.via.as_str(),
+                run.updated_at
+            ])?;
+        Ok(())
+    }
+
+    fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {
+        let sql = format!(
+            "SELECT {} FROM calls c JOIN runs r ON r.key = c.run \
+             WHERE c.run = ?1 AND c.step = ?2 ORDER BY c.seq",
+            super::read::CALL_COLUMNS
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        damage::all(decoded(&mut stmt, params![run.key, step], columns::call)?)
+    }
+
+    fn close_pending(&mut self, run: &RunRow, state: CallState, at: i64) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE calls SET state = ?2, resolved_at = ?3 WHERE run = ?1 AND state = 'pending'",
+            )?
+            .execute(params![run.key, state.as_str(), at])?;
+        Ok(())
+    }
+
+    fn append(&mut self, run: &RunRow, batch: &Batch) -> Result<Vec<StoredEvent>> {
+        let (first, first_event) = self.next_seqs(run.key)?;
+        let mut sources = Sources::default();
+        let results = match batch.origin {
+            Origin::Results { step } => self.step_sources(run.key, step, &mut sources)?,
+            _ => HashMap::new(),
+        };
+        for (seq, m) in (first..).zip(batch.messages) {
+            sources.add_message(seq, m);
+        }
+        self.append_messages(run.key, first, batch.messages, &results)?;
+        if !batch.calls.is_empty() {
+            self.insert_calls(run.key, first, batch, &mut sources)?;
+        }
+        let step_message =
+            (batch.origin == Origin::Step && !batch.messages.is_empty()).then_some(first);
+        self.append_events(
+            run.key,
+            first_event,
+            batch.events,
+            batch.at,
+            step_message,
+            &sources,
+        )
+    }
+
+    fn waiters(&mut self, run: &RunRow) -> Result<Vec<Lease>> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT token, host, pid, start, heartbeat_at FROM waiters WHERE run = ?1",
+        )?;
+        let rows = decoded(&mut stmt, [run.key], columns::waiter)?;
+        // A waiter row that does not read is no live waiter.
+        Ok(rows.into_iter().filter_map(|(_, w)| w.ok()).collect())
+    }
+
+    fn put_waiter(&mut self, run: &RunRow, waiter: &Lease, at: i64) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO waiters (run, token, host, pid, start, heartbeat_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                run.key,
+                waiter.token,
+                waiter.host,
+                waiter.pid,
+                stored(waiter.start),
+                at
+            ])?;
+        Ok(())
+    }
+
+    fn beat_waiter(&mut self, run: &RunRow, token: &str, at: i64) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE waiters SET heartbeat_at = ?3 WHERE run = ?1 AND token = ?2")?
+            .execute(params![run.key, token, at])?;
+        Ok(())
+    }
+
+    fn remove_waiter(&mut self, run: &RunRow, token: &str) -> Result<()> {
+        self.tx
+            .prepare_cached("DELETE FROM waiters WHERE run = ?1 AND token = ?2")?
+            .execute(params![run.key, token])?;
+        Ok(())
+    }
+
+    fn due_runs(&mut self, now: i64) -> Result<Vec<String>> {
+        let ids = self
+            .tx
+            .prepare_cached(
+                "SELECT DISTINCT r.id FROM calls c JOIN runs r ON r.key = c.run \
+                 WHERE c.state = 'pending' AND c.expires_at IS NOT NULL \
+                 AND c.expires_at <= ?1 ORDER BY r.id",
+            )?
+            .query_map([now], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(ids)
+    }
+
+    fn notify(&mut self, _run: &RunRow) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A stable 64-bit hash (FNV-1a) of a document, to find it again.
+fn hash(text: &str) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    i64::from_ne_bytes(h.to_ne_bytes())
+}

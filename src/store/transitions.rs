@@ -1,0 +1,457 @@
+//! The state machine of a run, written once: each transition is one transaction that
+//! checks, decides and writes over a backend's rows (`backend::Tx`). Which status allows
+//! what, who drives after the last answer (SPEC §5.1), how a deadline expires items, what
+//! `pending` lists: here and nowhere else, for both backends.
+//!
+//! No SQL and no printing here; the wording of refusals is in `error.rs`.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::backend::{Backend, Batch, Durability, Origin, Outcome, RunInsert, RunRow, Tx};
+use super::error::{Conflict, Error, NotFound, Result};
+use super::{damage, holder_alive, now_ms, Lease, NewRun, PendingItem, Resolved, LEASE_MS};
+use crate::domain::{
+    resumed_results, CallState, Event, Message, Resolution, RunStatus, StepCommit, StoredEvent,
+    Transition, Usage,
+};
+
+/// The `finish_reason` of a run failed because its input expired.
+pub const EXPIRED: &str = "expired";
+/// The `error` of a run whose items passed their `--expires-in` deadline.
+const EXPIRED_ERROR: &str = "no answer came before the deadline; the pending items expired";
+
+/// The store interface every command uses. Each backend provides `Backend`; the
+/// transitions below are the same for all of them.
+pub trait Store: Backend {
+    /// Stores a new run, `running` under its lease, with its prompt, its first events and,
+    /// for `--wait`, its waiter (registered in the same transaction, so no answer can come
+    /// before the waiter exists).
+    fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>> {
+        let now = now_ms();
+        let expires_in_ms = run.expires_in.map(|d| offset_ms(d, now)).transpose()?;
+        let lease = renewed(run.lease, now);
+        write(self, Durability::Deferred, |tx| {
+            let insert = RunInsert {
+                new: run,
+                lease: &lease,
+                expires_in_ms,
+                at: now,
+            };
+            let row = RunRow {
+                key: tx.insert_run(&insert)?,
+                id: run.id.to_string(),
+                status: RunStatus::Running,
+                usage: Usage::default(),
+                outcome: Outcome::default(),
+                lease: Some(lease.clone()),
+                expires_in_ms,
+                updated_at: now,
+            };
+            if let Some(waiter) = run.waiter {
+                tx.put_waiter(&row, waiter, now)?;
+            }
+            let prompt = [Message::User {
+                content: run.prompt.to_string(),
+            }];
+            let events = tx.append(&row, &appended(Origin::Prompt, &prompt, run.events, now))?;
+            tx.notify(&row)?;
+            Ok(events)
+        })
+    }
+
+    /// Ids of runs starting with `prefix`, at most `limit`.
+    fn run_ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<String>> {
+        self.run_ids_between(prefix, &format!("{prefix}\u{10FFFF}"), limit)
+    }
+
+    /// Pending items whose deadline has not passed, oldest first; `pending_in_run` counts
+    /// only those.
+    fn pending(&self, run_id: Option<&str>) -> Result<Vec<PendingItem>> {
+        let now = now_ms();
+        let live: Vec<_> = self
+            .pending_calls(run_id)?
+            .into_iter()
+            .filter(|(call, _)| call.expires_at.is_none_or(|at| at > now))
+            .collect();
+        let mut per_run: HashMap<String, usize> = HashMap::new();
+        for (call, _) in &live {
+            *per_run.entry(call.run_id.clone()).or_default() += 1;
+        }
+        Ok(live
+            .into_iter()
+            .map(|(call, agent_id)| PendingItem {
+                pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
+                call,
+                agent_id,
+            })
+            .collect())
+    }
+
+    /// Stores one step of a run driven under `lease`. `None` when the lease is no longer
+    /// held (the run was cancelled or taken over): nothing is stored and the driver stops.
+    fn commit_step(
+        &self,
+        run_id: &str,
+        lease: &Lease,
+        step: &StepCommit,
+    ) -> Result<Option<Vec<StoredEvent>>> {
+        let now = now_ms();
+        let durability = match step.transition {
+            Transition::Running => Durability::Deferred,
+            _ => Durability::Durable,
+        };
+        write(self, durability, |tx| {
+            let Some(mut run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
+                return Ok(None);
+            };
+            settle(&mut run, &step.transition);
+            run.usage = run.usage + step.usage;
+            run.lease = (run.status == RunStatus::Running).then(|| renewed(lease, now));
+            run.updated_at = now;
+            tx.save_run(&run)?;
+            let batch = Batch {
+                calls: &step.calls,
+                deadline: run.expires_in_ms.map(|ms| now.saturating_add(ms)),
+                ..appended(Origin::Step, &step.messages, &step.events, now)
+            };
+            let events = tx.append(&run, &batch)?;
+            tx.notify(&run)?;
+            Ok(Some(events))
+        })
+    }
+
+    /// Extends the lease; false when it is no longer held.
+    fn renew_lease(&self, run_id: &str, lease: &Lease) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Deferred, |tx| {
+            let Some(mut run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
+                return Ok(false);
+            };
+            run.lease = Some(renewed(lease, now));
+            tx.save_run(&run)?;
+            Ok(true)
+        })
+    }
+
+    /// Gives the run to `lease` if it is still in `status` with the lease token `expected`
+    /// (compare and swap), and sets it running.
+    fn take_lease(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        expected: Option<&str>,
+        lease: &Lease,
+    ) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Deferred, |tx| {
+            let Some(mut run) = tx.lock_run(run_id)? else {
+                return Ok(false);
+            };
+            if run.status != status || run.lease.as_ref().map(|l| l.token.as_str()) != expected {
+                return Ok(false);
+            }
+            run.status = RunStatus::Running;
+            run.outcome.error = None;
+            run.lease = Some(renewed(lease, now));
+            run.updated_at = now;
+            tx.save_run(&run)?;
+            tx.notify(&run)?;
+            Ok(true)
+        })
+    }
+
+    /// Resolves one pending item exactly once. When it is the last of its step, the step's
+    /// results are appended in the same transaction that sets the run running under
+    /// `driver` — or with no lease when `driver` is `None` or a live waiter will drive it.
+    fn resolve(
+        &self,
+        run_id: &str,
+        call_id: &str,
+        resolution: &Resolution,
+        driver: Option<&Lease>,
+    ) -> Result<Resolved> {
+        let now = now_ms();
+        // Deadlines first, in a transaction of their own: a refusal below rolls back.
+        self.expire_due(now)?;
+        write(self, Durability::Durable, |tx| {
+            let missing = || NotFound::Call {
+                run: run_id.to_string(),
+                call: call_id.to_string(),
+            };
+            let mut run = tx.lock_run(run_id)?.ok_or_else(missing)?;
+            let call = tx.call(&run, call_id)?.ok_or_else(missing)?;
+            if call.state != CallState::Pending {
+                return Err(Conflict::NotPending {
+                    call: call_id.to_string(),
+                    state: call.state,
+                    by: call.resolved_by,
+                }
+                .into());
+            }
+            if run.status != RunStatus::Suspended {
+                return Err(Conflict::NotSuspended {
+                    run: run.id,
+                    status: run.status,
+                }
+                .into());
+            }
+            run.updated_at = now;
+            tx.resolve_call(&run, call_id, resolution)?;
+            let calls = tx.step_calls(&run, call.step)?;
+            let still_pending = calls
+                .iter()
+                .filter(|c| c.state == CallState::Pending)
+                .count();
+            if still_pending > 0 {
+                tx.save_run(&run)?;
+                tx.notify(&run)?;
+                return Ok(Resolved::Recorded { still_pending });
+            }
+            let waiter = tx.waiters(&run)?.iter().any(|w| holder_alive(w, now));
+            let driver = driver.filter(|_| !waiter);
+            run.status = RunStatus::Running;
+            run.lease = driver.map(|l| renewed(l, now));
+            tx.save_run(&run)?;
+            let results = resumed_results(&calls);
+            let origin = Origin::Results { step: call.step };
+            let batch = appended(origin, &results.messages, &results.events, now);
+            let events = tx.append(&run, &batch)?;
+            tx.notify(&run)?;
+            Ok(Resolved::Resumed {
+                events,
+                driving: driver.is_some(),
+            })
+        })
+    }
+
+    /// Cancels a run that is not finished; its pending items are closed. Returns the status
+    /// it had.
+    fn cancel(&self, run_id: &str) -> Result<RunStatus> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let mut run = locked(tx, run_id)?;
+            let was = run.status;
+            if matches!(was, RunStatus::Completed | RunStatus::Cancelled) {
+                return Err(Conflict::Finished {
+                    run: run.id,
+                    status: was,
+                }
+                .into());
+            }
+            run.status = RunStatus::Cancelled;
+            run.lease = None;
+            run.updated_at = now;
+            tx.save_run(&run)?;
+            tx.close_pending(&run, CallState::Cancelled, now)?;
+            tx.notify(&run)?;
+            Ok(was)
+        })
+    }
+
+    /// Closes every pending item whose deadline passed as expired and fails its run (finish
+    /// reason `expired`). Returns how many runs it failed.
+    fn expire_due(&self, now: i64) -> Result<usize> {
+        if !self.any_due(now)? {
+            return Ok(0);
+        }
+        write(self, Durability::Durable, |tx| expire_due_runs(tx, now))
+    }
+
+    /// Closes a suspended run's pending items as expired and fails it with `error`.
+    /// False when the run was not suspended.
+    fn expire_run(&self, run_id: &str, error: &str) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            match tx.lock_run(run_id)? {
+                Some(run) if run.status == RunStatus::Suspended => expire(tx, run, error, now)?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })
+    }
+
+    /// Whether a live waiter will drive the run: a heartbeat within `LEASE_MS` and, on
+    /// this host, its process still there.
+    fn has_waiter(&self, run_id: &str) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Deferred, |tx| {
+            match tx.lock_run(run_id)? {
+                Some(run) => Ok(tx.waiters(&run)?.iter().any(|w| holder_alive(w, now))),
+                None => Ok(false),
+            }
+        })
+    }
+
+    /// Registers a process that waits for the run and drives it after answers.
+    fn add_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
+        let now = now_ms();
+        write(self, Durability::Deferred, |tx| {
+            let run = locked(tx, run_id)?;
+            tx.put_waiter(&run, waiter, now)
+        })
+    }
+
+    /// A waiter's heartbeat.
+    fn beat_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
+        let now = now_ms();
+        write(self, Durability::Deferred, |tx| {
+            match tx.lock_run(run_id)? {
+                Some(run) => tx.beat_waiter(&run, &waiter.token, now),
+                None => Ok(()),
+            }
+        })
+    }
+
+    fn remove_waiter(&self, run_id: &str, waiter: &Lease) -> Result<()> {
+        write(self, Durability::Deferred, |tx| {
+            match tx.lock_run(run_id)? {
+                Some(run) => tx.remove_waiter(&run, &waiter.token),
+                None => Ok(()),
+            }
+        })
+    }
+
+    /// Adds the user's next message to a completed run and sets it running under `lease`.
+    fn reply(&self, run_id: &str, message: &str, lease: &Lease) -> Result<()> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let mut run = locked(tx, run_id)?;
+            if run.status != RunStatus::Completed {
+                return Err(Conflict::NotCompleted {
+                    run: run.id,
+                    status: run.status,
+                }
+                .into());
+            }
+            run.status = RunStatus::Running;
+            run.outcome.output = None;
+            run.outcome.finish_reason = None;
+            run.lease = Some(renewed(lease, now));
+            run.updated_at = now;
+            tx.save_run(&run)?;
+            let user = [Message::User {
+                content: message.to_string(),
+            }];
+            tx.append(&run, &appended(Origin::Reply, &user, &[], now))?;
+            tx.notify(&run)
+        })
+    }
+}
+
+impl<B: Backend> Store for B {}
+
+/// Runs `f` in one write transaction of `store` and returns its value.
+fn write<T>(
+    store: &(impl Backend + ?Sized),
+    durability: Durability,
+    mut f: impl FnMut(&mut dyn Tx) -> Result<T>,
+) -> Result<T> {
+    let mut value = None;
+    store.transact(durability, &mut |tx| {
+        value = Some(f(tx)?);
+        Ok(())
+    })?;
+    Ok(value.expect("a transaction commits only after its body succeeded"))
+}
+
+/// The run, locked; not found is an error.
+fn locked(tx: &mut dyn Tx, run_id: &str) -> Result<RunRow> {
+    tx.lock_run(run_id)?.ok_or_else(|| {
+        NotFound::Run {
+            run: run_id.to_string(),
+        }
+        .into()
+    })
+}
+
+/// Whether `lease` drives the run.
+fn driven_by(run: &RunRow, lease: &Lease) -> bool {
+    run.status == RunStatus::Running && run.lease.as_ref().is_some_and(|l| l.token == lease.token)
+}
+
+/// `lease`, valid for `LEASE_MS` from `now`.
+fn renewed(lease: &Lease, now: i64) -> Lease {
+    Lease {
+        expires_at: now.saturating_add(LEASE_MS),
+        ..lease.clone()
+    }
+}
+
+/// The run's status, output, finish reason and error after a step.
+fn settle(run: &mut RunRow, transition: &Transition) {
+    run.status = transition.status();
+    run.outcome.error = None;
+    match transition {
+        Transition::Running | Transition::Suspended => {}
+        Transition::Completed {
+            output,
+            finish_reason,
+        } => {
+            run.outcome.output = Some(output.clone());
+            run.outcome.finish_reason = Some(finish_reason.clone());
+        }
+        Transition::Failed { error } => run.outcome.error = Some(error.clone()),
+    }
+}
+
+/// A batch of messages and events (no calls).
+fn appended<'a>(
+    origin: Origin,
+    messages: &'a [Message],
+    events: &'a [Event],
+    at: i64,
+) -> Batch<'a> {
+    Batch {
+        origin,
+        messages,
+        calls: &[],
+        deadline: None,
+        events,
+        at,
+    }
+}
+
+/// `expires_in` in milliseconds, refused when a deadline that far from `now` cannot be
+/// stored.
+fn offset_ms(expires_in: Duration, now: i64) -> Result<i64> {
+    i64::try_from(expires_in.as_millis())
+        .ok()
+        .filter(|ms| now.checked_add(*ms).is_some())
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "an expiry {}s from now is too far in the future to store",
+                expires_in.as_secs()
+            ))
+        })
+}
+
+/// Closes the pending items of every run whose deadline passed and fails those runs; a run
+/// whose row cannot be read is left alone (with a warning).
+fn expire_due_runs(tx: &mut dyn Tx, now: i64) -> Result<usize> {
+    let mut failed = 0;
+    for id in tx.due_runs(now)? {
+        match tx.lock_run(&id) {
+            Ok(Some(run)) if run.status == RunStatus::Suspended => {
+                expire(tx, run, EXPIRED_ERROR, now)?;
+                failed += 1;
+            }
+            Ok(_) => {}
+            Err(Error::Damaged { run, what }) => damage::warn(&run, &what),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(failed)
+}
+
+/// Closes the run's pending items as expired and fails it with `error`.
+fn expire(tx: &mut dyn Tx, mut run: RunRow, error: &str, now: i64) -> Result<()> {
+    tx.close_pending(&run, CallState::Expired, now)?;
+    run.status = RunStatus::Failed;
+    run.outcome.finish_reason = Some(EXPIRED.to_string());
+    run.outcome.error = Some(error.to_string());
+    run.lease = None;
+    run.updated_at = now;
+    tx.save_run(&run)?;
+    tx.notify(&run)
+}

@@ -1,0 +1,569 @@
+//! The transition table: every transition of the store from every state a run or an item
+//! can be in, with the outcome it must have, run through the library's `Store` against the
+//! backend the suite runs on (SQLite, or PostgreSQL with `MASTRA_ASK_TEST_POSTGRES`). Both
+//! backends share one state machine (`store::transitions`); this table keeps them honest,
+//! the cases where they once differed included.
+
+use std::time::Duration;
+
+use serde_json::json;
+use tempfile::TempDir;
+
+use mastra_ask::domain::{
+    CallState, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall, Transition, Usage,
+    Via,
+};
+use mastra_ask::store::{
+    self, Access, Conflict, Error, Lease, Location, NewRun, NotFound, Resolved, Store,
+};
+use mastra_ask::sys::{self, Process};
+
+use crate::db::TestDb;
+
+/// A fresh store of the suite's backend.
+struct Fixture {
+    db: TestDb,
+    store: Box<dyn Store>,
+    _dir: TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let db = TestDb::new(dir.path());
+        let location = Location::resolve(Some(&db.url()));
+        let store = store::open(&location, Access::Create).unwrap().unwrap();
+        Fixture {
+            db,
+            store,
+            _dir: dir,
+        }
+    }
+
+    fn s(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    fn status(&self, run: &str) -> String {
+        match self.store.run(run).unwrap() {
+            Some(r) => r.status.as_str().to_string(),
+            None => "none".into(),
+        }
+    }
+}
+
+/// A lease of this process.
+fn lease(token: &str) -> Lease {
+    let me = Process::me();
+    Lease {
+        token: token.into(),
+        host: sys::host_id().to_string(),
+        pid: me.pid,
+        start: me.start,
+        expires_at: 0,
+    }
+}
+
+const RUN: &str = "0190aaaa-0000-7000-8000-000000000001";
+
+/// Stores a run driven by lease `l1`, with `waiter`; its items expire after `expires_in`.
+fn create(s: &dyn Store, waiter: Option<&Lease>, expires_in: Option<Duration>) -> String {
+    let stored = s.create_run(&NewRun {
+        id: RUN,
+        agent_id: "tester",
+        agent: &json!({"id": "tester"}),
+        cwd: "/",
+        prompt: "Go",
+        lease: &lease("l1"),
+        waiter,
+        events: &[],
+        expires_in,
+    });
+    described(stored.map(|_| ()))
+}
+
+/// A run driven by lease `l1`; its items expire after `expires_in`.
+fn running(s: &dyn Store, expires_in: Option<Duration>) {
+    assert_eq!(create(s, None, expires_in), "ok");
+}
+
+/// A step that asks the questions `items` beside a call whose result was known at once
+/// (`d`).
+fn asking(items: &[&str]) -> StepCommit {
+    let call = |id: &str| ToolCall {
+        id: id.into(),
+        name: "ask_user".into(),
+        args: json!({"question": format!("{id}?")}),
+        invalid_args: None,
+    };
+    let mut tool_calls: Vec<ToolCall> = items.iter().map(|id| call(id)).collect();
+    tool_calls.push(call("d"));
+    let calls = tool_calls
+        .iter()
+        .map(|c| NewCall {
+            call_id: c.id.clone(),
+            tool_name: c.name.clone(),
+            args: c.args.clone(),
+            state: if c.id == "d" {
+                CallState::Done
+            } else {
+                CallState::Pending
+            },
+            payload: (c.id != "d").then(|| c.args.clone()),
+            result: (c.id == "d").then(|| json!({"content": "known", "isError": false})),
+            error: None,
+        })
+        .collect();
+    StepCommit {
+        messages: vec![Message::Assistant {
+            content: None,
+            tool_calls,
+        }],
+        calls,
+        events: vec![],
+        usage: Usage::default(),
+        transition: Transition::Suspended,
+    }
+}
+
+fn ending(transition: Transition) -> StepCommit {
+    StepCommit {
+        messages: vec![Message::Assistant {
+            content: Some("done".into()),
+            tool_calls: vec![],
+        }],
+        calls: vec![],
+        events: vec![],
+        usage: Usage::default(),
+        transition,
+    }
+}
+
+fn suspended_with(s: &dyn Store, items: &[&str], expires_in: Option<Duration>) {
+    running(s, expires_in);
+    s.commit_step(RUN, &lease("l1"), &asking(items)).unwrap();
+}
+
+fn suspended(s: &dyn Store) {
+    suspended_with(s, &["q"], None);
+}
+
+fn answer() -> Resolution {
+    Resolution {
+        resume_data: json!("yes"),
+        result: json!({"content": "User answered: yes", "isError": false}),
+        by: "tester".into(),
+        via: Via::Flag,
+    }
+}
+
+fn resolve(s: &dyn Store, call: &str, driver: Option<&Lease>) -> String {
+    described(s.resolve(RUN, call, &answer(), driver))
+}
+
+/// Resolved and driven on by lease `l2`.
+fn resumed(s: &dyn Store) {
+    s.resolve(RUN, "q", &answer(), Some(&lease("l2"))).unwrap();
+}
+
+fn completed(s: &dyn Store) {
+    suspended(s);
+    resumed(s);
+    let done = ending(Transition::Completed {
+        output: "done".into(),
+        finish_reason: "stop".into(),
+    });
+    s.commit_step(RUN, &lease("l2"), &done).unwrap();
+}
+
+fn failed(s: &dyn Store) {
+    running(s, None);
+    let error = ending(Transition::Failed {
+        error: "boom".into(),
+    });
+    s.commit_step(RUN, &lease("l1"), &error).unwrap();
+}
+
+fn cancelled(s: &dyn Store) {
+    suspended(s);
+    s.cancel(RUN).unwrap();
+}
+
+/// Suspended with an item whose deadline has passed, not yet closed.
+fn due(s: &dyn Store) {
+    suspended_with(s, &["q"], Some(Duration::ZERO));
+}
+
+fn expired(s: &dyn Store) {
+    due(s);
+    s.expire_due(store::now_ms()).unwrap();
+}
+
+/// Registers a waiter with a fresh heartbeat.
+fn waiting(s: &dyn Store, waiter: Lease) {
+    suspended(s);
+    s.add_waiter(RUN, &waiter).unwrap();
+}
+
+/// An outcome in words, compared with the table.
+trait Described {
+    fn words(&self) -> String;
+}
+
+impl Described for Resolved {
+    fn words(&self) -> String {
+        match self {
+            Resolved::Recorded { still_pending } => format!("recorded, {still_pending} pending"),
+            Resolved::Resumed { driving: true, .. } => "resumed, driving".into(),
+            Resolved::Resumed { driving: false, .. } => "resumed, handed over".into(),
+        }
+    }
+}
+
+impl Described for bool {
+    fn words(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Described for usize {
+    fn words(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Described for () {
+    fn words(&self) -> String {
+        "ok".into()
+    }
+}
+
+impl Described for RunStatus {
+    fn words(&self) -> String {
+        format!("was {}", self.as_str())
+    }
+}
+
+impl<T> Described for Option<T> {
+    fn words(&self) -> String {
+        match self {
+            Some(_) => "stored".into(),
+            None => "lease lost".into(),
+        }
+    }
+}
+
+fn described<T: Described>(r: Result<T, Error>) -> String {
+    match r {
+        Ok(v) => v.words(),
+        Err(Error::NotFound(NotFound::Run { .. })) => "no run".into(),
+        Err(Error::NotFound(NotFound::Call { .. })) => "no call".into(),
+        Err(Error::Conflict(Conflict::NotPending { state, by, .. })) => {
+            format!(
+                "not pending: {}{}",
+                state.as_str(),
+                by.map(|b| format!(" by {b}")).unwrap_or_default()
+            )
+        }
+        Err(Error::Conflict(Conflict::NotSuspended { status, .. })) => {
+            format!("not suspended: {}", status.as_str())
+        }
+        Err(Error::Conflict(Conflict::Finished { status, .. })) => {
+            format!("already {}", status.as_str())
+        }
+        Err(Error::Conflict(Conflict::NotCompleted { status, .. })) => {
+            format!("not completed: {}", status.as_str())
+        }
+        Err(Error::Usage(_)) => "refused: usage".into(),
+        Err(e) => panic!("unexpected error: {e}"),
+    }
+}
+
+type Setup = fn(&Fixture);
+type Action = fn(&dyn Store) -> String;
+/// A state to start from, how to get there, and the outcome (with the run's status after).
+type From = (&'static str, Setup, &'static str);
+
+fn nothing(_: &Fixture) {}
+
+fn waiter_alive(f: &Fixture) {
+    waiting(f.s(), lease("w"));
+}
+
+fn waiter_gone(f: &Fixture) {
+    let me = Process::me();
+    waiting(
+        f.s(),
+        Lease {
+            start: me.start + 1,
+            ..lease("w")
+        },
+    );
+}
+
+fn waiter_elsewhere(f: &Fixture) {
+    waiting(
+        f.s(),
+        Lease {
+            host: "elsewhere".into(),
+            pid: 1,
+            ..lease("w")
+        },
+    );
+}
+
+fn waiter_silent(f: &Fixture) {
+    waiter_elsewhere(f);
+    f.db.exec("UPDATE waiters SET heartbeat_at = 0", &[]);
+}
+
+fn waiter_removed(f: &Fixture) {
+    waiter_alive(f);
+    f.s().remove_waiter(RUN, &lease("w")).unwrap();
+}
+
+fn two_items(f: &Fixture) {
+    suspended_with(f.s(), &["q1", "q2"], None);
+}
+
+fn item_resolved(f: &Fixture) {
+    suspended(f.s());
+    resumed(f.s());
+}
+
+/// A pending item of a run that is not suspended: only a damaged store has one.
+fn pending_but_running(f: &Fixture) {
+    suspended(f.s());
+    f.db.exec("UPDATE runs SET status = 'running'", &[]);
+}
+
+fn cancelled_while_driven(f: &Fixture) {
+    running(f.s(), None);
+    f.s().cancel(RUN).unwrap();
+}
+
+fn take(s: &dyn Store, status: RunStatus, expected: Option<&str>) -> String {
+    described(s.take_lease(RUN, status, expected, &lease("l2")))
+}
+
+fn renewed_by_l2(f: &Fixture) {
+    failed(f.s());
+    f.s()
+        .take_lease(RUN, RunStatus::Failed, None, &lease("l2"))
+        .unwrap();
+}
+
+fn due_in_an_hour(f: &Fixture) {
+    suspended_with(f.s(), &["q"], Some(Duration::from_secs(3600)));
+}
+
+fn commit(s: &dyn Store, driver: &str, step: StepCommit) -> String {
+    described(s.commit_step(RUN, &lease(driver), &step))
+}
+
+fn completing() -> StepCommit {
+    ending(Transition::Completed {
+        output: "done".into(),
+        finish_reason: "stop".into(),
+    })
+}
+
+/// Every transition, from every state it can meet: one row a line (rustfmt would spread
+/// each row over ten).
+#[rustfmt::skip]
+fn table() -> Vec<(&'static str, Action, Vec<From>)> {
+    vec![
+        ("resolve", |s| resolve(s, "q", Some(&lease("l2"))), vec![
+            ("suspended", |f| suspended(f.s()), "resumed, driving → running"),
+            ("a live waiter", waiter_alive, "resumed, handed over → running"),
+            ("a waiter whose process is gone", waiter_gone, "resumed, driving → running"),
+            ("a waiter on another host", waiter_elsewhere, "resumed, handed over → running"),
+            ("a waiter that stopped beating", waiter_silent, "resumed, driving → running"),
+            ("item resolved", item_resolved, "not pending: resolved by tester → running"),
+            ("item due, not yet closed", |f| due(f.s()), "not pending: expired → failed"),
+            ("item expired", |f| expired(f.s()), "not pending: expired → failed"),
+            ("run cancelled", |f| cancelled(f.s()), "not pending: cancelled → cancelled"),
+            ("completed", |f| completed(f.s()), "not pending: resolved by tester → completed"),
+            ("run failed", |f| failed(f.s()), "no call → failed"),
+            ("running, no items", |f| running(f.s(), None), "no call → running"),
+            ("pending, yet running", pending_but_running, "not suspended: running → running"),
+            ("no run", nothing, "no call → none"),
+        ]),
+        ("resolve without a driver", |s| resolve(s, "q", None), vec![
+            ("suspended", |f| suspended(f.s()), "resumed, handed over → running"),
+        ]),
+        ("resolve one of two", |s| resolve(s, "q1", Some(&lease("l2"))), vec![
+            ("suspended", two_items, "recorded, 1 pending → suspended"),
+        ]),
+        ("resolve a call known at once", |s| resolve(s, "d", Some(&lease("l2"))), vec![
+            ("suspended", |f| suspended(f.s()), "not pending: done → suspended"),
+        ]),
+        ("cancel", |s| described(s.cancel(RUN)), vec![
+            ("running", |f| running(f.s(), None), "was running → cancelled"),
+            ("suspended", |f| suspended(f.s()), "was suspended → cancelled"),
+            ("completed", |f| completed(f.s()), "already completed → completed"),
+            ("failed", |f| failed(f.s()), "was failed → cancelled"),
+            ("cancelled", |f| cancelled(f.s()), "already cancelled → cancelled"),
+            ("no run", nothing, "no run → none"),
+        ]),
+        ("take the lease of l1", |s| take(s, RunStatus::Running, Some("l1")), vec![
+            ("running under l1", |f| running(f.s(), None), "true → running"),
+            ("suspended", |f| suspended(f.s()), "false → suspended"),
+            ("no run", nothing, "false → none"),
+        ]),
+        ("take the lease of lx", |s| take(s, RunStatus::Running, Some("lx")), vec![
+            ("running under l1", |f| running(f.s(), None), "false → running"),
+        ]),
+        ("take a free running run", |s| take(s, RunStatus::Running, None), vec![
+            ("running under l1", |f| running(f.s(), None), "false → running"),
+        ]),
+        ("resume a failed run", |s| take(s, RunStatus::Failed, None), vec![
+            ("failed", |f| failed(f.s()), "true → running"),
+            ("running", |f| running(f.s(), None), "false → running"),
+        ]),
+        ("renew l1", |s| described(s.renew_lease(RUN, &lease("l1"))), vec![
+            ("running under l1", |f| running(f.s(), None), "true → running"),
+            ("running under l2", renewed_by_l2, "false → running"),
+            ("cancelled", |f| cancelled(f.s()), "false → cancelled"),
+        ]),
+        ("commit a step under l1", |s| commit(s, "l1", completing()), vec![
+            ("running under l1", |f| running(f.s(), None), "stored → completed"),
+            ("cancelled while driven", cancelled_while_driven, "lease lost → cancelled"),
+            ("suspended", |f| suspended(f.s()), "lease lost → suspended"),
+        ]),
+        ("commit a step under l2", |s| commit(s, "l2", asking(&["q"])), vec![
+            ("running under l1", |f| running(f.s(), None), "lease lost → running"),
+        ]),
+        ("expire what is due", |s| described(s.expire_due(store::now_ms())), vec![
+            ("an item due", |f| due(f.s()), "1 → failed"),
+            ("an item due in an hour", due_in_an_hour, "0 → suspended"),
+            ("no deadline", |f| suspended(f.s()), "0 → suspended"),
+        ]),
+        ("expire the run", |s| described(s.expire_run(RUN, "too late")), vec![
+            ("suspended", |f| suspended(f.s()), "true → failed"),
+            ("running", |f| running(f.s(), None), "false → running"),
+            ("completed", |f| completed(f.s()), "false → completed"),
+        ]),
+        ("reply", |s| described(s.reply(RUN, "more", &lease("l3"))), vec![
+            ("completed", |f| completed(f.s()), "ok → running"),
+            ("running", |f| running(f.s(), None), "not completed: running → running"),
+            ("suspended", |f| suspended(f.s()), "not completed: suspended → suspended"),
+            ("failed", |f| failed(f.s()), "not completed: failed → failed"),
+            ("cancelled", |f| cancelled(f.s()), "not completed: cancelled → cancelled"),
+            ("no run", nothing, "no run → none"),
+        ]),
+        ("add a waiter", |s| described(s.add_waiter(RUN, &lease("w"))), vec![
+            ("no run", nothing, "no run → none"),
+        ]),
+        ("ask for a live waiter", |s| described(s.has_waiter(RUN)), vec![
+            ("a live waiter", waiter_alive, "true → suspended"),
+            ("a waiter removed", waiter_removed, "false → suspended"),
+            ("a waiter whose process is gone", waiter_gone, "false → suspended"),
+            ("a waiter that stopped beating", waiter_silent, "false → suspended"),
+        ]),
+    ]
+}
+
+#[test]
+fn every_transition_from_every_state_has_its_outcome() {
+    let mut wrong = Vec::new();
+    for (transition, act, from) in table() {
+        for (state, setup, expected) in from {
+            let f = Fixture::new();
+            setup(&f);
+            let outcome = format!("{} → {}", act(f.s()), f.status(RUN));
+            if outcome != expected {
+                wrong.push(format!(
+                    "{transition} from {state}: expected {expected:?}, got {outcome:?}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn cancel_and_expiry_close_the_items_and_resolve_appends_the_results_once() {
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    suspended_with(s, &["q1", "q2"], None);
+    s.resolve(RUN, "q1", &answer(), None).unwrap();
+    s.cancel(RUN).unwrap();
+    let states: Vec<_> = s
+        .calls(RUN)
+        .unwrap()
+        .iter()
+        .map(|c| (c.call_id.clone(), c.state))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("q1".to_string(), CallState::Resolved),
+            ("q2".to_string(), CallState::Cancelled),
+            ("d".to_string(), CallState::Done)
+        ]
+    );
+    assert_eq!(s.run(RUN).unwrap().unwrap().lease, None);
+
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    suspended(s);
+    resumed(s);
+    let tools: Vec<String> = s
+        .messages(RUN)
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::Tool { tool_call_id, .. } => Some(tool_call_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tools, ["q", "d"]);
+    let run = s.run(RUN).unwrap().unwrap();
+    assert_eq!(run.lease.map(|l| l.token), Some("l2".to_string()));
+    assert_eq!(run.host.as_deref(), Some(sys::host_id()));
+
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    expired(s);
+    let run = s.run(RUN).unwrap().unwrap();
+    assert_eq!(run.finish_reason.as_deref(), Some(store::EXPIRED));
+    assert_eq!(s.calls(RUN).unwrap()[0].state, CallState::Expired);
+}
+
+#[test]
+fn pending_lists_and_counts_only_items_whose_deadline_has_not_passed() {
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    suspended_with(s, &["q1", "q2"], Some(Duration::from_secs(3600)));
+    let listed = |s: &dyn Store| -> Vec<(String, usize)> {
+        s.pending(None)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.call.call_id, p.pending_in_run))
+            .collect()
+    };
+    assert_eq!(listed(s), [("q1".to_string(), 2), ("q2".to_string(), 2)]);
+    // One item's deadline passed (not yet closed): it is neither listed nor counted.
+    f.db.exec("UPDATE calls SET expires_at = 1 WHERE call_id = 'q1'", &[]);
+    assert_eq!(listed(s), [("q2".to_string(), 1)]);
+
+    let f = Fixture::new();
+    due(f.store.as_ref());
+    assert_eq!(listed(f.store.as_ref()), []);
+}
+
+#[test]
+fn a_waiter_registered_with_its_run_exists_before_any_answer() {
+    let f = Fixture::new();
+    assert_eq!(create(f.s(), Some(&lease("w")), None), "ok");
+    assert!(f.s().has_waiter(RUN).unwrap());
+}
+
+#[test]
+fn an_expiry_too_far_away_to_store_is_refused_and_nothing_is_stored() {
+    let f = Fixture::new();
+    let forever = Some(Duration::from_millis(u64::MAX));
+    assert_eq!(create(f.s(), None, forever), "refused: usage");
+    assert_eq!(f.status(RUN), "none");
+}
