@@ -34,8 +34,7 @@ fn a_killed_driver_is_taken_over_with_one_set_of_results() {
     let run = slow_after_answer(&env);
     let mut driver = env.spawn(&["answer", &run, "yes"]);
     wait_for(&env, &run, "running");
-    sleep(Duration::from_millis(200));
-    driver.kill().unwrap(); // SIGKILL, in the middle of the model's delay
+    driver.kill().unwrap(); // SIGKILL, during the leg (its model thinks for 30 s)
     driver.wait().unwrap();
     assert_eq!(env.status(&run), "running");
 
@@ -212,12 +211,7 @@ fn a_driver_renews_its_lease_while_the_model_thinks() {
     wait_for(&env, &run, "running");
     let expiry = || env.count("SELECT lease_expires_at FROM runs WHERE id = ?1", &[&run]);
     let first = expiry();
-    sleep(Duration::from_millis(2600));
-    let renewed = expiry();
-    assert!(
-        renewed >= first + 1500,
-        "lease not renewed: {first} then {renewed}"
-    );
+    env.poll("the driver never renewed its lease", || expiry() > first);
     finish(driver).assert_code(0);
     let lease = env.value("SELECT lease_token FROM runs WHERE id = ?1", &[&run]);
     assert_eq!(lease, None, "a finished run holds no lease");
@@ -247,7 +241,6 @@ fn a_dead_driver_on_another_host_keeps_its_lease_until_it_expires() {
         .stderr(std::process::Stdio::null());
     let mut driver = answer.spawn().unwrap();
     wait_for(&env, &run, "running");
-    sleep(Duration::from_millis(200));
     driver.kill().unwrap();
     driver.wait().unwrap();
 
