@@ -26,6 +26,7 @@ mod rng;
 mod safety;
 mod scripts;
 mod several;
+mod steps;
 mod store;
 mod store_safety;
 mod stress;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::common::{assert_one_line_error, finish, Env};
+use crate::steps::{plan, say};
 
 /// A command as another machine would run it: its own HOME, data dir and working directory.
 fn on_machine(env: &Env, machine: &str, args: &[&str]) -> std::process::Command {
@@ -45,8 +46,8 @@ fn two_machines_share_one_store() {
     env.write("a/cwd/PLAN.md", "# Roll out\n1. canary\n2. everyone\n");
     let agent = env.agent(json!([
         {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Which region first?", "options": [{"label": "eu"}, {"label": "us"}]}}]},
-        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
-        {"text": "Rolled out."}
+        plan("p", "PLAN.md"),
+        say("Rolled out.")
     ]));
     let mut runner = on_machine(
         &env,

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, finish, Env};
+use crate::steps::{ask, plan, say};
 
 #[test]
 fn ask_prints_the_run_id_and_suspends() {
@@ -220,9 +221,9 @@ fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
     env.write("waiter/PLAN.md", "# Waiter's plan\nsteps\n");
     env.write("answerer/.keep", "");
     let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
-        {"text": "all done"}
+        ask("q", "Ready?"),
+        plan("p", "PLAN.md"),
+        say("all done")
     ]));
     let mut cmd = env.command(&["run", "--agent", &agent, "--wait", "go"]);
     cmd.current_dir(env.path("waiter"))
@@ -267,10 +268,7 @@ fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
 #[test]
 fn wait_drive_and_no_resume() {
     let env = Env::new();
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"text": "driven by the watcher"}
-    ]));
+    let agent = env.agent(json!([ask("q", "Ready?"), say("driven by the watcher")]));
     let (_, run) = env.start(&agent, &[]);
     let watcher = env.spawn(&["wait", &run, "--drive"]);
     env.wait_for_waiter(&run);
@@ -295,9 +293,9 @@ fn reply_runs_a_completed_run_again() {
     let env = Env::new();
     env.write("work/PLAN.md", "# Plan\nv1\n");
     let agent = env.agent(json!([
-        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
-        {"text": "Waiting for your message."},
-        {"text": "Thanks, revising now."}
+        plan("p", "PLAN.md"),
+        say("Waiting for your message."),
+        say("Thanks, revising now.")
     ]));
     let (_, run) = env.start(&agent, &[]);
     let out = env.run(&["review", &run, "--reject"]);
@@ -366,7 +364,7 @@ fn on_suspend_runs_a_command_per_new_item() {
             {"id": "a", "name": "ask_user", "args": {"question": "A?"}},
             {"id": "b", "name": "ask_user", "args": {"question": "B?"}}
         ]},
-        {"text": "done"}
+        say("done")
     ]));
     let mut cmd = env.command(&["--on-suspend", &hook, "run", "--agent", &agent, "go"]);
     cmd.env("MASTRA_ASK_OUTPUT", "text");
@@ -415,7 +413,7 @@ fn audit_records_who_when_and_how() {
             {"id": "b", "name": "ask_user", "args": {"question": "B?"}},
             {"id": "c", "name": "ask_user", "args": {"question": "C?"}}
         ]},
-        {"text": "done"}
+        say("done")
     ]));
     let (_, run) = env.start(&agent, &[]);
     env.run(&["answer", &run, "--tool-call", "a", "--as", "alice", "x"])
@@ -455,7 +453,7 @@ fn run_quiet_prints_only_the_run_id() {
     let env = Env::new();
     let agent = env.agent(json!([
         {"text": "thinking aloud", "toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"text": "done"}
+        say("done")
     ]));
     let out = env.run(&["--no-input", "run", "-q", "--agent", &agent, "go"]);
     out.assert_code(75);
@@ -477,9 +475,9 @@ fn run_quiet_prints_only_the_run_id() {
 fn a_waiters_json_stream_carries_every_stored_event() {
     let env = Env::new();
     let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"toolCalls": [{"id": "r", "name": "ask_user", "args": {"question": "Sure?"}}]},
-        {"text": "all done"}
+        ask("q", "Ready?"),
+        ask("r", "Sure?"),
+        say("all done")
     ]));
     let waiter = env.spawn(&["-o", "json", "run", "--wait", "--agent", &agent, "go"]);
     let run = env.first_pending();
@@ -585,7 +583,7 @@ fn a_leg_that_runs_out_of_steps_says_so() {
     let agent = env.agent(json!([
         {"toolCalls": [{"id": "a", "name": "nope", "args": {}}]},
         {"toolCalls": [{"id": "b", "name": "nope", "args": {}}]},
-        {"text": "never reached"}
+        say("never reached")
     ]));
     let out = env.run(&[
         "--no-input",

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use crate::common::{assert_one_line_error, Env};
+use crate::steps::say;
 
 fn two_questions(env: &Env) -> String {
     let agent = env.agent(json!([
@@ -12,7 +13,7 @@ fn two_questions(env: &Env) -> String {
             {"id": "bad", "name": "no_such_tool", "args": {}},
             {"id": "second", "name": "ask_user", "args": {"question": "Second?", "options": [{"label": "x"}, {"label": "y"}]}}
         ]},
-        {"text": "both answered"}
+        say("both answered")
     ]));
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
