@@ -485,7 +485,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "man",
         &[
-            ("Install the pages for man(1)", "mastra-ask man --out-dir ~/.local/share/man/man1"),
+            (
+                "Install the pages beside cargo's bin/, where man finds them",
+                "mastra-ask man --out-dir ~/.cargo/share/man/man1",
+            ),
             ("Read the main page without installing it", "mastra-ask man | man -l -"),
         ],
     ),
