@@ -14,12 +14,18 @@ fn duration(s: &str) -> Result<Duration, String> {
 /// The help heading of the options every command takes, kept apart from each command's own.
 pub const GLOBAL: &str = "Global options";
 
-/// `prune --status`: only the finished states, so that help and completions offer no value
-/// that `prune` refuses.
+/// `prune --status`: help and completions offer only the finished states; the others are
+/// hidden, and still parsed so that `prune` can refuse them with a message that says why.
 fn finished_status() -> impl clap::builder::TypedValueParser<Value = StatusArg> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(["completed", "failed", "cancelled"])
-        .try_map(|s: String| StatusArg::from_str(&s, false))
+    use clap::builder::{PossibleValue, TypedValueParser};
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("completed"),
+        PossibleValue::new("failed"),
+        PossibleValue::new("cancelled"),
+        PossibleValue::new("running").hide(true),
+        PossibleValue::new("suspended").hide(true),
+    ])
+    .try_map(|s: String| StatusArg::from_str(&s, false))
 }
 
 /// Durable human-in-the-loop agent runs.

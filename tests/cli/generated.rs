@@ -105,6 +105,10 @@ fn the_man_pages_have_examples_exit_status_environment_and_files() {
         !page.contains("EXTRA"),
         "the exit codes sit under EXTRA again"
     );
+    assert!(
+        page.contains(".SH NAME\nmastra\\-ask \\- Durable human"),
+        "the main page's NAME has no description"
+    );
     for name in std::fs::read_dir(root().join("man")).unwrap() {
         let name = name.unwrap().file_name().into_string().unwrap();
         let text = std::fs::read_to_string(root().join("man").join(&name)).unwrap();
