@@ -44,10 +44,12 @@ pub fn command() -> clap::Command {
 
 /// Parses the process's arguments with `command()`.
 ///
-/// clap counts a value taken from the environment as given, so with `MASTRA_ASK_DB` set
-/// every usage line of an error would show `--db <PATH>` as if it were required. A usage
-/// error is therefore reported from a second parse that ignores the environment, when that
-/// parse fails the same way (otherwise the environment caused it, and its error stands).
+/// The examples are attached only when help is shown (a second parse, then), so that an
+/// ordinary command does not pay for laying them out. And clap counts a value taken from the
+/// environment as given, so with `MASTRA_ASK_DB` set every usage line of an error would show
+/// `--db <PATH>` as if it were required: a usage error is reported from a parse that ignores
+/// the environment when that parse fails the same way (otherwise the environment caused it,
+/// and its error stands).
 pub fn parse() -> Result<ArgMatches, clap::Error> {
     parse_from(std::env::args_os())
 }
@@ -59,13 +61,14 @@ where
     T: Into<OsString>,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let cmd = command();
-    match cmd.clone().try_get_matches_from(&args) {
-        Err(e) if e.use_stderr() => match without_env(cmd).try_get_matches_from(&args) {
+    match Cli::command().try_get_matches_from(&args) {
+        Ok(matches) => Ok(matches),
+        // Help or version: shown by the full definition.
+        Err(e) if !e.use_stderr() => command().try_get_matches_from(&args),
+        Err(e) => match without_env(command()).try_get_matches_from(&args) {
             Err(plain) if plain.kind() == e.kind() => Err(plain),
             _ => Err(e),
         },
-        other => other,
     }
 }
 
