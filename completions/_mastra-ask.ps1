@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'mastra-ask' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -57,7 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The run''s working directory (plan paths resolve against it)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -74,7 +74,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;pending' {
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Only this run''s items')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -93,7 +93,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]')
             [CompletionResult]::new('--multi', '--multi', [CompletionResultType]::ParameterName, 'The chosen labels of a multi-select question')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The answer as JSON: a string, or an array of labels')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -112,7 +112,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--feedback', '--feedback', [CompletionResultType]::ParameterName, 'Feedback for the model with --reject (not empty)')
             [CompletionResult]::new('--feedback-file', '--feedback-file', [CompletionResultType]::ParameterName, 'Feedback read from a file (`-` for stdin) with --reject')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -128,7 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;show' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -143,7 +143,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         'mastra-ask;runs' {
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many runs')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -156,7 +156,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;cancel' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -169,7 +169,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;resume' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -183,7 +183,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;tool' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The tool''s input as JSON')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -200,7 +200,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -217,7 +217,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         'mastra-ask;plan' {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -232,7 +232,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;wait' {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop watching after this long (exit 124; the run is not changed)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -246,7 +246,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;reply' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -260,8 +260,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;prune' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Delete finished runs last updated longer ago than this (`0s` for all)')
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state (completed, failed or cancelled)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -274,7 +274,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;completions' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -288,7 +288,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;man' {
             [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write the main page and one page per subcommand into this directory')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')

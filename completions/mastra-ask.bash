@@ -158,7 +158,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__answer)
+        mastra__ask__subcmd__answer)
             opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -208,7 +208,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__ask)
+        mastra__ask__subcmd__ask)
             opts="-o -h -V --option --multi --json --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -258,7 +258,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__cancel)
+        mastra__ask__subcmd__cancel)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -292,7 +292,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__completions)
+        mastra__ask__subcmd__completions)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -326,7 +326,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help)
+        mastra__ask__subcmd__help)
             opts="run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -340,7 +340,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__answer)
+        mastra__ask__subcmd__help__subcmd__answer)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -354,7 +354,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__ask)
+        mastra__ask__subcmd__help__subcmd__ask)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -368,7 +368,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__cancel)
+        mastra__ask__subcmd__help__subcmd__cancel)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -382,7 +382,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__completions)
+        mastra__ask__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -396,7 +396,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__help)
+        mastra__ask__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -410,7 +410,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__man)
+        mastra__ask__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -424,7 +424,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__pending)
+        mastra__ask__subcmd__help__subcmd__pending)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -438,7 +438,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__plan)
+        mastra__ask__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -452,7 +452,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__prune)
+        mastra__ask__subcmd__help__subcmd__prune)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -466,7 +466,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__reply)
+        mastra__ask__subcmd__help__subcmd__reply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -480,7 +480,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__resume)
+        mastra__ask__subcmd__help__subcmd__resume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -494,7 +494,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__review)
+        mastra__ask__subcmd__help__subcmd__review)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -508,7 +508,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__run)
+        mastra__ask__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -522,7 +522,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__runs)
+        mastra__ask__subcmd__help__subcmd__runs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -536,7 +536,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__show)
+        mastra__ask__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -550,7 +550,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__tool)
+        mastra__ask__subcmd__help__subcmd__tool)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -564,7 +564,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__wait)
+        mastra__ask__subcmd__help__subcmd__wait)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -578,7 +578,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__man)
+        mastra__ask__subcmd__man)
             opts="-o -h -V --out-dir --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -616,7 +616,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__pending)
+        mastra__ask__subcmd__pending)
             opts="-q -o -h -V --run --quiet --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -654,7 +654,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__plan)
+        mastra__ask__subcmd__plan)
             opts="-o -h -V --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -696,7 +696,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__prune)
+        mastra__ask__subcmd__prune)
             opts="-o -h -V --older-than --status --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -708,7 +708,7 @@ _mastra__ask() {
                     return 0
                     ;;
                 --status)
-                    COMPREPLY=($(compgen -W "running suspended completed failed cancelled" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "completed failed cancelled" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -738,7 +738,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__reply)
+        mastra__ask__subcmd__reply)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -772,7 +772,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__resume)
+        mastra__ask__subcmd__resume)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -806,7 +806,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__review)
+        mastra__ask__subcmd__review)
             opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -860,7 +860,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__run)
+        mastra__ask__subcmd__run)
             opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -918,7 +918,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__runs)
+        mastra__ask__subcmd__runs)
             opts="-o -h -V --status --limit --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -960,7 +960,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__show)
+        mastra__ask__subcmd__show)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -994,7 +994,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__tool)
+        mastra__ask__subcmd__tool)
             opts="-o -h -V --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1032,7 +1032,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__wait)
+        mastra__ask__subcmd__wait)
             opts="-o -h -V --timeout --drive --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

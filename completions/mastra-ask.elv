@@ -18,7 +18,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
     }
     var completions = [
         &'mastra-ask'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -53,7 +53,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --cwd 'The run''s working directory (plan paths resolve against it)'
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -69,7 +69,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;pending'= {
             cand --run 'Only this run''s items'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -87,7 +87,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --as 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]'
             cand --multi 'The chosen labels of a multi-select question'
             cand --json 'The answer as JSON: a string, or an array of labels'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -105,7 +105,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --feedback 'Feedback for the model with --reject (not empty)'
             cand --feedback-file 'Feedback read from a file (`-` for stdin) with --reject'
             cand --json 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -120,7 +120,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;show'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -134,7 +134,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;runs'= {
             cand --status 'Only runs in this state'
             cand --limit 'At most this many runs'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -146,7 +146,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;cancel'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -158,7 +158,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;resume'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -171,7 +171,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;tool'= {
             cand --json 'The tool''s input as JSON'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -187,7 +187,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --json 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}'
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -203,7 +203,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;plan'= {
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -217,7 +217,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;wait'= {
             cand --timeout 'Stop watching after this long (exit 124; the run is not changed)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -230,7 +230,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;reply'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -243,8 +243,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;prune'= {
             cand --older-than 'Delete finished runs last updated longer ago than this (`0s` for all)'
-            cand --status 'Only runs in this state (completed, failed or cancelled)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --status 'Only runs in this state'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -256,7 +256,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;completions'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -269,7 +269,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;man'= {
             cand --out-dir 'Write the main page and one page per subcommand into this directory'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'

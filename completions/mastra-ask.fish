@@ -24,7 +24,7 @@ function __fish_mastra_ask_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -57,7 +57,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -70,7 +70,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l run -d 'Only this run\'s items' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -85,7 +85,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-ca
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -101,7 +101,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d '
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject (not empty)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -114,7 +114,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l reject 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -130,7 +130,7 @@ completed\t''
 failed\t''
 cancelled\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l limit -d 'At most this many runs' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -140,7 +140,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l on-suspen
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -150,7 +150,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l on-susp
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -161,7 +161,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l no-inpu
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -175,7 +175,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l option -d 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l json -d 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -189,7 +189,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s h -l help 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -201,7 +201,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l no-input 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l timeout -d 'Stop watching after this long (exit 124; the run is not changed)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -212,7 +212,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l drive -d 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -223,12 +223,10 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l no-input
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l older-than -d 'Delete finished runs last updated longer ago than this (`0s` for all)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state (completed, failed or cancelled)' -r -f -a "running\t''
-suspended\t''
-completed\t''
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state' -r -f -a "completed\t''
 failed\t''
 cancelled\t''"
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -238,7 +236,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l on-suspe
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -249,7 +247,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l no
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l out-dir -d 'Write the main page and one page per subcommand into this directory' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -276,3 +274,4 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fi
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "completions" -d 'Print shell completions'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

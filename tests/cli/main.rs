@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod common;
+mod completion;
 mod db;
 mod docs;
 mod escaping;
