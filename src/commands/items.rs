@@ -117,6 +117,7 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
 /// The item as one JSON object.
 pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
     let call = &item.call;
+    let commands = commands_for(ctx, item);
     json!({
         "runId": call.run_id,
         "toolCallId": call.call_id,
@@ -127,7 +128,8 @@ pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
         "agentId": item.agent_id,
         "suspendedAt": format::time(call.created_at),
         "expiresAt": call.expires_at.map(format::time),
-        "command": commands_for(ctx, item).first(),
+        "command": commands.first(),
+        "commands": commands,
     })
 }
 

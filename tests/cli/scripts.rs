@@ -643,3 +643,50 @@ fn an_answer_kept_when_the_model_fails_says_so() {
     assert_eq!(shown["status"], "failed");
     assert_eq!(shown["suspensions"][0]["resumeData"], "yes");
 }
+
+#[test]
+fn pending_shows_every_command_and_the_kind_of_each_item() {
+    let env = Env::new();
+    env.write("work/PLAN.md", "# Migrate\n\n1. Back up\n");
+    let plan_run = env.run(&["plan", "PLAN.md"]).stdout.trim().to_string();
+    let ask_run = env.run(&["ask", "Name?"]).stdout.trim().to_string();
+
+    let text = env.run(&["pending"]).stdout;
+    for line in [
+        format!("    mastra-ask review {plan_run} --approve"),
+        format!("    mastra-ask review {plan_run} --reject --feedback <feedback>"),
+        format!("    mastra-ask answer {ask_run} <answer>"),
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
+    }
+
+    let items = env.run(&["pending", "-o", "json"]).json_lines();
+    let plan = items
+        .iter()
+        .find(|i| i["runId"] == plan_run.as_str())
+        .unwrap();
+    assert_eq!(plan["kind"], "plan");
+    assert_eq!(
+        plan["commands"],
+        json!([
+            format!("mastra-ask review {plan_run} --approve"),
+            format!("mastra-ask review {plan_run} --reject --feedback <feedback>")
+        ])
+    );
+    assert_eq!(plan["command"], plan["commands"][0]);
+
+    let quiet = env.run(&["pending", "-q"]).stdout;
+    let call = plan["toolCallId"].as_str().unwrap();
+    assert!(
+        quiet
+            .lines()
+            .any(|l| l == format!("{plan_run} {call} plan")),
+        "{quiet}"
+    );
+    assert!(
+        quiet
+            .lines()
+            .any(|l| l.starts_with(&ask_run) && l.ends_with(" question")),
+        "{quiet}"
+    );
+}
