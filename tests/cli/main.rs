@@ -27,6 +27,7 @@ mod rng;
 mod safety;
 mod scripts;
 mod several;
+mod snapshots;
 mod steps;
 mod store;
 mod store_safety;
