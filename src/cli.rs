@@ -52,6 +52,7 @@ pub struct Cli {
         global = true,
         value_name = "PATH",
         env = "MASTRA_ASK_DB",
+        hide_env_values = true,
         help_heading = GLOBAL
     )]
     pub db: Option<String>,
@@ -89,6 +90,7 @@ pub struct Cli {
         global = true,
         value_name = "CMD",
         env = "MASTRA_ASK_ON_SUSPEND",
+        hide_env_values = true,
         help_heading = GLOBAL
     )]
     pub on_suspend: Option<String>,
@@ -179,7 +181,12 @@ pub struct RunArgs {
     pub agent: Option<PathBuf>,
     /// The model, overriding the agent's: openai/MODEL, ollama/MODEL, openrouter/MODEL,
     /// openai-compatible/MODEL@URL, command:ARGV or script:PATH
-    #[arg(long, value_name = "SPEC", env = "MASTRA_ASK_MODEL")]
+    #[arg(
+        long,
+        value_name = "SPEC",
+        env = "MASTRA_ASK_MODEL",
+        hide_env_values = true
+    )]
     pub model: Option<String>,
     /// Model calls allowed per leg [default: the agent's maxSteps, else 5]
     #[arg(long, value_name = "N")]

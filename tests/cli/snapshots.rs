@@ -125,3 +125,24 @@ fn help_of_every_command() {
     }
     stable(|| insta::assert_snapshot!("help", text));
 }
+
+/// A URL in the environment may carry a password: help names the variable, never its value.
+#[test]
+fn help_never_shows_the_environments_values() {
+    let env = Env::new();
+    let mut c = env.command(&["run", "--help"]);
+    c.env("MASTRA_ASK_DB", "postgres://u:s3cret@db/x")
+        .env(
+            "MASTRA_ASK_MODEL",
+            "openai-compatible/m@http://u:s3cret@h/v1",
+        )
+        .env("MASTRA_ASK_ON_SUSPEND", "notify --token s3cret");
+    let out = env.run_with(c);
+    out.assert_code(0);
+    assert!(!out.stdout.contains("s3cret"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("[env: MASTRA_ASK_DB]"),
+        "{}",
+        out.stdout
+    );
+}
