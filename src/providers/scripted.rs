@@ -181,6 +181,7 @@ mod tests {
                     system: "",
                     messages: &messages,
                     tools: &[],
+                    settings: &Default::default(),
                 };
                 let result = script.complete(&request, &mut |_| {});
                 assert_eq!(result.is_ok(), n < script.steps.len());

@@ -13,14 +13,16 @@ use crate::tools::ToolSpec;
 /// The longest server message we repeat in an error.
 const MAX_MESSAGE: usize = 300;
 
-/// The request body for one model call.
-pub fn body(model: &str, request: &Request, stream: bool) -> Value {
+/// The request body for one model call; `max_tokens_key` names the length cap of the
+/// agent's `modelSettings` on this server.
+pub fn body(model: &str, request: &Request, stream: bool, max_tokens_key: &str) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("messages".into(), Value::Array(messages(request)));
     if !request.tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools(request.tools)));
     }
+    body.extend(request.settings.wire(max_tokens_key));
     body.insert("stream".into(), json!(stream));
     if stream {
         body.insert("stream_options".into(), json!({"include_usage": true}));
@@ -176,9 +178,10 @@ mod tests {
             system: "Be brief.",
             messages: &messages,
             tools: &tools,
+            settings: &Default::default(),
         };
         assert_eq!(
-            body("gpt-4o-mini", &request, true),
+            body("gpt-4o-mini", &request, true, "max_tokens"),
             json!({
                 "model": "gpt-4o-mini",
                 "messages": [
@@ -211,10 +214,32 @@ mod tests {
             system: "",
             messages: &messages,
             tools: &[],
+            settings: &Default::default(),
         };
         assert_eq!(
-            body("m", &request, false),
+            body("m", &request, false, "max_tokens"),
             json!({"model": "m", "messages": [{"role": "user", "content": "Hi"}], "stream": false})
+        );
+    }
+
+    #[test]
+    fn model_settings_go_beside_the_messages() {
+        let messages = vec![Message::User {
+            content: "Hi".into(),
+        }];
+        let settings: crate::providers::ModelSettings =
+            serde_json::from_value(json!({"maxOutputTokens": 64, "stopSequences": ["END"]}))
+                .unwrap();
+        let request = Request {
+            system: "",
+            messages: &messages,
+            tools: &[],
+            settings: &settings,
+        };
+        assert_eq!(
+            body("m", &request, false, "max_completion_tokens"),
+            json!({"model": "m", "messages": [{"role": "user", "content": "Hi"}],
+                   "max_completion_tokens": 64, "stop": ["END"], "stream": false})
         );
     }
 
