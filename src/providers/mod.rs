@@ -5,6 +5,7 @@
 //! calling process and stay in memory.
 
 mod assemble;
+mod branches;
 mod command;
 pub mod group;
 mod http;
