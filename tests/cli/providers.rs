@@ -1356,3 +1356,50 @@ fn a_command_model_gets_the_settings_on_stdin() {
         serde_json::from_str::<Value>(SETTINGS).unwrap()
     );
 }
+
+/// A model that keeps calling tools that fail (as small local models do) until the leg's
+/// budget runs out: each failure is shown as it happens, then the budget, naming
+/// `--max-steps`.
+#[test]
+fn a_leg_that_runs_out_of_steps_says_so_and_shows_each_failed_call() {
+    let env = Env::new();
+    let call = |id: &str, name: &str, args: &str| {
+        let mut frames = vec![chunk(
+            Style::LlamaCpp,
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": args}}
+            ]}),
+            None,
+        )];
+        frames.extend(stream_end(Style::LlamaCpp, "tool_calls", 10, 5));
+        Reply::sse(frames)
+    };
+    let server = FakeServer::start(vec![
+        call("c1", "submit_plan", r#"{"path":"plan.md"}"#),
+        call("c2", "deploy_web_app", r#"{"path":"/srv"}"#),
+    ]);
+    let spec = format!("openai-compatible/qwen@{}", server.base_url());
+    let out = env.run(&["run", "--max-steps", "2", "--model", &spec, "Ship it"]);
+    out.assert_code(0);
+    let run = env.latest_run().unwrap();
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "warning: tool call c1 (submit_plan) failed: Failed to submit plan: plan.md does not exist\n\
+             warning: tool call c2 (deploy_web_app) failed: Tool \"deploy_web_app\" not found. Available tools: ask_user, submit_plan. Call tools by their exact name only — never add prefixes, namespaces, or colons.\n\
+             warning: run {run} stopped after its step budget: the model was still calling tools (raise it with --max-steps, or `mastra-ask reply {run} ...` to go on)\n"
+        )
+    );
+    assert_eq!(server.count(), 2);
+    // The second request carried the first failure back, as a JSON result object.
+    assert_eq!(
+        server.requests()[1].body["messages"][3]["content"],
+        r#"{"content":"Failed to submit plan: plan.md does not exist","isError":true}"#
+    );
+    let shown = show_json(&env, &run);
+    assert_eq!(shown["status"], "completed");
+    let last = shown["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["type"], "finish");
+    assert_eq!(last["payload"]["finishReason"], "tool-calls");
+}
