@@ -4,10 +4,11 @@
 //!
 //! The settings are checked once, when the agent file is read (types and ranges; an unknown
 //! key is an error), and kept with the run's agent. Each provider maps them to its own
-//! wire names; nothing here knows a wire format, reads the environment, or does IO.
+//! wire names (`wire::settings` for OpenAI-style servers); nothing here knows a wire
+//! format, reads the environment, or does IO.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The keys an agent file may set, in the order the error messages list them.
 pub const KEYS: [&str; 5] = [
@@ -46,32 +47,6 @@ pub struct ModelSettings {
 impl ModelSettings {
     pub fn is_empty(&self) -> bool {
         *self == ModelSettings::default()
-    }
-
-    /// The settings under OpenAI's chat-completion names, `max_tokens_key` naming the
-    /// length cap (`max_tokens`, or `max_completion_tokens` for OpenAI itself). An empty
-    /// `stopSequences` sends no `stop`.
-    pub fn wire(&self, max_tokens_key: &str) -> Map<String, Value> {
-        let mut out = Map::new();
-        let mut put = |key: &str, v: Value| {
-            out.insert(key.to_string(), v);
-        };
-        if let Some(t) = self.temperature {
-            put("temperature", t.into());
-        }
-        if let Some(n) = self.max_output_tokens {
-            put(max_tokens_key, n.into());
-        }
-        if let Some(p) = self.top_p {
-            put("top_p", p.into());
-        }
-        if let Some(s) = self.seed {
-            put("seed", s.into());
-        }
-        if let Some(stop) = self.stop_sequences.as_ref().filter(|s| !s.is_empty()) {
-            put("stop", stop.clone().into());
-        }
-        out
     }
 }
 
@@ -158,22 +133,13 @@ mod tests {
     }
 
     #[test]
-    fn every_setting_maps_to_its_wire_name() {
+    fn settings_are_stored_under_mastras_names_and_read_back() {
         let s = parse(
             json!({"temperature": 0.2, "maxOutputTokens": 256, "topP": 0.9,
                              "seed": 42, "stopSequences": ["END", "\n\n"]}),
         )
         .unwrap();
-        assert_eq!(
-            Value::Object(s.wire("max_tokens")),
-            json!({"temperature": 0.2, "max_tokens": 256, "top_p": 0.9, "seed": 42,
-                   "stop": ["END", "\n\n"]})
-        );
-        assert_eq!(
-            s.wire("max_completion_tokens")["max_completion_tokens"],
-            256
-        );
-        // Stored with the run's agent and read back the same.
+        assert_eq!(s.max_output_tokens, Some(256));
         let stored = serde_json::to_value(&s).unwrap();
         assert_eq!(
             stored,
@@ -181,20 +147,8 @@ mod tests {
                    "stopSequences": ["END", "\n\n"]})
         );
         assert_eq!(parse(stored).unwrap(), s);
-    }
-
-    #[test]
-    fn nothing_set_sends_nothing() {
-        let s = parse(json!({})).unwrap();
-        assert!(s.is_empty());
-        assert!(s.wire("max_tokens").is_empty());
-        let s = parse(json!({"stopSequences": []})).unwrap();
-        assert!(s.wire("max_tokens").is_empty());
-        let s = parse(json!({"temperature": 0, "seed": -1})).unwrap();
-        assert_eq!(
-            Value::Object(s.wire("max_tokens")),
-            json!({"temperature": 0.0, "seed": -1})
-        );
+        assert!(parse(json!({})).unwrap().is_empty());
+        assert!(!parse(json!({"seed": 0})).unwrap().is_empty());
     }
 
     #[test]
