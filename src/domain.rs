@@ -408,10 +408,16 @@ pub fn call_result(
     result: &Value,
     error: Option<&Value>,
 ) -> (Message, Event) {
+    // A result object goes to the model as its JSON text, an error text (a string) as it is
+    // (Mastra's `error-text`).
+    let content = match result {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
     let message = Message::Tool {
         tool_call_id: call_id.to_string(),
         tool_name: name.to_string(),
-        content: result.to_string(),
+        content,
     };
     let event = match error {
         Some(e) => Event::tool_error(call_id, name, args, e),

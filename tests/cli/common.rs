@@ -328,15 +328,17 @@ impl Env {
             .collect()
     }
 
-    /// The tool messages of a run as (toolCallId, parsed content).
+    /// The tool messages of a run as (toolCallId, parsed content); an error text (what the
+    /// model gets when no tool ran) as a JSON string.
     pub fn tool_results(&self, run: &str) -> Vec<(String, Value)> {
         self.messages(run)
             .into_iter()
             .filter(|m| m["role"] == "tool")
             .map(|m| {
+                let content = m["content"].as_str().unwrap();
                 (
                     m["toolCallId"].as_str().unwrap().to_string(),
-                    serde_json::from_str(m["content"].as_str().unwrap()).unwrap(),
+                    serde_json::from_str(content).unwrap_or_else(|_| Value::from(content)),
                 )
             })
             .collect()
