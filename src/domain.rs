@@ -123,51 +123,122 @@ pub enum ToolOutcome {
     },
 }
 
+/// The kinds of event a run emits: Mastra's chunk `type`s (SPEC §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Start,
+    StepStart,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    ToolError,
+    ToolCallSuspended,
+    ToolCallApproval,
+    ToolOutputDenied,
+    StepFinish,
+    Finish,
+    Error,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 12] = [
+        EventKind::Start,
+        EventKind::StepStart,
+        EventKind::TextDelta,
+        EventKind::ToolCall,
+        EventKind::ToolResult,
+        EventKind::ToolError,
+        EventKind::ToolCallSuspended,
+        EventKind::ToolCallApproval,
+        EventKind::ToolOutputDenied,
+        EventKind::StepFinish,
+        EventKind::Finish,
+        EventKind::Error,
+    ];
+
+    /// The chunk `type` on the wire and in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Start => "start",
+            EventKind::StepStart => "step-start",
+            EventKind::TextDelta => "text-delta",
+            EventKind::ToolCall => "tool-call",
+            EventKind::ToolResult => "tool-result",
+            EventKind::ToolError => "tool-error",
+            EventKind::ToolCallSuspended => "tool-call-suspended",
+            EventKind::ToolCallApproval => "tool-call-approval",
+            EventKind::ToolOutputDenied => "tool-output-denied",
+            EventKind::StepFinish => "step-finish",
+            EventKind::Finish => "finish",
+            EventKind::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// An event a run emitted: Mastra's chunk `type` and `payload`. The envelope (`runId`,
 /// `from`) is added when printed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    pub kind: String,
+    pub kind: EventKind,
     pub payload: Value,
 }
 
 impl Event {
-    fn new(kind: &str, payload: Value) -> Event {
-        Event {
-            kind: kind.to_string(),
-            payload,
-        }
+    pub fn new(kind: EventKind, payload: Value) -> Event {
+        Event { kind, payload }
     }
     pub fn start(agent_id: &str, message_id: &str) -> Event {
-        Event::new("start", json!({"id": agent_id, "messageId": message_id}))
+        Event::new(
+            EventKind::Start,
+            json!({"id": agent_id, "messageId": message_id}),
+        )
     }
     pub fn step_start(message_id: &str) -> Event {
-        Event::new("step-start", json!({"messageId": message_id}))
+        Event::new(EventKind::StepStart, json!({"messageId": message_id}))
     }
     pub fn text_delta(message_id: &str, text: &str) -> Event {
-        Event::new("text-delta", json!({"id": message_id, "text": text}))
+        Event::new(
+            EventKind::TextDelta,
+            json!({"id": message_id, "text": text}),
+        )
     }
     pub fn tool_call(call: &ToolCall) -> Event {
         Event::new(
-            "tool-call",
+            EventKind::ToolCall,
             json!({"toolCallId": call.id, "toolName": call.name, "args": call.args}),
         )
     }
     pub fn tool_result(call_id: &str, name: &str, args: &Value, result: &Value) -> Event {
         Event::new(
-            "tool-result",
+            EventKind::ToolResult,
             json!({"toolCallId": call_id, "toolName": name, "args": args, "result": result}),
         )
     }
     pub fn tool_error(call_id: &str, name: &str, args: &Value, error: &Value) -> Event {
         Event::new(
-            "tool-error",
+            EventKind::ToolError,
             json!({"toolCallId": call_id, "toolName": name, "args": args, "error": error}),
         )
     }
     pub fn suspended(call: &ToolCall, payload: &Value, resume_schema: &Value) -> Event {
         Event::new(
-            "tool-call-suspended",
+            EventKind::ToolCallSuspended,
             json!({
                 "toolCallId": call.id,
                 "toolName": call.name,
@@ -179,18 +250,18 @@ impl Event {
     }
     pub fn step_finish(message_id: &str, finish_reason: &str) -> Event {
         Event::new(
-            "step-finish",
+            EventKind::StepFinish,
             json!({"messageId": message_id, "finishReason": finish_reason}),
         )
     }
     pub fn finish(finish_reason: &str, text: &str, usage: Usage) -> Event {
         Event::new(
-            "finish",
+            EventKind::Finish,
             json!({"finishReason": finish_reason, "text": text, "usage": usage}),
         )
     }
     pub fn error(message: &str) -> Event {
-        Event::new("error", json!({"message": message}))
+        Event::new(EventKind::Error, json!({"message": message}))
     }
 }
 

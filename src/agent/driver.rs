@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use super::lease::Heartbeat;
 use super::step::{self, StepContext};
 use super::AgentDef;
-use crate::domain::{Event, Message, RunStatus, Sink, StepCommit, Transition};
+use crate::domain::{Event, EventKind, Message, RunStatus, Sink, StepCommit, Transition};
 use crate::providers::{Provider, Request};
 use crate::store::{Lease, Location, Run, Store};
 use crate::tools;
@@ -92,7 +92,7 @@ pub fn drive(
         };
         for e in &stored {
             // Shown live already.
-            if !matches!(e.event.kind.as_str(), "step-start" | "text-delta") {
+            if !matches!(e.event.kind, EventKind::StepStart | EventKind::TextDelta) {
                 sink.event(&run.id, &e.event);
             }
         }

@@ -251,7 +251,7 @@ fn event_args(call: &ToolCall) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{resumed_results, CallRecord};
+    use crate::domain::{resumed_results, CallRecord, EventKind};
     use crate::providers::{BadArgs, ModelCall};
     use crate::tools;
 
@@ -392,7 +392,7 @@ mod tests {
         let in_events: Vec<&str> = c
             .events
             .iter()
-            .filter(|e| e.kind == "tool-call")
+            .filter(|e| e.kind == EventKind::ToolCall)
             .map(|e| e.payload["toolCallId"].as_str().unwrap())
             .collect();
         assert_eq!(in_events, ids);
@@ -539,7 +539,7 @@ mod tests {
                 invalid_arguments_text("ask_user"),
             ]
         );
-        assert_eq!(resumed.events[2].kind, "tool-error");
+        assert_eq!(resumed.events[2].kind, EventKind::ToolError);
         assert_eq!(resumed.events[2].payload["args"], "{");
     }
 

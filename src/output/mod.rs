@@ -18,7 +18,7 @@ use std::io::{self, Write};
 use console::style;
 use serde_json::{json, Value};
 
-use crate::domain::{Event, Sink, StoredEvent};
+use crate::domain::{Event, EventKind, Sink, StoredEvent};
 
 pub struct Out {
     json: bool,
@@ -176,22 +176,22 @@ impl Sink for EventPrinter<'_> {
             out.json_line(&envelope(run_id, e));
             return;
         }
-        match e.kind.as_str() {
-            "text-delta" if out.hide_text.get() => {}
-            "text-delta" => {
+        match e.kind {
+            EventKind::TextDelta if out.hide_text.get() => {}
+            EventKind::TextDelta => {
                 let text = e.payload["text"].as_str().unwrap_or_default();
                 if !text.is_empty() {
                     out.write(&sanitize::block(text));
                     out.open_line.set(!text.ends_with('\n'));
                 }
             }
-            "step-finish" | "finish" => out.end_open_line(),
-            "tool-error" => failed_call(
+            EventKind::StepFinish | EventKind::Finish => out.end_open_line(),
+            EventKind::ToolError => failed_call(
                 out,
                 e,
                 e.payload["error"]["message"].as_str().unwrap_or_default(),
             ),
-            "tool-result" => {
+            EventKind::ToolResult => {
                 if let Some(why) = failure_of(&e.payload["result"]) {
                     failed_call(out, e, &why);
                 }

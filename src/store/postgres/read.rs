@@ -5,7 +5,7 @@
 use postgres::types::Type;
 use postgres::{Client, Row};
 
-use crate::domain::{CallRecord, Event, Message, StoredEvent};
+use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
@@ -117,13 +117,16 @@ pub fn events(c: &mut Client, run_id: &str) -> Result<Vec<StoredEvent>> {
         &[&run_id],
     )?
     .iter()
-    .map(|r| StoredEvent {
-        seq: r.get(0),
-        at: r.get(1),
-        event: Event {
-            kind: r.get(2),
-            payload: columns::from_json(r.get::<_, &str>(3)).unwrap_or_default(),
-        },
+    // An event of a kind this program does not know is left out.
+    .filter_map(|r| {
+        Some(StoredEvent {
+            seq: r.get(0),
+            at: r.get(1),
+            event: Event {
+                kind: EventKind::parse(r.get::<_, &str>(2))?,
+                payload: columns::from_json(r.get::<_, &str>(3)).unwrap_or_default(),
+            },
+        })
     })
     .collect())
 }

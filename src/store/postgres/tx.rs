@@ -231,7 +231,13 @@ impl Tx for PgTx<'_> {
         for (seq, e) in (first..).zip(batch.events) {
             self.tx.execute(
                 &stmt,
-                &[&run.id, &seq, &e.kind, &to_json(&e.payload), &batch.at],
+                &[
+                    &run.id,
+                    &seq,
+                    &e.kind.as_str(),
+                    &to_json(&e.payload),
+                    &batch.at,
+                ],
             )?;
             stored.push(StoredEvent {
                 seq,

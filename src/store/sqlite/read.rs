@@ -6,7 +6,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{params, CachedStatement, Connection, OptionalExtension, Params, Row};
 
 use super::compact::{self, Cursor, EventRow, Sources};
-use crate::domain::{CallRecord, Event, Message, StoredEvent};
+use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
@@ -158,7 +158,11 @@ pub fn events(c: &Connection, run_id: &str) -> Result<Vec<StoredEvent>> {
     let mut events = Vec::new();
     for row in rows {
         let (seq, at, kind, row) = row?;
-        let payload = compact::read_event(&kind, &row, &mut cursor, &sources)
+        // An event of a kind this program does not know is left out.
+        let Some(kind) = EventKind::parse(&kind) else {
+            continue;
+        };
+        let payload = compact::read_event(kind, &row, &mut cursor, &sources)
             .unwrap_or(serde_json::Value::Null);
         events.push(StoredEvent {
             seq,

@@ -199,7 +199,7 @@ impl<'c> SqliteTx<'c> {
             stmt.execute(params![
                 run,
                 seq,
-                e.kind,
+                e.kind.as_str(),
                 row.derived,
                 row.call_id,
                 row.message,
