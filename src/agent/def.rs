@@ -13,6 +13,7 @@ use crate::domain::HUMAN_TOOLS;
 use crate::error::Error;
 use crate::limits::{self, MAX_AGENT_FILE, MAX_MAX_STEPS};
 use crate::providers::{self, ModelSettings};
+use crate::store::Run;
 
 pub const DEFAULT_MAX_STEPS: u32 = 5;
 
@@ -98,6 +99,17 @@ impl AgentDef {
             return Err(format!("maxSteps must be between 1 and {MAX_MAX_STEPS}"));
         }
         Ok(())
+    }
+
+    /// The agent a run keeps, as it was at `run`.
+    pub fn of_run(run: &Run) -> Result<AgentDef> {
+        serde_json::from_value(run.agent.clone()).map_err(|e| {
+            Error::invalid(format!(
+                "run {} has an agent this program cannot read: {e}",
+                run.id
+            ))
+            .into()
+        })
     }
 
     /// Sets `maxSteps` from the command line.

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::lease::Heartbeat;
 use super::step::{self, StepContext};
@@ -47,8 +47,7 @@ pub fn drive(
     provider: &dyn Provider,
     sink: &mut dyn Sink,
 ) -> Result<LegEnd> {
-    let agent: AgentDef =
-        serde_json::from_value(run.agent.clone()).context("reading the run's agent")?;
+    let agent = AgentDef::of_run(run)?;
     let specs = tools::specs(&agent.tools);
     let cwd = std::path::PathBuf::from(&run.cwd);
     let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());

@@ -26,7 +26,7 @@ use super::prompting::{self, Prompted};
 use super::target::{find_run, pending_item};
 use super::{input, notify, outcome, Ctx};
 use crate::agent::driver::{self, LegEnd};
-use crate::agent::lease;
+use crate::agent::{lease, AgentDef};
 use crate::cli::ItemArgs;
 use crate::domain::{CallRecord, ItemKind, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
@@ -458,8 +458,7 @@ pub fn on_own_host(run: &Run) -> bool {
 
 /// The provider for a stored run, checked before anything changes.
 pub fn provider_for(run: &Run) -> Result<Box<dyn Provider>> {
-    let model = run.agent["model"].as_str().unwrap_or_default();
-    providers::from_spec(model)
+    providers::from_spec(&AgentDef::of_run(run)?.model)
 }
 
 /// A provider with a spinner on stderr (a terminal only) until its first text.
