@@ -89,6 +89,10 @@ pub enum Command {
     Answer(AnswerArgs),
     /// Approve or reject a plan submitted with submit_plan
     Review(ReviewArgs),
+    /// Let a tool call that waits for approval run
+    Approve(ApproveArgs),
+    /// Refuse a tool call that waits for approval: the tool never runs
+    Decline(DeclineArgs),
     /// Show a run: status, transcript, items and who resolved them, events
     Show(RunRef),
     /// List runs, newest first
@@ -150,6 +154,9 @@ pub struct RunArgs {
     /// Print only the run id on stdout, as soon as the run exists (not the agent's text)
     #[arg(short, long, conflicts_with = "wait")]
     pub quiet: bool,
+    /// Every call of the agent's command tools waits for approval (approve / decline)
+    #[arg(long)]
+    pub require_approval: bool,
     #[command(flatten)]
     pub wait: WaitFlags,
 }
@@ -299,6 +306,37 @@ pub struct ReviewArgs {
     /// The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+}
+
+/// What `approve` and `decline` take: the run (required: a shared store may hold others'
+/// approvals), the item, who, and whether to drive the run on.
+#[derive(Clone, Debug, Args)]
+pub struct ApproveArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: String,
+    /// Which tool call, when the run has several waiting for approval
+    #[arg(long, value_name = "ID")]
+    pub tool_call: Option<String>,
+    /// Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not
+    /// authentication
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_: Option<String>,
+    /// Only record the decision; do not drive the run on in this process
+    #[arg(long)]
+    pub no_resume: bool,
+    /// The decision as Mastra's resume data: {"approved":true|false,"reason"?:"..."}; it
+    /// must agree with the command
+    #[arg(long, value_name = "VALUE", value_parser = text)]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DeclineArgs {
+    #[command(flatten)]
+    pub decision: ApproveArgs,
+    /// Why; the model receives it [default: Tool call was not approved by the user]
+    #[arg(long, value_name = "TEXT", conflicts_with = "json", value_parser = text)]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Args)]

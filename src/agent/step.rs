@@ -1,20 +1,21 @@
 //! The pure part of the loop: one model response in, everything to store for it out.
 //!
-//! No IO here: tools are reached through the `evaluate` function and fresh ids through
-//! `new_id`, so the whole decision (complete, continue, suspend, out of budget) is
-//! unit-tested without a store or a model.
+//! No IO here: tools are reached through the `evaluate` function (which may run a command
+//! tool's program) and fresh ids through `new_id`, so the whole decision (complete,
+//! continue, suspend for an answer or an approval, out of budget) is unit-tested without a
+//! store or a model.
 
 use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
 use crate::domain::{
-    call_result, CallState, Event, Message, NewCall, StepCommit, ToolCall, ToolOutcome, Transition,
-    Usage,
+    call_result, CallState, Event, ItemKind, Message, NewCall, StepCommit, ToolCall, ToolOutcome,
+    Transition, Usage,
 };
 use crate::limits::MAX_TOOL_CALL_ID_CHARS;
 use crate::providers::Response;
-use crate::tools;
+use crate::tools::{self, approval};
 
 /// What the step function needs besides the response.
 pub struct StepContext<'a> {
@@ -35,16 +36,19 @@ enum Outcome {
     /// `{name, message}`: no tool ran (unknown tool, unparsable arguments).
     Error(Value),
     Suspend {
+        kind: ItemKind,
         payload: Value,
         schema: Value,
     },
+    /// The call waits for approval before its tool runs.
+    Approval,
 }
 
 /// Decides what one model response does to the run.
 pub fn step(
     response: &Response,
     ctx: &StepContext,
-    evaluate: &mut dyn FnMut(&str, &Value) -> Option<ToolOutcome>,
+    evaluate: &mut dyn FnMut(&ToolCall) -> Option<ToolOutcome>,
     new_id: &mut dyn FnMut() -> String,
 ) -> StepCommit {
     let text = response.text.clone().filter(|t| !t.is_empty());
@@ -110,7 +114,7 @@ pub fn step(
                 );
             }
             let offered = ctx.tools.contains(&call.name);
-            match offered.then(|| evaluate(&call.name, &call.args)).flatten() {
+            match offered.then(|| evaluate(call)).flatten() {
                 None => Outcome::Error(json!({
                     "name": "ToolNotFoundError",
                     "message": format!(
@@ -120,13 +124,17 @@ pub fn step(
                     ),
                 })),
                 Some(ToolOutcome::Result(r)) => Outcome::Result(r),
+                Some(ToolOutcome::Error(e)) => Outcome::Error(e),
                 Some(ToolOutcome::Suspend {
+                    kind,
                     payload,
                     resume_schema,
                 }) => Outcome::Suspend {
+                    kind,
                     payload,
                     schema: resume_schema,
                 },
+                Some(ToolOutcome::Approval) => Outcome::Approval,
             }
         })
         .collect();
@@ -138,7 +146,7 @@ pub fn step(
 
     if outcomes
         .iter()
-        .any(|o| matches!(o, Outcome::Suspend { .. }))
+        .any(|o| matches!(o, Outcome::Suspend { .. } | Outcome::Approval))
     {
         events.push(Event::step_finish(ctx.message_id, "tool-calls"));
         let mut new_calls = Vec::new();
@@ -148,6 +156,7 @@ pub fn step(
                 tool_name: call.name.clone(),
                 args: call.args.clone(),
                 state: CallState::Done,
+                kind: None,
                 payload: None,
                 result: None,
                 error: None,
@@ -158,10 +167,20 @@ pub fn step(
                     record.result = Some(error_result(&e));
                     record.error = Some(e);
                 }
-                Outcome::Suspend { payload, schema } => {
+                Outcome::Suspend {
+                    kind,
+                    payload,
+                    schema,
+                } => {
                     events.push(Event::suspended(call, &payload, &schema));
                     record.state = CallState::Pending;
+                    record.kind = Some(kind);
                     record.payload = Some(payload);
+                }
+                Outcome::Approval => {
+                    events.push(Event::approval(call, &approval::resume_schema()));
+                    record.state = CallState::Pending;
+                    record.kind = Some(ItemKind::Approval);
                 }
             }
             new_calls.push(record);
@@ -180,7 +199,7 @@ pub fn step(
         let (result, error) = match outcome {
             Outcome::Result(r) => (r, None),
             Outcome::Error(e) => (error_result(&e), Some(e)),
-            Outcome::Suspend { .. } => unreachable!("no call suspended"),
+            Outcome::Suspend { .. } | Outcome::Approval => unreachable!("no call suspended"),
         };
         let (message, event) =
             call_result(&call.id, &call.name, &call.args, &result, error.as_ref());
@@ -215,7 +234,8 @@ pub fn typable(id: &str) -> bool {
     (1..=MAX_TOOL_CALL_ID_CHARS).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_graphic())
 }
 
-fn error_result(error: &Value) -> Value {
+/// What the model receives for a call that failed (`{name, message}`).
+pub fn error_result(error: &Value) -> Value {
     tools::error_result(error["message"].as_str().unwrap_or("tool call failed"))
 }
 
@@ -246,7 +266,7 @@ mod tests {
         step(
             &response,
             &ctx,
-            &mut |name, args| tools::evaluate(name, args, std::path::Path::new("/nonexistent")),
+            &mut |c| tools::evaluate(&c.name, &c.args, std::path::Path::new("/nonexistent")),
             &mut || {
                 n += 1;
                 format!("gen_{n}")

@@ -11,7 +11,7 @@ use super::items::item_json;
 use super::Ctx;
 use crate::limits::HOOK_TIMEOUT;
 use crate::output::format;
-use crate::providers::group::{self, End, Group};
+use crate::sys::group::{self, End, Group};
 use crate::store::PendingItem;
 
 pub fn on_suspend(ctx: &Ctx, items: &[PendingItem]) {

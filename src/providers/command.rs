@@ -19,7 +19,7 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::group::{self, End, Group};
+use crate::sys::group::{self, End, Group};
 use super::scripted::{call_of, ScriptCall};
 use super::settings::{Settings, READ_TIMEOUT};
 use super::{Provider, Request, Response};
@@ -227,8 +227,8 @@ mod tests {
             },
         ];
         let tools = [ToolSpec {
-            name: "ask_user",
-            description: "Ask.",
+            name: "ask_user".into(),
+            description: "Ask.".into(),
             parameters: json!({"type": "object"}),
         }];
         let request = Request {

@@ -6,7 +6,6 @@
 
 mod assemble;
 mod command;
-pub mod group;
 mod http;
 mod none;
 mod openai;

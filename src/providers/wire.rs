@@ -132,8 +132,8 @@ mod tests {
 
     fn spec() -> ToolSpec {
         ToolSpec {
-            name: "ask_user",
-            description: "Ask.",
+            name: "ask_user".into(),
+            description: "Ask.".into(),
             parameters: json!({"type": "object"}),
         }
     }

@@ -10,7 +10,7 @@ use serde_json::json;
 use tempfile::TempDir;
 
 use mastra_ask::domain::{
-    CallState, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall, Transition, Usage,
+    CallState, ItemKind, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall, Transition, Usage,
     Via,
 };
 use mastra_ask::store::{
@@ -109,6 +109,7 @@ fn asking(items: &[&str]) -> StepCommit {
             } else {
                 CallState::Pending
             },
+            kind: (c.id != "d").then_some(ItemKind::Question),
             payload: (c.id != "d").then(|| c.args.clone()),
             result: (c.id == "d").then(|| json!({"content": "known", "isError": false})),
             error: None,
@@ -151,7 +152,7 @@ fn suspended(s: &dyn Store) {
 fn answer() -> Resolution {
     Resolution {
         resume_data: json!("yes"),
-        result: json!({"content": "User answered: yes", "isError": false}),
+        result: Some(json!({"content": "User answered: yes", "isError": false})),
         by: "tester".into(),
         via: Via::Flag,
     }

@@ -144,7 +144,8 @@ fn reference(event: &Event, step_message: Option<i64>) -> Option<EventRow> {
     let (call_id, message, payload) = match event.kind.as_str() {
         "tool-call" | "tool-result" => (call(), None, None),
         "tool-error" => (call(), None, keep(&["error"])),
-        "tool-call-suspended" => (call(), None, keep(&["resumeSchema"])),
+        "tool-call-suspended" | "tool-call-approval" => (call(), None, keep(&["resumeSchema"])),
+        "tool-output-denied" => (call(), None, keep(&["approval"])),
         "step-finish" => (None, None, keep(&["finishReason"])),
         "text-delta" => (None, step_message, None),
         "finish" => (None, step_message, keep(&["finishReason", "usage"])),
@@ -195,6 +196,19 @@ fn decode_event(kind: &str, row: &EventRow, cursor: &Cursor, src: &Sources) -> O
                 "suspendPayload": src.payloads.get(id)?,
                 "resumeSchema": rest.get("resumeSchema")?,
             })
+        }
+        "tool-call-approval" => {
+            let (id, name, args) = call()?;
+            json!({
+                "toolCallId": id,
+                "toolName": name,
+                "args": args,
+                "resumeSchema": rest.get("resumeSchema")?,
+            })
+        }
+        "tool-output-denied" => {
+            let (id, name, args) = call()?;
+            json!({"toolCallId": id, "toolName": name, "args": args, "approval": rest.get("approval")?})
         }
         "step-finish" => json!({
             "messageId": cursor.message_id.as_deref()?,
@@ -351,6 +365,28 @@ mod tests {
         assert_eq!(
             rows[6].payload.as_deref(),
             Some(r#"{"resumeSchema":"{\"type\":\"string\"}"}"#)
+        );
+    }
+
+    #[test]
+    fn approval_events_keep_only_what_the_call_does_not_hold() {
+        let a = assistant();
+        let Message::Assistant { tool_calls, .. } = &a else {
+            unreachable!()
+        };
+        let mut src = Sources::default();
+        src.add_message(1, &a);
+        let schema = crate::tools::approval::resume_schema();
+        let events = [
+            Event::step_start("m1"),
+            Event::approval(&tool_calls[0], &schema),
+            Event::output_denied("q", "ask_user", &tool_calls[0].args, "Not now."),
+        ];
+        let rows = roundtrip(&events, &src);
+        assert!(rows[1].derived && rows[2].derived);
+        assert_eq!(
+            rows[2].payload.as_deref(),
+            Some(r#"{"approval":{"id":"q","approved":false,"reason":"Not now."}}"#)
         );
     }
 
