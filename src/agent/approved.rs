@@ -116,7 +116,8 @@ fn run_approved(
         ToolOutcome::Result(r) => (r, None),
         ToolOutcome::Error(e) => (error_result(&e), Some(e)),
         ToolOutcome::Suspend { .. } | ToolOutcome::Approval => {
-            let e = json!({"name": "ToolExecutionError", "message": "the tool asked to wait again"});
+            let e =
+                json!({"name": "ToolExecutionError", "message": "the tool asked to wait again"});
             (error_result(&e), Some(e))
         }
     };

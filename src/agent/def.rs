@@ -8,10 +8,10 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::HUMAN_TOOLS;
-use crate::tools::ToolEntry;
 use crate::error::Error;
 use crate::limits::{self, MAX_AGENT_FILE, MAX_MAX_STEPS};
 use crate::providers;
+use crate::tools::ToolEntry;
 
 pub const DEFAULT_MAX_STEPS: u32 = 5;
 

@@ -25,12 +25,13 @@ pub enum Prompted {
 
 /// Prompts for one pending item of `run`, resolving it as `by`.
 pub fn prompt(ctx: &Ctx, run: &Run, call: &CallRecord, by: &str) -> Result<Prompted> {
-    let resolution = |resume_data: serde_json::Value, result: Option<serde_json::Value>| Resolution {
-        resume_data,
-        result,
-        by: by.to_string(),
-        via: Via::Prompt,
-    };
+    let resolution =
+        |resume_data: serde_json::Value, result: Option<serde_json::Value>| Resolution {
+            resume_data,
+            result,
+            by: by.to_string(),
+            via: Via::Prompt,
+        };
     let chosen = match call.kind() {
         ItemKind::Question => {
             let question = question_of(call)?;

@@ -71,20 +71,17 @@ pub fn pending_item(
 ) -> Result<CallRecord> {
     let wrong_kind = |c: &CallRecord| {
         Error::usage(format!(
-            "tool call {} of run {} is a {}, not a {}",
+            "tool call {} of run {} is {}, not {}",
             c.call_id,
             run.id,
-            c.kind().noun(),
-            kind.noun()
+            a_kind(c.kind()),
+            a_kind(kind)
         ))
         .with_hint(resolve_with(ctx, c.kind(), &run.id))
     };
     if let Some(id) = tool_call {
         let calls = store.calls(&run.id)?;
-        let Some(call) = calls
-            .into_iter()
-            .find(|c| c.call_id == id && c.is_item())
-        else {
+        let Some(call) = calls.into_iter().find(|c| c.call_id == id && c.is_item()) else {
             return fail(Error::not_found(format!(
                 "run {} has no tool call {id}",
                 run.id
@@ -138,6 +135,14 @@ fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
         "run {} is {state}: nothing waits for {what}",
         run.id
     ))
+}
+
+/// "a question", "a plan", "an approval".
+fn a_kind(kind: ItemKind) -> String {
+    match kind {
+        ItemKind::Approval => "an approval".into(),
+        other => format!("a {}", other.noun()),
+    }
 }
 
 /// The hint naming the command(s) for an item of `kind` of run `run_id`.

@@ -12,8 +12,8 @@ use super::{Lease, NewRun, Run, RunFilter};
 use serde_json::Value;
 
 use crate::domain::{
-    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent, ToolProcess,
-    Usage,
+    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent,
+    ToolProcess, Usage,
 };
 
 /// How a transaction reaches the disk. Only SQLite tells them apart; PostgreSQL commits

@@ -78,9 +78,7 @@ impl Group {
     /// the whole group.
     pub fn wait(&mut self, deadline: Instant) -> io::Result<End> {
         let never = AtomicBool::new(false);
-        Ok(self
-            .wait_unless(deadline, &never)?
-            .unwrap_or(End::TimedOut))
+        Ok(self.wait_unless(deadline, &never)?.unwrap_or(End::TimedOut))
     }
 
     /// `wait`, but also kills the group as soon as `stop` is set (e.g. by a thread that

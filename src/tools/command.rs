@@ -143,7 +143,10 @@ impl CommandTool {
             // Checked at load; a stored agent edited by hand lands here.
             Err(e) => {
                 let mut p = Problems::default();
-                p.add("root", format!("the tool's inputSchema does not compile: {e}"));
+                p.add(
+                    "root",
+                    format!("the tool's inputSchema does not compile: {e}"),
+                );
                 return Err(p.into_result(&self.name, args));
             }
         };
@@ -154,7 +157,11 @@ impl CommandTool {
                 jsonschema::error::ValidationErrorKind::Required { property } => {
                     let key = property.as_str().map(str::to_string);
                     let key = key.unwrap_or_else(|| property.to_string());
-                    let f = if at == "root" { key } else { format!("{at}.{key}") };
+                    let f = if at == "root" {
+                        key
+                    } else {
+                        format!("{at}.{key}")
+                    };
                     p.add(f, "Required");
                 }
                 jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
@@ -175,7 +182,10 @@ impl CommandTool {
                     };
                     p.add(
                         at,
-                        format!("Expected {wanted}, received {}", type_name(error.instance())),
+                        format!(
+                            "Expected {wanted}, received {}",
+                            type_name(error.instance())
+                        ),
                     );
                 }
                 _ => p.add(at, error.to_string()),
@@ -306,7 +316,10 @@ mod tests {
         assert!(t.command[0].ends_with("/sh") && t.command[0].starts_with('/'));
         t.command = vec!["sub/none.sh".into()];
         let e = t.resolve(dir.path()).unwrap_err();
-        assert!(e.contains("program sub/none.sh not found (looked in"), "{e}");
+        assert!(
+            e.contains("program sub/none.sh not found (looked in"),
+            "{e}"
+        );
         assert!(!e.contains("PATH"), "{e}");
         std::fs::write(dir.path().join("plain"), "").unwrap();
         t.command = vec!["plain".into()];

@@ -65,7 +65,11 @@ pub fn run(call: &Call, started: &mut dyn FnMut(Recorded) -> bool) -> ToolOutcom
     let recorded = group.recorded();
     if !started(recorded) {
         group.kill();
-        return failure(tool, "was stopped before it ran: its start could not be recorded", &[]);
+        return failure(
+            tool,
+            "was stopped before it ran: its start could not be recorded",
+            &[],
+        );
     }
     let deadline = Instant::now() + tool.timeout();
     let child = group.child();
@@ -145,7 +149,10 @@ fn failure(tool: &CommandTool, what: &str, stderr: &[u8]) -> ToolOutcome {
 
 /// Reads a pipe on a thread, at most `MAX_TOOL_OUTPUT` bytes; more sets `too_much` (the
 /// waiter then kills the group). The bytes arrive when the pipe closes.
-fn capped(pipe: Option<impl Read + Send + 'static>, too_much: Arc<AtomicBool>) -> Receiver<Vec<u8>> {
+fn capped(
+    pipe: Option<impl Read + Send + 'static>,
+    too_much: Arc<AtomicBool>,
+) -> Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut out = Vec::new();

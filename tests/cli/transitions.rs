@@ -10,8 +10,8 @@ use serde_json::json;
 use tempfile::TempDir;
 
 use mastra_ask::domain::{
-    CallState, ItemKind, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall, Transition, Usage,
-    Via,
+    CallState, ItemKind, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall, Transition,
+    Usage, Via,
 };
 use mastra_ask::store::{
     self, Access, Conflict, Error, Lease, Location, NewRun, NotFound, Resolved, Store,
