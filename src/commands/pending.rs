@@ -1,4 +1,4 @@
-//! `pending`: what waits for a person, oldest first, with the command that resolves it.
+//! `pending`: what waits for a person, oldest first, with every command that resolves it.
 
 use anyhow::Result;
 
@@ -38,7 +38,9 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
                 describe(call),
                 format::age(call.created_at, now)
             ));
-            ctx.out.line(&format!("    {}", commands_for(ctx, item)[0]));
+            for command in commands_for(ctx, item) {
+                ctx.out.line(&format!("    {command}"));
+            }
         }
     }
     if items.is_empty() {
