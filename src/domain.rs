@@ -532,3 +532,78 @@ pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
     }
     StepResults { messages, events }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(
+        id: &str,
+        kind: Option<ItemKind>,
+        resume: Option<Value>,
+        result: Option<Value>,
+    ) -> CallRecord {
+        CallRecord {
+            run_id: "r".into(),
+            call_id: id.into(),
+            seq: 0,
+            step: 1,
+            tool_name: "deploy".into(),
+            args: json!({"target": "prod"}),
+            state: if kind.is_some() {
+                CallState::Resolved
+            } else {
+                CallState::Done
+            },
+            kind,
+            payload: None,
+            result,
+            error: None,
+            resume_data: resume,
+            resolved_by: None,
+            resolved_via: None,
+            resolved_at: None,
+            expires_at: None,
+            created_at: 0,
+            process: None,
+        }
+    }
+
+    #[test]
+    fn a_declined_call_gives_its_reason_as_text_and_a_denial() {
+        let approval = Some(ItemKind::Approval);
+        let declined = record(
+            "a",
+            approval,
+            Some(json!({"approved": false})),
+            Some(json!("No.")),
+        );
+        let approved = record(
+            "b",
+            approval,
+            Some(json!({"approved": true})),
+            Some(json!({"ok": 1})),
+        );
+        let waiting = record("c", approval, Some(json!({"approved": true})), None);
+        let text = record("d", None, None, Some(json!("plain text")));
+        assert_eq!(declined.approved(), Some(false));
+        assert!(waiting.waits_to_run() && !approved.waits_to_run() && !declined.waits_to_run());
+        let r = resumed_results(&[declined, approved, text]);
+        let kinds: Vec<&str> = r.events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(kinds, ["tool-output-denied", "tool-result", "tool-result"]);
+        assert_eq!(
+            r.events[0].payload,
+            json!({"toolCallId": "a", "toolName": "deploy", "args": {"target": "prod"},
+                   "approval": {"id": "a", "approved": false, "reason": "No."}})
+        );
+        let contents: Vec<&str> = r
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::Tool { content, .. } => content.as_str(),
+                _ => "",
+            })
+            .collect();
+        assert_eq!(contents, ["No.", r#"{"ok":1}"#, "plain text"]);
+    }
+}

@@ -335,6 +335,80 @@ mod tests {
     }
 
     #[test]
+    fn approvals_suspend_beside_questions_and_tools_without_approval_run_at_once() {
+        let used = HashSet::new();
+        let tools: Vec<String> = ["ask_user", "deploy", "echo", "broken"]
+            .map(String::from)
+            .to_vec();
+        let ctx = StepContext {
+            message_id: "m1",
+            used_ids: &used,
+            tools: &tools,
+            last_in_budget: false,
+            usage_before: Usage::default(),
+        };
+        let response = Response {
+            calls: vec![
+                call(Some("q"), "ask_user", json!({"question": "Q?"})),
+                call(Some("a"), "deploy", json!({"target": "prod"})),
+                call(Some("e"), "echo", json!({})),
+                call(Some("b"), "broken", json!({})),
+            ],
+            ..Default::default()
+        };
+        let c = step(
+            &response,
+            &ctx,
+            &mut |c| match c.name.as_str() {
+                "deploy" => Some(ToolOutcome::Approval),
+                "echo" => Some(ToolOutcome::Result(json!("hi"))),
+                "broken" => Some(ToolOutcome::Error(
+                    json!({"name": "ToolExecutionError", "message": "exited with status 1"}),
+                )),
+                _ => tools::evaluate(&c.name, &c.args, std::path::Path::new("/")),
+            },
+            &mut || "gen".into(),
+        );
+        assert!(matches!(c.transition, Transition::Suspended));
+        assert_eq!(
+            kinds(&c),
+            [
+                "step-start",
+                "tool-call",
+                "tool-call",
+                "tool-call",
+                "tool-call",
+                "step-finish",
+                "tool-call-suspended",
+                "tool-call-approval"
+            ]
+        );
+        let approval = &c.events[7].payload;
+        assert_eq!(approval["toolCallId"], "a");
+        assert_eq!(approval["resumeSchema"], approval::resume_schema());
+        let calls: Vec<(&str, CallState, Option<ItemKind>)> = c
+            .calls
+            .iter()
+            .map(|r| (r.call_id.as_str(), r.state, r.kind))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("q", CallState::Pending, Some(ItemKind::Question)),
+                ("a", CallState::Pending, Some(ItemKind::Approval)),
+                ("e", CallState::Done, None),
+                ("b", CallState::Done, None)
+            ]
+        );
+        assert_eq!(c.calls[1].payload, None);
+        assert_eq!(c.calls[2].result, Some(json!("hi")));
+        assert_eq!(
+            c.calls[3].error.as_ref().unwrap()["name"],
+            "ToolExecutionError"
+        );
+    }
+
+    #[test]
     fn ids_that_cannot_be_typed_are_replaced_everywhere() {
         let hostile = [
             "a\u{1b}]52;c;cHduZWQ=\u{7}",

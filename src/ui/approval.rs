@@ -53,7 +53,7 @@ pub fn approve(call_id: &str, tool: &str, args: &Value) -> Result<Option<Chosen>
         let choice = quit_on_interrupt(
             Select::with_theme(&*theme)
                 .with_prompt(format!("Run {}?", sanitize::one_line(tool)))
-                .items(&MENU)
+                .items(MENU)
                 .default(start_on)
                 .interact_on_opt(&term()),
         )?;

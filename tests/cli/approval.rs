@@ -299,10 +299,10 @@ fn the_json_decision_must_agree_with_the_verb_and_wrong_commands_are_named() {
 fn eight_processes_race_to_decide_one_approval_and_the_tool_runs_at_most_once() {
     let env = Env::new();
     let run = suspended(&env);
-    let children: Vec<_> = (0..8)
+    let children: Vec<_> = (0..8usize)
         .map(|i| {
             let who = format!("p{i}");
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 env.spawn(&["approve", &run, "--as", &who])
             } else {
                 env.spawn(&[
@@ -323,7 +323,7 @@ fn eight_processes_race_to_decide_one_approval_and_the_tool_runs_at_most_once() 
     let (state, by, _, data) = decided(&env, &run);
     assert_eq!(state, "resolved");
     let n: usize = by.as_str().unwrap()[1..].parse().unwrap();
-    let approved = n % 2 == 0;
+    let approved = n.is_multiple_of(2);
     assert_eq!(data["approved"], approved);
     assert_eq!(tag_runs(&env), usize::from(approved));
     assert_eq!(env.status(&run), "completed");
