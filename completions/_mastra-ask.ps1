@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'mastra-ask' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -59,7 +59,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The run''s working directory (plan paths resolve against it)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -77,7 +77,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;pending' {
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Only this run''s items')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -96,7 +96,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]')
             [CompletionResult]::new('--multi', '--multi', [CompletionResultType]::ParameterName, 'The chosen labels of a multi-select question')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The answer as JSON: a string, or an array of labels')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -115,7 +115,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--feedback', '--feedback', [CompletionResultType]::ParameterName, 'Feedback for the model with --reject (not empty)')
             [CompletionResult]::new('--feedback-file', '--feedback-file', [CompletionResultType]::ParameterName, 'Feedback read from a file (`-` for stdin) with --reject')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -134,7 +134,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which tool call, when the run has several waiting for approval')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -152,7 +152,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why; the model receives it [default: Tool call was not approved by the user]')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -166,7 +166,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;show' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -181,7 +181,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         'mastra-ask;runs' {
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many runs')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -194,7 +194,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;cancel' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -207,7 +207,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;resume' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -221,7 +221,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;tool' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The tool''s input as JSON')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -238,7 +238,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -255,7 +255,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         'mastra-ask;plan' {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -270,7 +270,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;wait' {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop watching after this long (exit 124; the run is not changed)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -284,7 +284,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;reply' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -298,8 +298,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;prune' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Delete finished runs last updated longer ago than this (`0s` for all)')
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state (completed, failed or cancelled)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -312,7 +312,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;completions' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
@@ -326,7 +326,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         }
         'mastra-ask;man' {
             [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write the main page and one page per subcommand into this directory')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')

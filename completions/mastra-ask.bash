@@ -170,7 +170,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__answer)
+        mastra__ask__subcmd__answer)
             opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -220,7 +220,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__approve)
+        mastra__ask__subcmd__approve)
             opts="-o -h -V --tool-call --as --no-resume --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -266,7 +266,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__ask)
+        mastra__ask__subcmd__ask)
             opts="-o -h -V --option --multi --json --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -316,7 +316,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__cancel)
+        mastra__ask__subcmd__cancel)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -350,7 +350,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__completions)
+        mastra__ask__subcmd__completions)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -384,7 +384,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__decline)
+        mastra__ask__subcmd__decline)
             opts="-o -h -V --tool-call --as --no-resume --json --reason --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -434,7 +434,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help)
+        mastra__ask__subcmd__help)
             opts="run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -448,7 +448,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__answer)
+        mastra__ask__subcmd__help__subcmd__answer)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -462,7 +462,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__approve)
+        mastra__ask__subcmd__help__subcmd__approve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -476,7 +476,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__ask)
+        mastra__ask__subcmd__help__subcmd__ask)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -490,7 +490,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__cancel)
+        mastra__ask__subcmd__help__subcmd__cancel)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -504,7 +504,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__completions)
+        mastra__ask__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -518,7 +518,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__decline)
+        mastra__ask__subcmd__help__subcmd__decline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -532,7 +532,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__help)
+        mastra__ask__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -546,7 +546,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__man)
+        mastra__ask__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -560,7 +560,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__pending)
+        mastra__ask__subcmd__help__subcmd__pending)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -574,7 +574,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__plan)
+        mastra__ask__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -588,7 +588,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__prune)
+        mastra__ask__subcmd__help__subcmd__prune)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -602,7 +602,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__reply)
+        mastra__ask__subcmd__help__subcmd__reply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -616,7 +616,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__resume)
+        mastra__ask__subcmd__help__subcmd__resume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -630,7 +630,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__review)
+        mastra__ask__subcmd__help__subcmd__review)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -644,7 +644,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__run)
+        mastra__ask__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -658,7 +658,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__runs)
+        mastra__ask__subcmd__help__subcmd__runs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -672,7 +672,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__show)
+        mastra__ask__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -686,7 +686,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__tool)
+        mastra__ask__subcmd__help__subcmd__tool)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -700,7 +700,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__wait)
+        mastra__ask__subcmd__help__subcmd__wait)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -714,7 +714,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__man)
+        mastra__ask__subcmd__man)
             opts="-o -h -V --out-dir --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -752,7 +752,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__pending)
+        mastra__ask__subcmd__pending)
             opts="-q -o -h -V --run --quiet --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -790,7 +790,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__plan)
+        mastra__ask__subcmd__plan)
             opts="-o -h -V --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -832,7 +832,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__prune)
+        mastra__ask__subcmd__prune)
             opts="-o -h -V --older-than --status --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -844,7 +844,7 @@ _mastra__ask() {
                     return 0
                     ;;
                 --status)
-                    COMPREPLY=($(compgen -W "running suspended completed failed cancelled" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "completed failed cancelled" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -874,7 +874,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__reply)
+        mastra__ask__subcmd__reply)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -908,7 +908,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__resume)
+        mastra__ask__subcmd__resume)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -942,7 +942,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__review)
+        mastra__ask__subcmd__review)
             opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -996,7 +996,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__run)
+        mastra__ask__subcmd__run)
             opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --require-approval --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1054,7 +1054,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__runs)
+        mastra__ask__subcmd__runs)
             opts="-o -h -V --status --limit --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1096,7 +1096,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__show)
+        mastra__ask__subcmd__show)
             opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1130,7 +1130,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__tool)
+        mastra__ask__subcmd__tool)
             opts="-o -h -V --json --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1168,7 +1168,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__wait)
+        mastra__ask__subcmd__wait)
             opts="-o -h -V --timeout --drive --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -18,7 +18,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
     }
     var completions = [
         &'mastra-ask'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -55,7 +55,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --cwd 'The run''s working directory (plan paths resolve against it)'
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -72,7 +72,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;pending'= {
             cand --run 'Only this run''s items'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -90,7 +90,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --as 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]'
             cand --multi 'The chosen labels of a multi-select question'
             cand --json 'The answer as JSON: a string, or an array of labels'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -108,7 +108,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --feedback 'Feedback for the model with --reject (not empty)'
             cand --feedback-file 'Feedback read from a file (`-` for stdin) with --reject'
             cand --json 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -126,7 +126,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --tool-call 'Which tool call, when the run has several waiting for approval'
             cand --as 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication'
             cand --json 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -143,7 +143,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --as 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication'
             cand --json 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command'
             cand --reason 'Why; the model receives it [default: Tool call was not approved by the user]'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -156,7 +156,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;show'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -170,7 +170,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;runs'= {
             cand --status 'Only runs in this state'
             cand --limit 'At most this many runs'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -182,7 +182,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;cancel'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -194,7 +194,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;resume'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -207,7 +207,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;tool'= {
             cand --json 'The tool''s input as JSON'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -223,7 +223,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --json 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}'
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -239,7 +239,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;plan'= {
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -253,7 +253,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;wait'= {
             cand --timeout 'Stop watching after this long (exit 124; the run is not changed)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -266,7 +266,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;reply'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -279,8 +279,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;prune'= {
             cand --older-than 'Delete finished runs last updated longer ago than this (`0s` for all)'
-            cand --status 'Only runs in this state (completed, failed or cancelled)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --status 'Only runs in this state'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -292,7 +292,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;completions'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -305,7 +305,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;man'= {
             cand --out-dir 'Write the main page and one page per subcommand into this directory'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'

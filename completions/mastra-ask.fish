@@ -24,7 +24,7 @@ function __fish_mastra_ask_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -59,7 +59,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -73,7 +73,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l run -d 'Only this run\'s items' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -88,7 +88,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-ca
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -104,7 +104,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d '
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject (not empty)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -120,7 +120,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l ve
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -135,7 +135,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l tool-c
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l reason -d 'Why; the model receives it [default: Tool call was not approved by the user]' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -146,7 +146,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-res
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -162,7 +162,7 @@ completed\t''
 failed\t''
 cancelled\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l limit -d 'At most this many runs' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -172,7 +172,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l on-suspen
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -182,7 +182,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l on-susp
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -193,7 +193,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l no-inpu
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -207,7 +207,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l option -d 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l json -d 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -221,7 +221,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s h -l help 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -233,7 +233,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l no-input 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l timeout -d 'Stop watching after this long (exit 124; the run is not changed)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -244,7 +244,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l drive -d 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -255,12 +255,10 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l no-input
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l older-than -d 'Delete finished runs last updated longer ago than this (`0s` for all)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state (completed, failed or cancelled)' -r -f -a "running\t''
-suspended\t''
-completed\t''
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state' -r -f -a "completed\t''
 failed\t''
 cancelled\t''"
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -270,7 +268,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l on-suspe
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -281,7 +279,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l no
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l out-dir -d 'Write the main page and one page per subcommand into this directory' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -310,3 +308,4 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fi
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "completions" -d 'Print shell completions'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

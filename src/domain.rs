@@ -474,8 +474,9 @@ pub struct StepResults {
     pub events: Vec<Event>,
 }
 
-/// What the model receives for a result: a string as it is (a command tool's text, a
-/// decline's reason: Mastra's `text` output), anything else as its JSON text.
+/// What the model receives for a result: a string as it is (an error text, Mastra's
+/// `error-text`; a command tool's text and a decline's reason, Mastra's `text`), anything
+/// else (a result object) as its JSON text.
 pub fn result_text(result: &Value) -> String {
     match result {
         Value::String(s) => s.clone(),

@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::step::error_result;
+use super::step::error_text;
 use crate::domain::{CallRecord, CallState, Sink, ToolCall, ToolOutcome, ToolProcess};
 use crate::store::{now_ms, Lease, Run, Store};
 use crate::sys::group::Recorded;
@@ -114,11 +114,11 @@ fn run_approved(
     };
     let (result, error): (Value, Option<Value>) = match outcome {
         ToolOutcome::Result(r) => (r, None),
-        ToolOutcome::Error(e) => (error_result(&e), Some(e)),
+        ToolOutcome::Error(e) => (Value::String(error_text(&e)), Some(e)),
         ToolOutcome::Suspend { .. } | ToolOutcome::Approval => {
             let e =
                 json!({"name": "ToolExecutionError", "message": "the tool asked to wait again"});
-            (error_result(&e), Some(e))
+            (Value::String(error_text(&e)), Some(e))
         }
     };
     Ok(store.finish_tool(&run.id, lease, &call.id, &result, error.as_ref())?)

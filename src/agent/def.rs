@@ -1,6 +1,10 @@
 //! Agent definitions: the JSON agent file and the built-in `assistant`. An agent's tools are
 //! built-ins by name and its own command tools (SPEC §11), whose programs are found when the
 //! file is loaded and kept as absolute paths with the run.
+//!
+//! A definition is checked whole when it is read (unknown keys, tools, `maxSteps`,
+//! `modelSettings`), so a run never starts on a bad one; it is then stored with the run
+//! and read back as it was. Nothing here calls a model or touches the store.
 
 use std::path::Path;
 
@@ -10,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::HUMAN_TOOLS;
 use crate::error::Error;
 use crate::limits::{self, MAX_AGENT_FILE, MAX_MAX_STEPS};
-use crate::providers;
+use crate::providers::{self, ModelSettings};
 use crate::tools::ToolEntry;
 
 pub const DEFAULT_MAX_STEPS: u32 = 5;
@@ -28,6 +32,9 @@ pub struct AgentDef {
     pub tools: Vec<ToolEntry>,
     #[serde(default = "default_max_steps")]
     pub max_steps: u32,
+    /// Sampling and length controls sent with every model call (checked when read).
+    #[serde(default, skip_serializing_if = "ModelSettings::is_empty")]
+    pub model_settings: ModelSettings,
 }
 
 fn default_max_steps() -> u32 {
@@ -48,6 +55,7 @@ impl AgentDef {
             model: model.into(),
             tools: ToolEntry::builtins(),
             max_steps: DEFAULT_MAX_STEPS,
+            model_settings: ModelSettings::default(),
         }
     }
 
@@ -177,13 +185,53 @@ mod tests {
     }
 
     #[test]
+    fn model_settings_are_read_checked_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        std::fs::write(
+            &file,
+            r#"{"id":"a","instructions":"","model":"script:s","modelSettings":{"temperature":0,"seed":7}}"#,
+        )
+        .unwrap();
+        let def = AgentDef::load(&file).unwrap();
+        assert_eq!(def.model_settings.temperature, Some(0.0));
+        assert_eq!(def.model_settings.seed, Some(7));
+        // As a run stores it, and back.
+        let stored = serde_json::to_value(&def).unwrap();
+        assert_eq!(
+            stored["modelSettings"],
+            serde_json::json!({"temperature": 0.0, "seed": 7})
+        );
+        assert_eq!(serde_json::from_value::<AgentDef>(stored).unwrap(), def);
+        // An agent without settings stores none (older runs read the same).
+        let plain = serde_json::to_value(AgentDef::assistant("script:s")).unwrap();
+        assert!(plain.get("modelSettings").is_none());
+
+        std::fs::write(
+            &file,
+            r#"{"id":"a","instructions":"","model":"script:s","modelSettings":{"topP":2}}"#,
+        )
+        .unwrap();
+        let e = AgentDef::load(&file).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "agent file {}: modelSettings.topP must be a number from 0 to 1",
+                file.display()
+            )),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn no_agent_file_makes_load_panic() {
         use crate::testing::{damage, json_input, Rng};
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("agent.json");
         let valid = serde_json::json!({
             "id": "a", "name": "A", "instructions": "Be brief.", "model": "script:s.json",
-            "tools": ["ask_user", "submit_plan"], "maxSteps": 3
+            "tools": ["ask_user", "submit_plan"], "maxSteps": 3,
+            "modelSettings": {"temperature": 0.7, "maxOutputTokens": 512, "topP": 1,
+                              "seed": 3, "stopSequences": ["END"]}
         });
         let mut rng = Rng::new(3);
         let mut loaded = 0;

@@ -77,8 +77,12 @@ pub fn drive(
             system: &agent.instructions,
             messages: &history,
             tools: &specs,
+            settings: &agent.model_settings,
         };
+        // What was shown of the step's text, kept should the call then fail.
+        let mut shown = String::new();
         let response = provider.complete(&request, &mut |text| {
+            shown.push_str(text);
             sink.event(&run.id, &Event::text_delta(&message_id, text))
         });
         let commit = match response {
@@ -94,7 +98,7 @@ pub fn drive(
                 &mut |call| toolbox.evaluate(call),
                 &mut new_call_id,
             ),
-            Err(e) => failed(step_start, format!("{e:#}")),
+            Err(e) => failed(step_start, &message_id, &shown, format!("{e:#}")),
         };
         let Some(stored) = store.commit_step(&run.id, lease, &commit)? else {
             return Ok(LegEnd::LostLease);
@@ -118,11 +122,18 @@ pub fn drive(
     unreachable!("the loop returns")
 }
 
-fn failed(step_start: Event, error: String) -> StepCommit {
+/// A model call that failed: the run fails, keeping the text that was already shown as the
+/// step's `text-delta` (it is not a message: the retried call must not see half an answer).
+fn failed(step_start: Event, message_id: &str, shown: &str, error: String) -> StepCommit {
+    let mut events = vec![step_start];
+    if !shown.is_empty() {
+        events.push(Event::text_delta(message_id, shown));
+    }
+    events.push(Event::error(&error));
     StepCommit {
         messages: vec![],
         calls: vec![],
-        events: vec![step_start, Event::error(&error)],
+        events,
         usage: Default::default(),
         transition: Transition::Failed { error },
     }

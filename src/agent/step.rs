@@ -15,7 +15,7 @@ use crate::domain::{
 };
 use crate::limits::MAX_TOOL_CALL_ID_CHARS;
 use crate::providers::Response;
-use crate::tools::{self, approval};
+use crate::tools::approval;
 
 /// What the step function needs besides the response.
 pub struct StepContext<'a> {
@@ -33,8 +33,12 @@ pub struct StepContext<'a> {
 /// What became of one call before any person is involved.
 enum Outcome {
     Result(Value),
-    /// `{name, message}`: no tool ran (unknown tool, unparsable arguments).
-    Error(Value),
+    /// No tool ran (unknown tool, unparsable arguments): `error` (`{name, message}`) for the
+    /// `tool-error` event, `text` for the model (Mastra's `error-text`).
+    Error {
+        error: Value,
+        text: String,
+    },
     Suspend {
         kind: ItemKind,
         payload: Value,
@@ -109,22 +113,25 @@ pub fn step(
         .zip(&response.calls)
         .map(|(call, raw)| {
             if let Err(bad) = &raw.args {
-                return Outcome::Error(
-                    json!({"name": "ToolArgumentsError", "message": bad.message}),
-                );
+                return Outcome::Error {
+                    error: json!({"name": "ToolArgumentsError", "message": bad.message}),
+                    text: invalid_arguments_text(&call.name),
+                };
             }
             let offered = ctx.tools.contains(&call.name);
             match offered.then(|| evaluate(call)).flatten() {
-                None => Outcome::Error(json!({
-                    "name": "ToolNotFoundError",
-                    "message": format!(
-                        "tool {} not found; the tools are: {}",
-                        call.name,
-                        ctx.tools.join(", ")
-                    ),
-                })),
+                None => {
+                    let text = not_found_text(&call.name, ctx.tools);
+                    Outcome::Error {
+                        error: json!({"name": "ToolNotFoundError", "message": text}),
+                        text,
+                    }
+                }
                 Some(ToolOutcome::Result(r)) => Outcome::Result(r),
-                Some(ToolOutcome::Error(e)) => Outcome::Error(e),
+                Some(ToolOutcome::Error(error)) => Outcome::Error {
+                    text: error_text(&error),
+                    error,
+                },
                 Some(ToolOutcome::Suspend {
                     kind,
                     payload,
@@ -154,7 +161,7 @@ pub fn step(
             let mut record = NewCall {
                 call_id: call.id.clone(),
                 tool_name: call.name.clone(),
-                args: call.args.clone(),
+                args: event_args(call),
                 state: CallState::Done,
                 kind: None,
                 payload: None,
@@ -163,9 +170,9 @@ pub fn step(
             };
             match outcome {
                 Outcome::Result(r) => record.result = Some(r),
-                Outcome::Error(e) => {
-                    record.result = Some(error_result(&e));
-                    record.error = Some(e);
+                Outcome::Error { error, text } => {
+                    record.result = Some(Value::String(text));
+                    record.error = Some(error);
                 }
                 Outcome::Suspend {
                     kind,
@@ -198,11 +205,16 @@ pub fn step(
     for (call, outcome) in calls.iter().zip(outcomes) {
         let (result, error) = match outcome {
             Outcome::Result(r) => (r, None),
-            Outcome::Error(e) => (error_result(&e), Some(e)),
+            Outcome::Error { error, text } => (Value::String(text), Some(error)),
             Outcome::Suspend { .. } | Outcome::Approval => unreachable!("no call suspended"),
         };
-        let (message, event) =
-            call_result(&call.id, &call.name, &call.args, &result, error.as_ref());
+        let (message, event) = call_result(
+            &call.id,
+            &call.name,
+            &event_args(call),
+            &result,
+            error.as_ref(),
+        );
         messages.push(message);
         events.push(event);
     }
@@ -234,15 +246,46 @@ pub fn typable(id: &str) -> bool {
     (1..=MAX_TOOL_CALL_ID_CHARS).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_graphic())
 }
 
-/// What the model receives for a call that failed (`{name, message}`).
-pub fn error_result(error: &Value) -> Value {
-    tools::error_result(error["message"].as_str().unwrap_or("tool call failed"))
+/// What the model receives for a tool that failed (`{name, message}`): its message, as
+/// Mastra's `error-text`.
+pub fn error_text(error: &Value) -> String {
+    error["message"]
+        .as_str()
+        .unwrap_or("the tool call failed")
+        .to_string()
+}
+
+/// What the model gets for a call of a tool it was not offered (Mastra's wording).
+fn not_found_text(name: &str, tools: &[String]) -> String {
+    format!(
+        "Tool \"{name}\" not found. Available tools: {}. Call tools by their exact name only \
+         — never add prefixes, namespaces, or colons.",
+        tools.join(", ")
+    )
+}
+
+/// What the model gets for a call whose arguments are not JSON (Mastra's wording).
+fn invalid_arguments_text(name: &str) -> String {
+    format!(
+        "Tool \"{name}\" received invalid arguments — the provided JSON could not be parsed. \
+         Please provide valid JSON arguments."
+    )
+}
+
+/// The arguments events show for a call: the model's raw text when it was not JSON.
+fn event_args(call: &ToolCall) -> Value {
+    match &call.invalid_args {
+        Some(raw) => Value::String(raw.clone()),
+        None => call.args.clone(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{resumed_results, CallRecord};
     use crate::providers::{BadArgs, ModelCall};
+    use crate::tools;
 
     fn call(id: Option<&str>, name: &str, args: Value) -> ModelCall {
         ModelCall {
@@ -505,7 +548,107 @@ mod tests {
         let Message::Tool { content, .. } = &c.messages[1] else {
             panic!()
         };
-        assert_eq!(content, r#"{"content":"bad json","isError":true}"#);
+        // Mastra's error-text: the plain message, not a JSON object.
+        assert_eq!(
+            content,
+            "Tool \"ask_user\" received invalid arguments — the provided JSON could not be parsed. Please provide valid JSON arguments."
+        );
+        // The event keeps the reason and the raw arguments.
+        assert_eq!(
+            c.events[2].payload,
+            json!({"toolCallId": "x", "toolName": "ask_user", "args": "{\"q",
+                   "error": {"name": "ToolArgumentsError", "message": "bad json"}})
+        );
+    }
+
+    #[test]
+    fn an_unknown_tool_gets_mastras_text_whether_or_not_the_step_suspends() {
+        let expected = "Tool \"deploy\" not found. Available tools: ask_user, submit_plan. Call tools by their exact name only — never add prefixes, namespaces, or colons.";
+        let deploy = call(Some("d"), "deploy", json!({"env": "prod"}));
+        let c = run_step(
+            Response {
+                calls: vec![deploy.clone()],
+                ..Default::default()
+            },
+            &[],
+            false,
+        );
+        let Message::Tool { content, .. } = &c.messages[1] else {
+            panic!()
+        };
+        assert_eq!(content, expected);
+        assert_eq!(c.events[2].payload["error"]["message"], expected);
+        assert_eq!(c.events[2].payload["args"], json!({"env": "prod"}));
+
+        // Beside a question, the result waits in the call's record for the resumption.
+        let c = run_step(
+            Response {
+                calls: vec![
+                    call(Some("q"), "ask_user", json!({"question": "Q?"})),
+                    deploy,
+                    ModelCall {
+                        id: Some("b".into()),
+                        name: "ask_user".into(),
+                        args: Err(BadArgs {
+                            raw: "{".into(),
+                            message: "cut off".into(),
+                        }),
+                    },
+                ],
+                ..Default::default()
+            },
+            &[],
+            false,
+        );
+        assert!(matches!(c.transition, Transition::Suspended));
+        assert_eq!(c.calls[1].result, Some(json!(expected)));
+        assert_eq!(c.calls[2].args, json!("{"));
+        let records: Vec<CallRecord> = c
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(i, n)| CallRecord {
+                run_id: "r".into(),
+                call_id: n.call_id.clone(),
+                seq: i as i64,
+                step: 1,
+                tool_name: n.tool_name.clone(),
+                args: n.args.clone(),
+                state: CallState::Done,
+                kind: None,
+                payload: None,
+                result: n.result.clone().or(Some(
+                    json!({"content": "User answered: a", "isError": false}),
+                )),
+                error: n.error.clone(),
+                resume_data: None,
+                resolved_by: None,
+                resolved_via: None,
+                resolved_at: None,
+                expires_at: None,
+                created_at: 0,
+                process: None,
+            })
+            .collect();
+        let resumed = resumed_results(&records);
+        let contents: Vec<String> = resumed
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::Tool { content, .. } => content.clone(),
+                _ => panic!("a tool message"),
+            })
+            .collect();
+        assert_eq!(
+            contents,
+            [
+                r#"{"content":"User answered: a","isError":false}"#.to_string(),
+                expected.to_string(),
+                invalid_arguments_text("ask_user"),
+            ]
+        );
+        assert_eq!(resumed.events[2].kind, "tool-error");
+        assert_eq!(resumed.events[2].payload["args"], "{");
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
         model: NO_MODEL.into(),
         tools: vec![ToolEntry::Builtin(tool.into())],
         max_steps: 1,
+        model_settings: Default::default(),
     };
     let provider = NoModel {
         first: Some(Response {

@@ -60,6 +60,17 @@ fn needs(server: Server) -> Needs {
     }
 }
 
+/// The name of `maxOutputTokens` on the wire. OpenAI has deprecated `max_tokens` and its
+/// reasoning models refuse it, while `max_completion_tokens` works on all its chat models;
+/// llama.cpp, Ollama, vLLM, LM Studio and OpenRouter read `max_tokens` (llama.cpp ignores
+/// `max_completion_tokens`).
+fn max_tokens_key(server: Server) -> &'static str {
+    match server {
+        Server::OpenAi => "max_completion_tokens",
+        Server::Ollama | Server::OpenRouter | Server::Compatible => "max_tokens",
+    }
+}
+
 /// An API key; it prints as `[redacted]`.
 struct Key(String);
 
@@ -355,7 +366,13 @@ impl From<std::io::Error> for StreamError {
 
 impl Provider for OpenAi {
     fn complete(&self, request: &Request, on_text: &mut dyn FnMut(&str)) -> Result<Response> {
-        let body = wire::body(&self.model, request, self.settings.stream).to_string();
+        let body = wire::body(
+            &self.model,
+            request,
+            self.settings.stream,
+            max_tokens_key(self.server),
+        )
+        .to_string();
         let mut shown = false;
         let mut retries = 0;
         loop {

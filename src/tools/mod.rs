@@ -17,7 +17,7 @@ pub mod submit_plan;
 use std::path::Path;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::domain::{ToolCall, ToolOutcome, ASK_USER, HUMAN_TOOLS, SUBMIT_PLAN};
 use command::CommandTool;
@@ -178,11 +178,6 @@ pub fn fallback(name: &str, args: &Value) -> Option<Result<String, Value>> {
         SUBMIT_PLAN => Some(submit_plan::fallback(args)),
         _ => None,
     }
-}
-
-/// The error result the model gets for a call that no tool ran.
-pub fn error_result(message: &str) -> Value {
-    json!({"content": message, "isError": true})
 }
 
 /// The problems a tool's error result names, on one line (`- field: problem` lines joined,
