@@ -404,11 +404,12 @@ pub struct RunsArgs {
 
 #[derive(Debug, Args)]
 pub struct ToolArgs {
-    /// The tool: ask_user or submit_plan
+    /// The tool: ask_user, submit_plan, or write_file (writes a file beneath the current
+    /// directory, for an agent's command tool)
     pub name: String,
-    /// The tool's input as JSON
+    /// The tool's input as JSON [default: read from stdin]
     #[arg(long, value_name = "INPUT", value_parser = text)]
-    pub json: String,
+    pub json: Option<String>,
 }
 
 /// Examples: for the main page (`""`) and each subcommand, what an example does and its

@@ -18,6 +18,9 @@ use super::ToolSpec;
 use crate::domain::HUMAN_TOOLS;
 use crate::limits::{DEFAULT_TOOL_TIMEOUT, MAX_TOOL_NAME_CHARS, MAX_TOOL_TIMEOUT};
 
+/// The name by which a command tool runs this program.
+const THIS_PROGRAM: &str = "mastra-ask";
+
 /// A command tool: a program run per call, arguments as JSON on stdin, stdout the result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -99,11 +102,18 @@ impl CommandTool {
 
     /// Makes `command[0]` an absolute path to an executable file: an absolute path as it is;
     /// a relative one against `dir` (the agent file's directory), then, for a bare name,
-    /// in `PATH`.
+    /// in `PATH`. `mastra-ask` is this very program, so its helpers (`mastra-ask tool
+    /// write_file`) work whether or not it is installed.
     pub fn resolve(&mut self, dir: &Path) -> Result<(), String> {
         let Some(program) = self.command.first() else {
             return Err(format!("command tool \"{}\": command is empty", self.name));
         };
+        if program == THIS_PROGRAM {
+            if let Ok(me) = std::env::current_exe() {
+                self.command[0] = me.to_string_lossy().into_owned();
+                return Ok(());
+            }
+        }
         let given = Path::new(program);
         let mut candidates: Vec<PathBuf> = Vec::new();
         if given.is_absolute() {

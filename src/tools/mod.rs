@@ -13,6 +13,7 @@ pub mod command;
 pub mod program;
 pub mod schema;
 pub mod submit_plan;
+pub mod write_file;
 
 use std::path::Path;
 
