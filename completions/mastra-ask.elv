@@ -206,7 +206,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;tool'= {
-            cand --json 'The tool''s input as JSON'
+            cand --json 'The tool''s input as JSON [default: read from stdin]'
             cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
