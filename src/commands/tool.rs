@@ -2,6 +2,8 @@
 //! fallback text; `write_file` writes a file beneath the current directory (the helper an
 //! agent's command tool runs, SPEC §11) and prints what it wrote as JSON.
 
+use std::io::IsTerminal;
+
 use anyhow::Result;
 use serde_json::json;
 
@@ -16,6 +18,12 @@ use crate::tools::{self, write_file};
 pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {
     let input = match &args.json {
         Some(j) => parse_json_flag(j)?,
+        None if std::io::stdin().is_terminal() => {
+            return fail(
+                Error::usage("no input given")
+                    .with_hint("pass --json INPUT, or the input as JSON on stdin"),
+            )
+        }
         None => parse_json_flag(&read_stdin("the tool's input")?)?,
     };
     if args.name == write_file::NAME {

@@ -618,3 +618,25 @@ fn at_a_terminal_the_approval_menu_starts_on_decline_and_shows_the_arguments_esc
         "Tool call was not approved by the user"
     );
 }
+
+#[test]
+fn an_approval_only_recorded_is_run_by_resume() {
+    let env = Env::new();
+    let run = suspended(&env);
+    let out = env.run(&["approve", &run, "--no-resume"]);
+    out.assert_code(0);
+    assert_eq!(
+        out.stderr,
+        format!("recorded; a waiting process, or `mastra-ask resume {run}`, continues the run\n")
+    );
+    assert_eq!(tag_runs(&env), 0, "recording runs nothing");
+    assert_eq!(env.status(&run), "running");
+    let out = env.run(&["resume", &run]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "done\n");
+    assert_eq!(tag_runs(&env), 1);
+    assert_eq!(
+        tool_message(&env, &run, "c1"),
+        r#"{"tagged":{"version":"v2"}}"#
+    );
+}

@@ -438,3 +438,32 @@ fn bad_command_tools_in_an_agent_file_are_refused_before_anything_is_stored() {
         assert!(!env.has_store(), "{needle}");
     }
 }
+
+#[test]
+fn tool_write_file_writes_beneath_the_current_directory_only() {
+    let env = Env::new();
+    std::fs::create_dir(env.path("work/notes")).unwrap();
+    let out = env.run_stdin(
+        &["tool", "write_file"],
+        r##"{"path": "notes/../PLAN.md", "content": "# Plan\n"}"##,
+    );
+    out.assert_code(0);
+    assert_eq!(out.stdout, "{\"path\":\"notes/../PLAN.md\",\"bytes\":7}\n");
+    assert_eq!(
+        std::fs::read_to_string(env.path("work/PLAN.md")).unwrap(),
+        "# Plan\n"
+    );
+    let out = env.run_stdin(
+        &["tool", "write_file"],
+        r#"{"path": "../escape.md", "content": "x"}"#,
+    );
+    out.assert_code(2);
+    assert_one_line_error(
+        &out,
+        "cannot write ../escape.md: the path leaves the working directory",
+    );
+    assert!(!env.path("escape.md").exists());
+    let out = env.run(&["tool", "write_file", "--json", r#"{"path": "a.md"}"#]);
+    out.assert_code(2);
+    assert_one_line_error(&out, "- content: Required");
+}
