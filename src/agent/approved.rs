@@ -15,7 +15,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::step::error_text;
-use crate::domain::{CallRecord, CallState, Sink, ToolCall, ToolOutcome, ToolProcess};
+use crate::domain::{CallRecord, CallState, Message, Sink, ToolCall, ToolOutcome, ToolProcess};
 use crate::store::{now_ms, Lease, Run, Store};
 use crate::sys::group::Recorded;
 use crate::tools::Toolbox;
@@ -31,15 +31,22 @@ pub enum Open {
 }
 
 /// Finishes the run's last step if it was left open (every item resolved, results not yet
-/// appended: `messages` is the run's message count).
+/// appended: the history ends with the step's assistant message and its calls).
 pub fn finish_step(
     store: &dyn Store,
     run: &Run,
     lease: &Lease,
     toolbox: &Toolbox,
-    messages: usize,
+    history: &[Message],
     sink: &mut dyn Sink,
 ) -> Result<Open> {
+    // Only a step whose results were left to this leg ends the history with its calls: the
+    // common leg looks no further.
+    match history.last() {
+        Some(Message::Assistant { tool_calls, .. }) if !tool_calls.is_empty() => {}
+        _ => return Ok(Open::None),
+    }
+    let messages = history.len();
     let calls = store.calls(&run.id)?;
     let Some(step) = calls.iter().map(|c| c.step).max() else {
         return Ok(Open::None);

@@ -61,7 +61,7 @@ pub fn drive(
     let names = toolbox.names();
     let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());
     let mut history = store.messages(&run.id)?;
-    match approved::finish_step(store, run, lease, &toolbox, history.len(), sink)? {
+    match approved::finish_step(store, run, lease, &toolbox, &history, sink)? {
         Open::LostLease => return Ok(LegEnd::LostLease),
         Open::Finished => history = store.messages(&run.id)?,
         Open::None => {}
