@@ -35,6 +35,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'List pending items (questions and plans waiting for a person), oldest first')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an ask_user question')
             [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Approve or reject a plan submitted with submit_plan')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Let a tool call that waits for approval run')
+            [CompletionResult]::new('decline', 'decline', [CompletionResultType]::ParameterValue, 'Refuse a tool call that waits for approval: the tool never runs')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show a run: status, transcript, items and who resolved them, events')
             [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List runs, newest first')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Cancel a run; its pending items are closed as cancelled')
@@ -64,6 +66,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)')
+            [CompletionResult]::new('--require-approval', '--require-approval', [CompletionResultType]::ParameterName, 'Every call of the agent''s command tools waits for approval (approve / decline)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Block until the run ends; this process drives it after each answer')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -127,6 +130,41 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mastra-ask;approve' {
+            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which tool call, when the run has several waiting for approval')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record the decision; do not drive the run on in this process')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;decline' {
+            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which tool call, when the run has several waiting for approval')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why; the model receives it [default: Tool call was not approved by the user]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record the decision; do not drive the run on in this process')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'mastra-ask;show' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -182,7 +220,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;tool' {
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The tool''s input as JSON')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The tool''s input as JSON [default: read from stdin]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -305,6 +343,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'List pending items (questions and plans waiting for a person), oldest first')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an ask_user question')
             [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Approve or reject a plan submitted with submit_plan')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Let a tool call that waits for approval run')
+            [CompletionResult]::new('decline', 'decline', [CompletionResultType]::ParameterValue, 'Refuse a tool call that waits for approval: the tool never runs')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show a run: status, transcript, items and who resolved them, events')
             [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List runs, newest first')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Cancel a run; its pending items are closed as cancelled')
@@ -330,6 +370,12 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;help;review' {
+            break
+        }
+        'mastra-ask;help;approve' {
+            break
+        }
+        'mastra-ask;help;decline' {
             break
         }
         'mastra-ask;help;show' {

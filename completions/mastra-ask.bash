@@ -19,6 +19,9 @@ _mastra__ask() {
             mastra__ask,answer)
                 cmd="mastra__ask__subcmd__answer"
                 ;;
+            mastra__ask,approve)
+                cmd="mastra__ask__subcmd__approve"
+                ;;
             mastra__ask,ask)
                 cmd="mastra__ask__subcmd__ask"
                 ;;
@@ -27,6 +30,9 @@ _mastra__ask() {
                 ;;
             mastra__ask,completions)
                 cmd="mastra__ask__subcmd__completions"
+                ;;
+            mastra__ask,decline)
+                cmd="mastra__ask__subcmd__decline"
                 ;;
             mastra__ask,help)
                 cmd="mastra__ask__subcmd__help"
@@ -70,6 +76,9 @@ _mastra__ask() {
             mastra__ask__subcmd__help,answer)
                 cmd="mastra__ask__subcmd__help__subcmd__answer"
                 ;;
+            mastra__ask__subcmd__help,approve)
+                cmd="mastra__ask__subcmd__help__subcmd__approve"
+                ;;
             mastra__ask__subcmd__help,ask)
                 cmd="mastra__ask__subcmd__help__subcmd__ask"
                 ;;
@@ -78,6 +87,9 @@ _mastra__ask() {
                 ;;
             mastra__ask__subcmd__help,completions)
                 cmd="mastra__ask__subcmd__help__subcmd__completions"
+                ;;
+            mastra__ask__subcmd__help,decline)
+                cmd="mastra__ask__subcmd__help__subcmd__decline"
                 ;;
             mastra__ask__subcmd__help,help)
                 cmd="mastra__ask__subcmd__help__subcmd__help"
@@ -125,7 +137,7 @@ _mastra__ask() {
 
     case "${cmd}" in
         mastra__ask)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -174,6 +186,52 @@ _mastra__ask() {
                     return 0
                     ;;
                 --multi)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__approve)
+            opts="-o -h -V --tool-call --as --no-resume --json --db --output --no-input --color --on-suspend --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool-call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -326,8 +384,58 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mastra__ask__subcmd__decline)
+            opts="-o -h -V --tool-call --as --no-resume --json --reason --db --output --no-input --color --on-suspend --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool-call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mastra__ask__subcmd__help)
-            opts="run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help"
+            opts="run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,6 +449,20 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__help__subcmd__answer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__approve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -383,6 +505,20 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__decline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -861,7 +997,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__run)
-            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
+            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --require-approval --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

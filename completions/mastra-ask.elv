@@ -32,6 +32,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand pending 'List pending items (questions and plans waiting for a person), oldest first'
             cand answer 'Answer an ask_user question'
             cand review 'Approve or reject a plan submitted with submit_plan'
+            cand approve 'Let a tool call that waits for approval run'
+            cand decline 'Refuse a tool call that waits for approval: the tool never runs'
             cand show 'Show a run: status, transcript, items and who resolved them, events'
             cand runs 'List runs, newest first'
             cand cancel 'Cancel a run; its pending items are closed as cancelled'
@@ -60,6 +62,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
             cand -q 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)'
             cand --quiet 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)'
+            cand --require-approval 'Every call of the agent''s command tools waits for approval (approve / decline)'
             cand --wait 'Block until the run ends; this process drives it after each answer'
             cand --no-input 'Never prompt; a missing answer is a usage error'
             cand -h 'Print help'
@@ -119,6 +122,39 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mastra-ask;approve'= {
+            cand --tool-call 'Which tool call, when the run has several waiting for approval'
+            cand --as 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication'
+            cand --json 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-resume 'Only record the decision; do not drive the run on in this process'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;decline'= {
+            cand --tool-call 'Which tool call, when the run has several waiting for approval'
+            cand --as 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication'
+            cand --json 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command'
+            cand --reason 'Why; the model receives it [default: Tool call was not approved by the user]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --no-resume 'Only record the decision; do not drive the run on in this process'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mastra-ask;show'= {
             cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
@@ -170,7 +206,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;tool'= {
-            cand --json 'The tool''s input as JSON'
+            cand --json 'The tool''s input as JSON [default: read from stdin]'
             cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
@@ -285,6 +321,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand pending 'List pending items (questions and plans waiting for a person), oldest first'
             cand answer 'Answer an ask_user question'
             cand review 'Approve or reject a plan submitted with submit_plan'
+            cand approve 'Let a tool call that waits for approval run'
+            cand decline 'Refuse a tool call that waits for approval: the tool never runs'
             cand show 'Show a run: status, transcript, items and who resolved them, events'
             cand runs 'List runs, newest first'
             cand cancel 'Cancel a run; its pending items are closed as cancelled'
@@ -306,6 +344,10 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;help;answer'= {
         }
         &'mastra-ask;help;review'= {
+        }
+        &'mastra-ask;help;approve'= {
+        }
+        &'mastra-ask;help;decline'= {
         }
         &'mastra-ask;help;show'= {
         }

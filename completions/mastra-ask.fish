@@ -38,6 +38,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "run" -d 'Star
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "answer" -d 'Answer an ask_user question'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "approve" -d 'Let a tool call that waits for approval run'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "decline" -d 'Refuse a tool call that waits for approval: the tool never runs'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "runs" -d 'List runs, newest first'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
@@ -65,6 +67,7 @@ always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s q -l quiet -d 'Print only the run id on stdout, as soon as the run exists (not the agent\'s text)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l require-approval -d 'Every call of the agent\'s command tools waits for approval (approve / decline)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l wait -d 'Block until the run ends; this process drives it after each answer'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
@@ -114,6 +117,35 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l reject 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l reason -d 'Why; the model receives it [default: Tool call was not approved by the user]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -160,7 +192,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l on-susp
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON [default: read from stdin]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -257,21 +289,23 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l on-suspend
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "run" -d 'Start a run of an agent on a prompt'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "answer" -d 'Answer an ask_user question'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "runs" -d 'List runs, newest first'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "prune" -d 'Delete finished runs'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "run" -d 'Start a run of an agent on a prompt'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "answer" -d 'Answer an ask_user question'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "approve" -d 'Let a tool call that waits for approval run'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "decline" -d 'Refuse a tool call that waits for approval: the tool never runs'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "runs" -d 'List runs, newest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "prune" -d 'Delete finished runs'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

@@ -131,6 +131,10 @@ pub enum Command {
     Answer(AnswerArgs),
     /// Approve or reject a plan submitted with submit_plan
     Review(ReviewArgs),
+    /// Let a tool call that waits for approval run
+    Approve(ApproveArgs),
+    /// Refuse a tool call that waits for approval: the tool never runs
+    Decline(DeclineArgs),
     /// Show a run: status, transcript, items and who resolved them, events
     Show(RunRef),
     /// List runs, newest first
@@ -197,6 +201,9 @@ pub struct RunArgs {
     /// Print only the run id on stdout, as soon as the run exists (not the agent's text)
     #[arg(short, long, conflicts_with = "wait")]
     pub quiet: bool,
+    /// Every call of the agent's command tools waits for approval (approve / decline)
+    #[arg(long)]
+    pub require_approval: bool,
     #[command(flatten)]
     pub wait: WaitFlags,
 }
@@ -348,6 +355,37 @@ pub struct ReviewArgs {
     pub json: Option<String>,
 }
 
+/// What `approve` and `decline` take: the run (required: a shared store may hold others'
+/// approvals), the item, who, and whether to drive the run on.
+#[derive(Clone, Debug, Args)]
+pub struct ApproveArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: String,
+    /// Which tool call, when the run has several waiting for approval
+    #[arg(long, value_name = "ID")]
+    pub tool_call: Option<String>,
+    /// Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not
+    /// authentication
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_: Option<String>,
+    /// Only record the decision; do not drive the run on in this process
+    #[arg(long)]
+    pub no_resume: bool,
+    /// The decision as Mastra's resume data: {"approved":true|false,"reason"?:"..."}; it
+    /// must agree with the command
+    #[arg(long, value_name = "VALUE", value_parser = text)]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DeclineArgs {
+    #[command(flatten)]
+    pub decision: ApproveArgs,
+    /// Why; the model receives it [default: Tool call was not approved by the user]
+    #[arg(long, value_name = "TEXT", conflicts_with = "json", value_parser = text)]
+    pub reason: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct RunRef {
     /// The run (a unique id prefix of at least 4 characters is enough)
@@ -366,11 +404,12 @@ pub struct RunsArgs {
 
 #[derive(Debug, Args)]
 pub struct ToolArgs {
-    /// The tool: ask_user or submit_plan
+    /// The tool: ask_user, submit_plan, or write_file (writes a file beneath the current
+    /// directory, for an agent's command tool)
     pub name: String,
-    /// The tool's input as JSON
+    /// The tool's input as JSON [default: read from stdin]
     #[arg(long, value_name = "INPUT", value_parser = text)]
-    pub json: String,
+    pub json: Option<String>,
 }
 
 /// Examples: for the main page (`""`) and each subcommand, what an example does and its
@@ -435,6 +474,24 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             ("Feedback from a file", "mastra-ask review 3f2c9a1b --reject --feedback-file review-notes.md"),
             ("At a terminal: read the plan, then choose in a menu", "mastra-ask review"),
+        ],
+    ),
+    (
+        "approve",
+        &[
+            ("Let the tool call run; the run goes on in this process, the tool first", "mastra-ask approve 3f2c9a1b"),
+            ("Several tool calls wait: name one", "mastra-ask approve 3f2c9a1b --tool-call call_tag"),
+            ("Only record it; the run's waiting process runs the tool", "mastra-ask approve 3f2c9a1b --no-resume"),
+        ],
+    ),
+    (
+        "decline",
+        &[
+            ("Refuse it; the model gets the reason", "mastra-ask decline 3f2c9a1b --reason \"Not on a Friday\""),
+            (
+                "Mastra's resume data as JSON",
+                "mastra-ask decline 3f2c9a1b --json '{\"approved\":false,\"reason\":\"Not on a Friday\"}'",
+            ),
         ],
     ),
     (

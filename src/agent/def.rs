@@ -1,4 +1,6 @@
-//! Agent definitions: the JSON agent file and the built-in `assistant`.
+//! Agent definitions: the JSON agent file and the built-in `assistant`. An agent's tools are
+//! built-ins by name and its own command tools (SPEC §11), whose programs are found when the
+//! file is loaded and kept as absolute paths with the run.
 //!
 //! A definition is checked whole when it is read (unknown keys, tools, `maxSteps`,
 //! `modelSettings`), so a run never starts on a bad one; it is then stored with the run
@@ -14,6 +16,7 @@ use crate::error::Error;
 use crate::limits::{self, MAX_AGENT_FILE, MAX_MAX_STEPS};
 use crate::providers::{self, ModelSettings};
 use crate::store::Run;
+use crate::tools::ToolEntry;
 
 pub const DEFAULT_MAX_STEPS: u32 = 5;
 
@@ -26,17 +29,13 @@ pub struct AgentDef {
     pub name: Option<String>,
     pub instructions: String,
     pub model: String,
-    #[serde(default = "all_tools")]
-    pub tools: Vec<String>,
+    #[serde(default = "ToolEntry::builtins")]
+    pub tools: Vec<ToolEntry>,
     #[serde(default = "default_max_steps")]
     pub max_steps: u32,
     /// Sampling and length controls sent with every model call (checked when read).
     #[serde(default, skip_serializing_if = "ModelSettings::is_empty")]
     pub model_settings: ModelSettings,
-}
-
-fn all_tools() -> Vec<String> {
-    HUMAN_TOOLS.iter().map(|t| t.to_string()).collect()
 }
 
 fn default_max_steps() -> u32 {
@@ -55,7 +54,7 @@ impl AgentDef {
                 submit it for review with submit_plan."
                 .into(),
             model: model.into(),
-            tools: all_tools(),
+            tools: ToolEntry::builtins(),
             max_steps: DEFAULT_MAX_STEPS,
             model_settings: ModelSettings::default(),
         }
@@ -76,8 +75,14 @@ impl AgentDef {
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
         def.check()
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        def.model = providers::normalize_spec(&def.model, &absolute(dir)?)?;
+        let dir = absolute(path.parent().unwrap_or(Path::new(".")))?;
+        def.model = providers::normalize_spec(&def.model, &dir)?;
+        for tool in &mut def.tools {
+            if let ToolEntry::Command(t) = tool {
+                t.resolve(&dir)
+                    .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+            }
+        }
         Ok(def)
     }
 
@@ -86,13 +91,17 @@ impl AgentDef {
             return Err("id must not be empty".into());
         }
         for (i, t) in self.tools.iter().enumerate() {
-            if !HUMAN_TOOLS.contains(&t.as_str()) {
-                return Err(format!(
-                    "unknown tool \"{t}\"; the tools are ask_user and submit_plan"
-                ));
+            match t {
+                ToolEntry::Builtin(n) if !HUMAN_TOOLS.contains(&n.as_str()) => {
+                    return Err(format!(
+                        "unknown tool \"{n}\"; the built-in tools are ask_user and submit_plan (a tool of your own is an object, with a command)"
+                    ));
+                }
+                ToolEntry::Builtin(_) => {}
+                ToolEntry::Command(c) => c.check()?,
             }
-            if self.tools[..i].contains(t) {
-                return Err(format!("tool \"{t}\" is listed twice"));
+            if self.tools[..i].iter().any(|o| o.name() == t.name()) {
+                return Err(format!("tool \"{}\" is listed twice", t.name()));
             }
         }
         if self.max_steps == 0 || self.max_steps > MAX_MAX_STEPS {
@@ -110,6 +119,17 @@ impl AgentDef {
             ))
             .into()
         })
+    }
+
+    /// `run --require-approval`: every command tool's call waits for approval (kept in the
+    /// stored agent).
+    pub fn require_approval(mut self) -> AgentDef {
+        for tool in &mut self.tools {
+            if let ToolEntry::Command(t) = tool {
+                t.require_approval = true;
+            }
+        }
+        self
     }
 
     /// Sets `maxSteps` from the command line.
@@ -144,7 +164,7 @@ mod tests {
         )
         .unwrap();
         let def = AgentDef::load(&file).unwrap();
-        assert_eq!(def.tools, ["ask_user", "submit_plan"]);
+        assert_eq!(def.tools, ToolEntry::builtins());
         assert_eq!(def.max_steps, 5);
         assert_eq!(
             def.model,

@@ -1,18 +1,20 @@
 //! The driver: advances one run for one leg, from a start or resume to the next suspension
 //! or the end, under the lease it holds. It performs every effect of the loop in one place:
-//! call the model, run the tools, persist, emit. Starting and resuming share this path.
+//! run the approved tools of the step it resumes (`approved`), call the model, run the
+//! tools, persist, emit. Starting and resuming share this path.
 
 use std::collections::HashSet;
 
 use anyhow::Result;
 
+use super::approved::{self, Open};
 use super::lease::Heartbeat;
 use super::step::{self, StepContext};
 use super::AgentDef;
 use crate::domain::{Event, EventKind, Message, RunStatus, Sink, StepCommit, Transition};
 use crate::providers::{Provider, Request};
 use crate::store::{Lease, Location, Run, Store};
-use crate::tools;
+use crate::tools::Toolbox;
 
 /// How a leg ended.
 #[derive(Debug, PartialEq)]
@@ -48,10 +50,21 @@ pub fn drive(
     sink: &mut dyn Sink,
 ) -> Result<LegEnd> {
     let agent = AgentDef::of_run(run)?;
-    let specs = tools::specs(&agent.tools);
     let cwd = std::path::PathBuf::from(&run.cwd);
+    let toolbox = Toolbox {
+        entries: &agent.tools,
+        cwd: &cwd,
+        run_id: &run.id,
+    };
+    let specs = toolbox.specs();
+    let names = toolbox.names();
     let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());
     let mut history = store.messages(&run.id)?;
+    match approved::finish_step(store, run, lease, &toolbox, &history, sink)? {
+        Open::LostLease => return Ok(LegEnd::LostLease),
+        Open::Finished => history = store.messages(&run.id)?,
+        Open::None => {}
+    }
     let mut used: HashSet<String> = call_ids(&history).collect();
     let mut usage = run.usage;
 
@@ -77,11 +90,11 @@ pub fn drive(
                 &StepContext {
                     message_id: &message_id,
                     used_ids: &used,
-                    tools: &agent.tools,
+                    tools: &names,
                     last_in_budget: n >= agent.max_steps,
                     usage_before: usage,
                 },
-                &mut |name, args| tools::evaluate(name, args, &cwd),
+                &mut |call| toolbox.evaluate(call),
                 &mut new_call_id,
             ),
             Err(e) => failed(step_start, &message_id, &shown, format!("{e:#}")),

@@ -1,19 +1,21 @@
 //! The pure part of the loop: one model response in, everything to store for it out.
 //!
-//! No IO here: tools are reached through the `evaluate` function and fresh ids through
-//! `new_id`, so the whole decision (complete, continue, suspend, out of budget) is
-//! unit-tested without a store or a model.
+//! No IO here: tools are reached through the `evaluate` function (which may run a command
+//! tool's program) and fresh ids through `new_id`, so the whole decision (complete,
+//! continue, suspend for an answer or an approval, out of budget) is unit-tested without a
+//! store or a model.
 
 use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
 use crate::domain::{
-    call_result, CallState, Event, Message, NewCall, StepCommit, ToolCall, ToolOutcome, Transition,
-    Usage,
+    call_result, CallState, Event, ItemKind, Message, NewCall, StepCommit, ToolCall, ToolOutcome,
+    Transition, Usage,
 };
 use crate::limits::MAX_TOOL_CALL_ID_CHARS;
 use crate::providers::Response;
+use crate::tools::approval;
 
 /// What the step function needs besides the response.
 pub struct StepContext<'a> {
@@ -38,16 +40,19 @@ enum Outcome {
         text: String,
     },
     Suspend {
+        kind: ItemKind,
         payload: Value,
         schema: Value,
     },
+    /// The call waits for approval before its tool runs.
+    Approval,
 }
 
 /// Decides what one model response does to the run.
 pub fn step(
     response: &Response,
     ctx: &StepContext,
-    evaluate: &mut dyn FnMut(&str, &Value) -> Option<ToolOutcome>,
+    evaluate: &mut dyn FnMut(&ToolCall) -> Option<ToolOutcome>,
     new_id: &mut dyn FnMut() -> String,
 ) -> StepCommit {
     let text = response.text.clone().filter(|t| !t.is_empty());
@@ -114,7 +119,7 @@ pub fn step(
                 };
             }
             let offered = ctx.tools.contains(&call.name);
-            match offered.then(|| evaluate(&call.name, &call.args)).flatten() {
+            match offered.then(|| evaluate(call)).flatten() {
                 None => {
                     let text = not_found_text(&call.name, ctx.tools);
                     Outcome::Error {
@@ -123,13 +128,20 @@ pub fn step(
                     }
                 }
                 Some(ToolOutcome::Result(r)) => Outcome::Result(r),
+                Some(ToolOutcome::Error(error)) => Outcome::Error {
+                    text: error_text(&error),
+                    error,
+                },
                 Some(ToolOutcome::Suspend {
+                    kind,
                     payload,
                     resume_schema,
                 }) => Outcome::Suspend {
+                    kind,
                     payload,
                     schema: resume_schema,
                 },
+                Some(ToolOutcome::Approval) => Outcome::Approval,
             }
         })
         .collect();
@@ -141,7 +153,7 @@ pub fn step(
 
     if outcomes
         .iter()
-        .any(|o| matches!(o, Outcome::Suspend { .. }))
+        .any(|o| matches!(o, Outcome::Suspend { .. } | Outcome::Approval))
     {
         events.push(Event::step_finish(ctx.message_id, "tool-calls"));
         let mut new_calls = Vec::new();
@@ -151,6 +163,7 @@ pub fn step(
                 tool_name: call.name.clone(),
                 args: event_args(call),
                 state: CallState::Done,
+                kind: None,
                 payload: None,
                 result: None,
                 error: None,
@@ -161,10 +174,20 @@ pub fn step(
                     record.result = Some(Value::String(text));
                     record.error = Some(error);
                 }
-                Outcome::Suspend { payload, schema } => {
+                Outcome::Suspend {
+                    kind,
+                    payload,
+                    schema,
+                } => {
                     events.push(Event::suspended(call, &payload, &schema));
                     record.state = CallState::Pending;
+                    record.kind = Some(kind);
                     record.payload = Some(payload);
+                }
+                Outcome::Approval => {
+                    events.push(Event::approval(call, &approval::resume_schema()));
+                    record.state = CallState::Pending;
+                    record.kind = Some(ItemKind::Approval);
                 }
             }
             new_calls.push(record);
@@ -183,7 +206,7 @@ pub fn step(
         let (result, error) = match outcome {
             Outcome::Result(r) => (r, None),
             Outcome::Error { error, text } => (Value::String(text), Some(error)),
-            Outcome::Suspend { .. } => unreachable!("no call suspended"),
+            Outcome::Suspend { .. } | Outcome::Approval => unreachable!("no call suspended"),
         };
         let (message, event) = call_result(
             &call.id,
@@ -221,6 +244,15 @@ pub fn step(
 /// one, as a reused id is.
 pub fn typable(id: &str) -> bool {
     (1..=MAX_TOOL_CALL_ID_CHARS).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_graphic())
+}
+
+/// What the model receives for a tool that failed (`{name, message}`): its message, as
+/// Mastra's `error-text`.
+pub fn error_text(error: &Value) -> String {
+    error["message"]
+        .as_str()
+        .unwrap_or("the tool call failed")
+        .to_string()
 }
 
 /// What the model gets for a call of a tool it was not offered (Mastra's wording).
@@ -277,7 +309,7 @@ mod tests {
         step(
             &response,
             &ctx,
-            &mut |name, args| tools::evaluate(name, args, std::path::Path::new("/nonexistent")),
+            &mut |c| tools::evaluate(&c.name, &c.args, std::path::Path::new("/nonexistent")),
             &mut || {
                 n += 1;
                 format!("gen_{n}")
@@ -343,6 +375,80 @@ mod tests {
             panic!()
         };
         assert_eq!(tool_calls[0].id, "gen_1");
+    }
+
+    #[test]
+    fn approvals_suspend_beside_questions_and_tools_without_approval_run_at_once() {
+        let used = HashSet::new();
+        let tools: Vec<String> = ["ask_user", "deploy", "echo", "broken"]
+            .map(String::from)
+            .to_vec();
+        let ctx = StepContext {
+            message_id: "m1",
+            used_ids: &used,
+            tools: &tools,
+            last_in_budget: false,
+            usage_before: Usage::default(),
+        };
+        let response = Response {
+            calls: vec![
+                call(Some("q"), "ask_user", json!({"question": "Q?"})),
+                call(Some("a"), "deploy", json!({"target": "prod"})),
+                call(Some("e"), "echo", json!({})),
+                call(Some("b"), "broken", json!({})),
+            ],
+            ..Default::default()
+        };
+        let c = step(
+            &response,
+            &ctx,
+            &mut |c| match c.name.as_str() {
+                "deploy" => Some(ToolOutcome::Approval),
+                "echo" => Some(ToolOutcome::Result(json!("hi"))),
+                "broken" => Some(ToolOutcome::Error(
+                    json!({"name": "ToolExecutionError", "message": "exited with status 1"}),
+                )),
+                _ => tools::evaluate(&c.name, &c.args, std::path::Path::new("/")),
+            },
+            &mut || "gen".into(),
+        );
+        assert!(matches!(c.transition, Transition::Suspended));
+        assert_eq!(
+            kinds(&c),
+            [
+                "step-start",
+                "tool-call",
+                "tool-call",
+                "tool-call",
+                "tool-call",
+                "step-finish",
+                "tool-call-suspended",
+                "tool-call-approval"
+            ]
+        );
+        let approval = &c.events[7].payload;
+        assert_eq!(approval["toolCallId"], "a");
+        assert_eq!(approval["resumeSchema"], approval::resume_schema());
+        let calls: Vec<(&str, CallState, Option<ItemKind>)> = c
+            .calls
+            .iter()
+            .map(|r| (r.call_id.as_str(), r.state, r.kind))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("q", CallState::Pending, Some(ItemKind::Question)),
+                ("a", CallState::Pending, Some(ItemKind::Approval)),
+                ("e", CallState::Done, None),
+                ("b", CallState::Done, None)
+            ]
+        );
+        assert_eq!(c.calls[1].payload, None);
+        assert_eq!(c.calls[2].result, Some(json!("hi")));
+        assert_eq!(
+            c.calls[3].error.as_ref().unwrap()["name"],
+            "ToolExecutionError"
+        );
     }
 
     #[test]
@@ -509,6 +615,7 @@ mod tests {
                 tool_name: n.tool_name.clone(),
                 args: n.args.clone(),
                 state: CallState::Done,
+                kind: None,
                 payload: None,
                 result: n.result.clone().or(Some(
                     json!({"content": "User answered: a", "isError": false}),
@@ -520,6 +627,7 @@ mod tests {
                 resolved_at: None,
                 expires_at: None,
                 created_at: 0,
+                process: None,
             })
             .collect();
         let resumed = resumed_results(&records);

@@ -113,6 +113,10 @@ pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit>
             None => advance.run(),
         },
         Prompted::Left => fail(prompting::interrupted(ctx, &item, &[])),
+        Prompted::Later => {
+            announce(ctx, store.as_ref(), &run.id)?;
+            Ok(Exit::Suspended)
+        }
     }
 }
 
@@ -314,6 +318,16 @@ impl<'a> Advance<'a> {
         match prompting::prompt(self.ctx, run, &item.call, &self.policy.by)? {
             Prompted::Resolved(resolution) => self.record(run, &item.call, &resolution),
             Prompted::Left => fail(prompting::interrupted(self.ctx, &item.call, &self.recorded)),
+            Prompted::Later => {
+                // A waiter keeps waiting for someone else to decide; others stop here.
+                if self.policy.wait.is_some() {
+                    self.policy.prompt = false;
+                    announce(self.ctx, self.store, &run.id)?;
+                    return Ok(None);
+                }
+                announce(self.ctx, self.store, &run.id)?;
+                Ok(Some(Exit::Suspended))
+            }
         }
     }
 

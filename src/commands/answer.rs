@@ -45,7 +45,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     }
     let resume_data: Value = question.check_answer(&given).map_err(Error::invalid)?;
     let resolution = Resolution {
-        result: ask_user::result(&resume_data),
+        result: Some(ask_user::result(&resume_data)),
         resume_data,
         by: who(item_args.as_.clone()),
         via,

@@ -36,10 +36,18 @@ fn unreadable(call: &CallRecord, what: &str) -> anyhow::Error {
     .into()
 }
 
-/// One line about an item: its id, kind and question or plan title (sanitized).
+/// One line about an item: its id, kind and question, plan title, or tool and arguments
+/// (sanitized).
 pub fn describe(call: &CallRecord) -> String {
     let payload = call.payload.clone().unwrap_or_default();
     let id = sanitize::one_line(&call.call_id);
+    if call.kind() == ItemKind::Approval {
+        return format!(
+            "{id} approval: {} {}",
+            sanitize::one_line(&call.tool_name),
+            sanitize::one_line(&call.args.to_string())
+        );
+    }
     if let Some(q) = (call.kind() == ItemKind::Question)
         .then(|| Question::from_payload(&payload))
         .flatten()
@@ -74,11 +82,10 @@ pub fn describe(call: &CallRecord) -> String {
 /// that it parses as a value even when it starts with `-`: pasted, it does what it says.
 pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
     let call = &item.call;
-    let verb = call.kind().command();
     let tool_call = (item.pending_in_run > 1).then(|| format::flag("--tool-call", &call.call_id));
     // `flags` are whole flags (with placeholders for their values); `value` is the
     // positional placeholder after RUN.
-    let command = |flags: &[&str], value: Option<&str>| {
+    let command = |verb: &str, flags: &[&str], value: Option<&str>| {
         let run = format::shell_quote(&call.run_id);
         let mut words = vec![ctx.program(), verb.to_string()];
         // A run id that looks like a flag goes after `--`, with every flag before it.
@@ -94,11 +101,20 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
         words.extend(value.map(str::to_string));
         words.join(" ")
     };
-    if call.kind() == ItemKind::Plan {
-        return vec![
-            command(&["--approve"], None),
-            command(&["--reject", "--feedback <feedback>"], None),
-        ];
+    match call.kind() {
+        ItemKind::Plan => {
+            return vec![
+                command("review", &["--approve"], None),
+                command("review", &["--reject", "--feedback <feedback>"], None),
+            ]
+        }
+        ItemKind::Approval => {
+            return vec![
+                command("approve", &[], None),
+                command("decline", &["--reason <reason>"], None),
+            ]
+        }
+        ItemKind::Question => {}
     }
     let mode = call
         .payload
@@ -107,14 +123,14 @@ pub fn commands_for(ctx: &Ctx, item: &PendingItem) -> Vec<String> {
         .map(|q| q.mode)
         .unwrap_or(Mode::FreeText);
     vec![match mode {
-        Mode::FreeText => command(&[], Some("<answer>")),
-        Mode::Single => command(&[], Some("<label>")),
-        Mode::Multi => command(&["--multi <label>..."], None),
+        Mode::FreeText => command("answer", &[], Some("<answer>")),
+        Mode::Single => command("answer", &[], Some("<label>")),
+        Mode::Multi => command("answer", &["--multi <label>..."], None),
     }]
 }
 
-/// The item's kind as `pending` shows it.
-/// The item as one JSON object.
+/// The item as one JSON object (SPEC §7): `commands` resolve it, the first of them is also
+/// `command`.
 pub fn item_json(ctx: &Ctx, item: &PendingItem) -> Value {
     let call = &item.call;
     let commands = commands_for(ctx, item);
@@ -161,6 +177,11 @@ pub fn resolved_line(call: &CallRecord, resolution: &Resolution) -> String {
         other if other["action"].is_string() => {
             other["action"].as_str().unwrap_or_default().to_string()
         }
+        other if other["approved"] == true => "approved".to_string(),
+        other if other["approved"] == false => match other["reason"].as_str() {
+            Some(reason) => format!("declined: {reason:?}"),
+            None => "declined".to_string(),
+        },
         other => other.to_string(),
     };
     format!(
@@ -191,6 +212,11 @@ mod tests {
     }
 
     fn item(run: &str, call: &str, tool: &str, payload: Value) -> PendingItem {
+        let kind = match tool {
+            ASK_USER => ItemKind::Question,
+            SUBMIT_PLAN => ItemKind::Plan,
+            _ => ItemKind::Approval,
+        };
         PendingItem {
             call: CallRecord {
                 run_id: run.into(),
@@ -200,7 +226,8 @@ mod tests {
                 tool_name: tool.into(),
                 args: payload.clone(),
                 state: CallState::Pending,
-                payload: Some(payload),
+                kind: Some(kind),
+                payload: (kind != ItemKind::Approval).then_some(payload),
                 result: None,
                 error: None,
                 resume_data: None,
@@ -209,6 +236,7 @@ mod tests {
                 resolved_at: None,
                 expires_at: None,
                 created_at: 0,
+                process: None,
             },
             agent_id: "a".into(),
             pending_in_run: 2,
@@ -220,7 +248,8 @@ mod tests {
         let filled = command
             .replace("<answer>", "ok")
             .replace("<label>...", "a b")
-            .replace("<feedback>", "'Smaller steps.'");
+            .replace("<feedback>", "'Smaller steps.'")
+            .replace("<reason>", "'Not now.'");
         let words = shell_words::split(&filled).unwrap();
         Cli::try_parse_from(words).unwrap().command
     }
@@ -274,6 +303,18 @@ mod tests {
             };
             assert!(reject.reject && reject.item.tool_call.as_deref() == Some(call));
             assert_eq!(reject.feedback.as_deref(), Some("Smaller steps."));
+            let commands = commands_for(&ctx, &item(run, call, "tag_release", json!({"v": 1})));
+            let Command::Approve(approve) = parse(&commands[0]) else {
+                panic!("{}", commands[0])
+            };
+            assert_eq!(approve.run, run);
+            assert_eq!(approve.tool_call.as_deref(), Some(call));
+            let Command::Decline(decline) = parse(&commands[1]) else {
+                panic!("{}", commands[1])
+            };
+            assert_eq!(decline.decision.run, run);
+            assert_eq!(decline.decision.tool_call.as_deref(), Some(call));
+            assert_eq!(decline.reason.as_deref(), Some("Not now."));
         }
     }
 }

@@ -9,9 +9,10 @@ use super::start::{self, Start};
 use super::Ctx;
 use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
-use crate::domain::ItemKind;
+use crate::domain::{ItemKind, ASK_USER, SUBMIT_PLAN};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
+use crate::tools::ToolEntry;
 
 /// What a one-step run asks for.
 pub struct OneShot {
@@ -25,16 +26,16 @@ pub struct OneShot {
 /// Starts the run; without `--wait` prints its id and exits 75, with it blocks until the
 /// item is resolved and prints the outcome (`outcome`).
 pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
+    let (id, tool) = match shot.kind {
+        ItemKind::Question => ("ask", ASK_USER),
+        ItemKind::Plan | ItemKind::Approval => ("plan", SUBMIT_PLAN),
+    };
     let agent = AgentDef {
-        id: match shot.kind {
-            ItemKind::Question => "ask",
-            ItemKind::Plan => "plan",
-        }
-        .into(),
+        id: id.into(),
         name: None,
         instructions: String::new(),
         model: NO_MODEL.into(),
-        tools: vec![shot.kind.tool().into()],
+        tools: vec![ToolEntry::Builtin(tool.into())],
         max_steps: 1,
         model_settings: Default::default(),
     };
@@ -43,7 +44,7 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
             text: None,
             calls: vec![ModelCall {
                 id: None,
-                name: shot.kind.tool().into(),
+                name: tool.into(),
                 args: Ok(shot.args),
             }],
             usage: Default::default(),

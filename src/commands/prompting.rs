@@ -18,23 +18,27 @@ pub enum Prompted {
     Resolved(Resolution),
     /// Esc, `q` or Ctrl-C: nothing is recorded and the item still waits.
     Left,
+    /// "Leave it for later" (an approval): nothing is recorded, the item still waits, and
+    /// this sitting stops prompting.
+    Later,
 }
 
 /// Prompts for one pending item of `run`, resolving it as `by`.
 pub fn prompt(ctx: &Ctx, run: &Run, call: &CallRecord, by: &str) -> Result<Prompted> {
-    let resolution = |resume_data: serde_json::Value, result| Resolution {
-        resume_data,
-        result,
-        by: by.to_string(),
-        via: Via::Prompt,
-    };
+    let resolution =
+        |resume_data: serde_json::Value, result: Option<serde_json::Value>| Resolution {
+            resume_data,
+            result,
+            by: by.to_string(),
+            via: Via::Prompt,
+        };
     let chosen = match call.kind() {
         ItemKind::Question => {
             let question = question_of(call)?;
             match ui::ask(&question)? {
                 Some(answer) => {
                     let data = question.check_answer(&answer).map_err(Error::invalid)?;
-                    Some(resolution(data.clone(), ask_user::result(&data)))
+                    Some(resolution(data.clone(), Some(ask_user::result(&data))))
                 }
                 None => None,
             }
@@ -42,8 +46,13 @@ pub fn prompt(ctx: &Ctx, run: &Run, call: &CallRecord, by: &str) -> Result<Promp
         ItemKind::Plan => {
             let plan = plan_of(call)?;
             warn_if_changed(ctx, run, &plan);
-            ui::review(&plan)?.map(|d| resolution(d.resume_data(&plan), d.result(&plan)))
+            ui::review(&plan)?.map(|d| resolution(d.resume_data(&plan), Some(d.result(&plan))))
         }
+        ItemKind::Approval => match ui::approve(&call.call_id, &call.tool_name, &call.args)? {
+            Some(ui::Chosen::Decided(d)) => Some(resolution(d.resume_data(), d.result())),
+            Some(ui::Chosen::Later) => return Ok(Prompted::Later),
+            None => None,
+        },
     };
     Ok(chosen.map_or(Prompted::Left, Prompted::Resolved))
 }
@@ -71,6 +80,7 @@ pub fn choose(
     let what = match kind {
         ItemKind::Question => "Which question?",
         ItemKind::Plan => "Which plan?",
+        ItemKind::Approval => "Which tool call?",
     };
     match ui::pick(what, &lines)? {
         Some(i) => Ok(Some(items.swap_remove(i))),
@@ -99,7 +109,7 @@ pub fn interrupted(ctx: &Ctx, call: &CallRecord, recorded: &[String]) -> Error {
     .with_hint(format!(
         "answer it later with: {} {} {} (or list what waits with: {} pending)",
         ctx.program(),
-        call.kind().command(),
+        call.kind().commands(),
         call.run_id,
         ctx.program()
     ))
@@ -110,6 +120,7 @@ pub fn nothing_pending(kind: ItemKind) -> Error {
     let what = match kind {
         ItemKind::Question => "no question is waiting for an answer",
         ItemKind::Plan => "no plan is waiting for a review",
+        ItemKind::Approval => "no tool call is waiting for approval",
     };
     Error::not_found(what).with_hint("list what waits with: mastra-ask pending")
 }

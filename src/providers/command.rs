@@ -19,7 +19,6 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::group::{self, End, Group};
 use super::scripted::{call_of, ScriptCall};
 use super::settings::{Settings, READ_TIMEOUT};
 use super::{Provider, Request, Response};
@@ -28,6 +27,7 @@ use crate::error::{fail, Error, Kind};
 use crate::limits::{
     MAX_MODEL_PROGRAM_OUTPUT as MAX_OUTPUT, MAX_MODEL_PROGRAM_STDERR as MAX_STDERR,
 };
+use crate::sys::group::{self, End, Group};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -232,8 +232,8 @@ mod tests {
             },
         ];
         let tools = [ToolSpec {
-            name: "ask_user",
-            description: "Ask.",
+            name: "ask_user".into(),
+            description: "Ask.".into(),
             parameters: json!({"type": "object"}),
         }];
         let request = Request {

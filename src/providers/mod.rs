@@ -7,7 +7,6 @@
 mod assemble;
 mod branches;
 mod command;
-pub mod group;
 mod http;
 pub mod model_settings;
 mod none;

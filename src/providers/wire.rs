@@ -157,8 +157,8 @@ mod tests {
 
     fn spec() -> ToolSpec {
         ToolSpec {
-            name: "ask_user",
-            description: "Ask.",
+            name: "ask_user".into(),
+            description: "Ask.".into(),
             parameters: json!({"type": "object"}),
         }
     }

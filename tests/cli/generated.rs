@@ -168,7 +168,11 @@ pub fn program_env_vars() -> std::collections::BTreeSet<String> {
                         .chars()
                         .take_while(|c| c.is_ascii_uppercase() || *c == '_')
                         .collect();
-                    if piece[name.len()..].starts_with('"') && !name.is_empty() {
+                    // A name ending in `_` is a prefix (`MASTRA_ASK_`), not a variable.
+                    if piece[name.len()..].starts_with('"')
+                        && !name.is_empty()
+                        && !name.ends_with('_')
+                    {
                         found.insert(format!("MASTRA_{name}"));
                     }
                 }

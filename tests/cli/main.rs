@@ -1,6 +1,8 @@
 //! The CLI integration tests: one binary, a module per area.
 
+mod approval;
 mod bad_input;
+mod command_tools;
 mod common;
 mod completion;
 mod db;

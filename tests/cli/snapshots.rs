@@ -107,6 +107,8 @@ fn help_of_every_command() {
         "pending",
         "answer",
         "review",
+        "approve",
+        "decline",
         "show",
         "runs",
         "cancel",

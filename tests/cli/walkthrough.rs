@@ -6,7 +6,11 @@ use crate::common::Env;
 
 // ---- the release example, through each decision -----------------------------------------
 
-const APPROVED: &str = "The plan is approved. Release preparation is underway: tests and docs first, then the tag and the announcement.\n";
+const APPROVED: &str =
+    "The plan is approved. Tests and docs come first; I tag v2.0.0 now, once you approve the tag.\n";
+const TAGGED: &str =
+    "Tagged v2.0.0. Release preparation is underway: the announcement comes next.\n";
+const NOT_TAGGED: &str = "I did not tag the release: the tag was declined. The plan stands; tell me when to tag (mastra-ask reply RUN MESSAGE).\n";
 const REVISED: &str =
     "I revised the plan to address your feedback and wrote it to RELEASE_PLAN-v2.md.\n";
 const REPLANNED: &str = "Following your message, I wrote a new plan to RELEASE_PLAN-v2.md.\n";
@@ -30,6 +34,32 @@ fn plan_waits(run: &str, item: &str) -> String {
             &format!("review {run} --reject --feedback <feedback>"),
         ],
     )
+}
+
+/// What the approval of the release's tag prints when the run waits for it.
+fn tag_waits(run: &str) -> String {
+    waiting(
+        run,
+        "call_tag approval: tag_release {\"version\":\"2.0.0\"}",
+        &[
+            &format!("approve {run}"),
+            &format!("decline {run} --reason <reason>"),
+        ],
+    )
+}
+
+/// Approves the plan, then the tag: the run completes.
+#[track_caller]
+fn approve_plan_and_tag(env: &Env, run: &str) {
+    step(
+        env,
+        &["review", run, "--approve"],
+        75,
+        APPROVED,
+        &tag_waits(run),
+    );
+    step(env, &["approve", run], 0, TAGGED, "");
+    assert_eq!(env.status(run), "completed");
 }
 
 /// Asserts one command's exit code and whole output.
@@ -145,8 +175,7 @@ fn the_release_example_approved() {
             .trim()
     );
 
-    step(&env, &["review", &run, "--approve"], 0, APPROVED, "");
-    assert_eq!(env.status(&run), "completed");
+    approve_plan_and_tag(&env, &run);
     assert_eq!(
         reviewed(&env, &run),
         plans(&[("RELEASE_PLAN.md", "Release plan", "approved")])
@@ -155,7 +184,17 @@ fn the_release_example_approved() {
     let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(
         ids,
-        ["call_version", "call_channel", "call_chores", "call_plan"]
+        [
+            "call_version",
+            "call_channel",
+            "call_chores",
+            "call_plan",
+            "call_tag"
+        ]
+    );
+    assert_eq!(
+        results[4].1,
+        json!({"tag": "v2.0.0", "note": "an example: no git tag was made"})
     );
     assert_eq!(
         results[2].1,
@@ -205,8 +244,7 @@ fn the_release_example_revises_its_plan_after_feedback() {
         .unwrap()
         .contains("4. Prepare a rollback"));
 
-    step(&env, &["review", &run, "--approve"], 0, APPROVED, "");
-    assert_eq!(env.status(&run), "completed");
+    approve_plan_and_tag(&env, &run);
     assert_eq!(
         reviewed(&env, &run),
         plans(&[
@@ -236,7 +274,7 @@ fn the_release_example_waits_for_a_reply_after_a_bare_rejection() {
             "call_replan plan: Release plan (revised) (RELEASE_PLAN-v2.md)",
         ),
     );
-    step(&env, &["review", &run, "--approve"], 0, APPROVED, "");
+    approve_plan_and_tag(&env, &run);
     assert_eq!(
         reviewed(&env, &run),
         plans(&[
@@ -251,6 +289,107 @@ fn the_release_example_waits_for_a_reply_after_a_bare_rejection() {
         .map(|m| m["content"].as_str().unwrap())
         .collect();
     assert_eq!(users, ["Prepare the next release", "Add a rollback step."]);
+}
+
+#[test]
+fn the_release_example_declined_tag_is_never_made_and_a_reply_asks_again() {
+    let env = Env::new();
+    let run = to_the_plan(&env);
+    step(
+        &env,
+        &["review", &run, "--approve"],
+        75,
+        APPROVED,
+        &tag_waits(&run),
+    );
+    step(
+        &env,
+        &["decline", &run, "--reason", "Not before the docs are out."],
+        0,
+        NOT_TAGGED,
+        "",
+    );
+    let tag = env
+        .tool_results(&run)
+        .into_iter()
+        .find(|(id, _)| id == "call_tag");
+    assert_eq!(
+        tag.map(|(_, r)| r),
+        Some(json!("Not before the docs are out.")),
+        "the reason is text"
+    );
+    let reason = env
+        .messages(&run)
+        .into_iter()
+        .find(|m| m["toolCallId"] == "call_tag")
+        .unwrap();
+    assert_eq!(reason["content"], "Not before the docs are out.");
+    // A reply: the agent asks to tag again; approved, the run completes.
+    let second = env.run(&["reply", &run, "The docs are out: tag it."]);
+    second.assert_code(75);
+    assert_eq!(second.stdout, APPROVED);
+    let id = env
+        .run(&["pending", "-q"])
+        .stdout
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let out = env.run(&["approve", &run]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, TAGGED);
+    assert_ne!(id, "call_tag", "a new call, with a generated id");
+}
+
+#[test]
+fn the_release_example_writes_its_plan_with_write_file_inside_its_working_directory() {
+    let env = Env::new();
+    // The example's agent on a test script that uses write_file, as a real model would.
+    env.write(
+        "work/writes.json",
+        &json!({"steps": [
+            {"toolCalls": [
+                {"id": "w1", "name": "write_file", "args": {"path": "../outside.md", "content": "x"}},
+                {"id": "w2", "name": "write_file", "args": {"path": "MY_PLAN.md", "content": "# My plan\n\n1. Tag it.\n"}}
+            ]},
+            {"toolCalls": [{"id": "p1", "name": "submit_plan", "args": {"path": "MY_PLAN.md"}}]},
+            {"text": "done"}
+        ]})
+        .to_string(),
+    );
+    let out = env.run(&[
+        "run",
+        "--agent",
+        &Env::example_agent(),
+        "--model",
+        "script:writes.json",
+        "Plan it",
+    ]);
+    out.assert_code(75);
+    assert_eq!(
+        std::fs::read_to_string(env.path("work/MY_PLAN.md")).unwrap(),
+        "# My plan\n\n1. Tag it.\n"
+    );
+    assert!(!env.path("outside.md").exists());
+    assert!(
+        out.stderr.starts_with(
+            "warning: tool call w1 (write_file) failed: Tool \"write_file\" exited with status 2; its stderr ends with:\\nerror: cannot write ../outside.md: the path leaves the working directory\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    let run = env.latest_run().unwrap();
+    let written = env
+        .tool_results(&run)
+        .into_iter()
+        .find(|(id, _)| id == "w2")
+        .unwrap()
+        .1;
+    assert_eq!(written, json!({"path": "MY_PLAN.md", "bytes": 22}));
+    assert_eq!(
+        reviewed(&env, &run),
+        plans(&[("MY_PLAN.md", "My plan", "pending")])
+    );
 }
 
 #[test]

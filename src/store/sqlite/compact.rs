@@ -144,7 +144,10 @@ fn reference(event: &Event, step_message: Option<i64>) -> Option<EventRow> {
     let (call_id, message, payload) = match event.kind {
         EventKind::ToolCall | EventKind::ToolResult => (call(), None, None),
         EventKind::ToolError => (call(), None, keep(&["error"])),
-        EventKind::ToolCallSuspended => (call(), None, keep(&["resumeSchema"])),
+        EventKind::ToolCallSuspended | EventKind::ToolCallApproval => {
+            (call(), None, keep(&["resumeSchema"]))
+        }
+        EventKind::ToolOutputDenied => (call(), None, keep(&["approval"])),
         EventKind::StepFinish => (None, None, keep(&["finishReason"])),
         EventKind::TextDelta => (None, step_message, None),
         EventKind::Finish => (None, step_message, keep(&["finishReason", "usage"])),
@@ -195,6 +198,19 @@ fn decode_event(kind: EventKind, row: &EventRow, cursor: &Cursor, src: &Sources)
                 "suspendPayload": src.payloads.get(id)?,
                 "resumeSchema": rest.get("resumeSchema")?,
             })
+        }
+        EventKind::ToolCallApproval => {
+            let (id, name, args) = call()?;
+            json!({
+                "toolCallId": id,
+                "toolName": name,
+                "args": args,
+                "resumeSchema": rest.get("resumeSchema")?,
+            })
+        }
+        EventKind::ToolOutputDenied => {
+            let (id, name, args) = call()?;
+            json!({"toolCallId": id, "toolName": name, "args": args, "approval": rest.get("approval")?})
         }
         EventKind::StepFinish => json!({
             "messageId": cursor.message_id.as_deref()?,
@@ -351,6 +367,28 @@ mod tests {
         assert_eq!(
             rows[6].payload.as_deref(),
             Some(r#"{"resumeSchema":"{\"type\":\"string\"}"}"#)
+        );
+    }
+
+    #[test]
+    fn approval_events_keep_only_what_the_call_does_not_hold() {
+        let a = assistant();
+        let Message::Assistant { tool_calls, .. } = &a else {
+            unreachable!()
+        };
+        let mut src = Sources::default();
+        src.add_message(1, &a);
+        let schema = crate::tools::approval::resume_schema();
+        let events = [
+            Event::step_start("m1"),
+            Event::approval(&tool_calls[0], &schema),
+            Event::output_denied("q", "ask_user", &tool_calls[0].args, "Not now."),
+        ];
+        let rows = roundtrip(&events, &src);
+        assert!(rows[1].derived && rows[2].derived);
+        assert_eq!(
+            rows[2].payload.as_deref(),
+            Some(r#"{"approval":{"id":"q","approved":false,"reason":"Not now."}}"#)
         );
     }
 
