@@ -14,7 +14,7 @@ use crate::domain::{
     Transition, Usage,
 };
 use crate::limits::MAX_TOOL_CALL_ID_CHARS;
-use crate::providers::Response;
+use crate::providers::{ModelCall, Response};
 use crate::tools::approval;
 
 /// What the step function needs besides the response.
@@ -48,7 +48,8 @@ enum Outcome {
     Approval,
 }
 
-/// Decides what one model response does to the run.
+/// Decides what one model response does to the run: it completes (text only), suspends
+/// (a call waits for a person), or goes on with every result known.
 pub fn step(
     response: &Response,
     ctx: &StepContext,
@@ -56,33 +57,70 @@ pub fn step(
     new_id: &mut dyn FnMut() -> String,
 ) -> StepCommit {
     let text = response.text.clone().filter(|t| !t.is_empty());
-    let usage = ctx.usage_before + response.usage;
     let mut events = vec![Event::step_start(ctx.message_id)];
     if let Some(t) = &text {
         events.push(Event::text_delta(ctx.message_id, t));
     }
-
     if response.calls.is_empty() {
-        let output = text.clone().unwrap_or_default();
-        events.push(Event::step_finish(ctx.message_id, "stop"));
-        events.push(Event::finish("stop", &output, usage));
-        return StepCommit {
-            messages: vec![Message::Assistant {
-                content: text,
-                tool_calls: vec![],
-            }],
-            calls: vec![],
-            events,
-            usage: response.usage,
-            transition: Transition::Completed {
-                output,
-                finish_reason: "stop".into(),
-            },
-        };
+        return completed(ctx, response, text, events);
     }
+    let calls = with_ids(response, ctx.used_ids, new_id);
+    events.extend(calls.iter().map(Event::tool_call));
+    let outcomes: Vec<Outcome> = calls
+        .iter()
+        .zip(&response.calls)
+        .map(|(call, raw)| outcome(call, raw, ctx.tools, evaluate))
+        .collect();
+    let assistant = Message::Assistant {
+        content: text.clone(),
+        tool_calls: calls.clone(),
+    };
+    let waits = |o: &Outcome| matches!(o, Outcome::Suspend { .. } | Outcome::Approval);
+    if outcomes.iter().any(waits) {
+        suspended(ctx, response, assistant, &calls, outcomes, events)
+    } else {
+        continued(ctx, response, text, assistant, &calls, outcomes, events)
+    }
+}
 
+/// A text-only response: the run completes with it.
+fn completed(
+    ctx: &StepContext,
+    response: &Response,
+    text: Option<String>,
+    mut events: Vec<Event>,
+) -> StepCommit {
+    let output = text.clone().unwrap_or_default();
+    events.push(Event::step_finish(ctx.message_id, "stop"));
+    events.push(Event::finish(
+        "stop",
+        &output,
+        ctx.usage_before + response.usage,
+    ));
+    StepCommit {
+        messages: vec![Message::Assistant {
+            content: text,
+            tool_calls: vec![],
+        }],
+        calls: vec![],
+        events,
+        usage: response.usage,
+        transition: Transition::Completed {
+            output,
+            finish_reason: "stop".into(),
+        },
+    }
+}
+
+/// The response's calls with the ids they keep: the model's own when it is new in the run
+/// and typable, else a fresh one (in the history sent back too).
+fn with_ids(
+    response: &Response,
+    used: &HashSet<String>,
+    new_id: &mut dyn FnMut() -> String,
+) -> Vec<ToolCall> {
     let mut seen: HashSet<String> = HashSet::new();
-    let calls: Vec<ToolCall> = response
+    response
         .calls
         .iter()
         .map(|c| {
@@ -90,7 +128,7 @@ pub fn step(
                 c.id.clone()
                     .filter(|id| typable(id))
                     .unwrap_or_else(&mut *new_id);
-            while ctx.used_ids.contains(&id) || seen.contains(&id) {
+            while used.contains(&id) || seen.contains(&id) {
                 id = new_id();
             }
             seen.insert(id.clone());
@@ -105,108 +143,122 @@ pub fn step(
                 invalid_args,
             }
         })
-        .collect();
-    events.extend(calls.iter().map(Event::tool_call));
+        .collect()
+}
 
-    let outcomes: Vec<Outcome> = calls
-        .iter()
-        .zip(&response.calls)
-        .map(|(call, raw)| {
-            if let Err(bad) = &raw.args {
-                return Outcome::Error {
-                    error: json!({"name": "ToolArgumentsError", "message": bad.message}),
-                    text: invalid_arguments_text(&call.name),
-                };
-            }
-            let offered = ctx.tools.contains(&call.name);
-            match offered.then(|| evaluate(call)).flatten() {
-                None => {
-                    let text = not_found_text(&call.name, ctx.tools);
-                    Outcome::Error {
-                        error: json!({"name": "ToolNotFoundError", "message": text}),
-                        text,
-                    }
-                }
-                Some(ToolOutcome::Result(r)) => Outcome::Result(r),
-                Some(ToolOutcome::Error(error)) => Outcome::Error {
-                    text: error_text(&error),
-                    error,
-                },
-                Some(ToolOutcome::Suspend {
-                    kind,
-                    payload,
-                    resume_schema,
-                }) => Outcome::Suspend {
-                    kind,
-                    payload,
-                    schema: resume_schema,
-                },
-                Some(ToolOutcome::Approval) => Outcome::Approval,
-            }
-        })
-        .collect();
-
-    let assistant = Message::Assistant {
-        content: text.clone(),
-        tool_calls: calls.clone(),
-    };
-
-    if outcomes
-        .iter()
-        .any(|o| matches!(o, Outcome::Suspend { .. } | Outcome::Approval))
-    {
-        events.push(Event::step_finish(ctx.message_id, "tool-calls"));
-        let mut new_calls = Vec::new();
-        for (call, outcome) in calls.iter().zip(outcomes) {
-            let mut record = NewCall {
-                call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                args: event_args(call),
-                state: CallState::Done,
-                kind: None,
-                payload: None,
-                result: None,
-                error: None,
-            };
-            match outcome {
-                Outcome::Result(r) => record.result = Some(r),
-                Outcome::Error { error, text } => {
-                    record.result = Some(Value::String(text));
-                    record.error = Some(error);
-                }
-                Outcome::Suspend {
-                    kind,
-                    payload,
-                    schema,
-                } => {
-                    events.push(Event::suspended(call, &payload, &schema));
-                    record.state = CallState::Pending;
-                    record.kind = Some(kind);
-                    record.payload = Some(payload);
-                }
-                Outcome::Approval => {
-                    events.push(Event::approval(call, &approval::resume_schema()));
-                    record.state = CallState::Pending;
-                    record.kind = Some(ItemKind::Approval);
-                }
-            }
-            new_calls.push(record);
-        }
-        return StepCommit {
-            messages: vec![assistant],
-            calls: new_calls,
-            events,
-            usage: response.usage,
-            transition: Transition::Suspended,
+/// What one call comes to before any person is involved.
+fn outcome(
+    call: &ToolCall,
+    raw: &ModelCall,
+    tools: &[String],
+    evaluate: &mut dyn FnMut(&ToolCall) -> Option<ToolOutcome>,
+) -> Outcome {
+    if let Err(bad) = &raw.args {
+        return Outcome::Error {
+            error: json!({"name": "ToolArgumentsError", "message": bad.message}),
+            text: invalid_arguments_text(&call.name),
         };
     }
+    let offered = tools.contains(&call.name);
+    match offered.then(|| evaluate(call)).flatten() {
+        None => {
+            let text = not_found_text(&call.name, tools);
+            Outcome::Error {
+                error: json!({"name": "ToolNotFoundError", "message": text}),
+                text,
+            }
+        }
+        Some(ToolOutcome::Result(r)) => Outcome::Result(r),
+        Some(ToolOutcome::Error(error)) => Outcome::Error {
+            text: error_text(&error),
+            error,
+        },
+        Some(ToolOutcome::Suspend {
+            kind,
+            payload,
+            resume_schema,
+        }) => Outcome::Suspend {
+            kind,
+            payload,
+            schema: resume_schema,
+        },
+        Some(ToolOutcome::Approval) => Outcome::Approval,
+    }
+}
 
+/// A step in which some call waits for a person: every call is stored with the step (the
+/// others with their results), and the run suspends.
+fn suspended(
+    ctx: &StepContext,
+    response: &Response,
+    assistant: Message,
+    calls: &[ToolCall],
+    outcomes: Vec<Outcome>,
+    mut events: Vec<Event>,
+) -> StepCommit {
+    events.push(Event::step_finish(ctx.message_id, "tool-calls"));
+    let mut new_calls = Vec::new();
+    for (call, outcome) in calls.iter().zip(outcomes) {
+        let mut record = NewCall {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: event_args(call),
+            state: CallState::Done,
+            kind: None,
+            payload: None,
+            result: None,
+            error: None,
+        };
+        match outcome {
+            Outcome::Result(r) => record.result = Some(r),
+            Outcome::Error { error, text } => {
+                record.result = Some(Value::String(text));
+                record.error = Some(error);
+            }
+            Outcome::Suspend {
+                kind,
+                payload,
+                schema,
+            } => {
+                events.push(Event::suspended(call, &payload, &schema));
+                record.state = CallState::Pending;
+                record.kind = Some(kind);
+                record.payload = Some(payload);
+            }
+            Outcome::Approval => {
+                events.push(Event::approval(call, &approval::resume_schema()));
+                record.state = CallState::Pending;
+                record.kind = Some(ItemKind::Approval);
+            }
+        }
+        new_calls.push(record);
+    }
+    StepCommit {
+        messages: vec![assistant],
+        calls: new_calls,
+        events,
+        usage: response.usage,
+        transition: Transition::Suspended,
+    }
+}
+
+/// A step whose every result is known: they go to the model at once, and the run goes on
+/// (or completes with finish reason `tool-calls` when the leg's budget is spent).
+fn continued(
+    ctx: &StepContext,
+    response: &Response,
+    text: Option<String>,
+    assistant: Message,
+    calls: &[ToolCall],
+    outcomes: Vec<Outcome>,
+    mut events: Vec<Event>,
+) -> StepCommit {
     let mut messages = vec![assistant];
     for (call, outcome) in calls.iter().zip(outcomes) {
         let (result, error) = match outcome {
             Outcome::Result(r) => (r, None),
             Outcome::Error { error, text } => (Value::String(text), Some(error)),
-            Outcome::Suspend { .. } | Outcome::Approval => unreachable!("no call suspended"),
+            Outcome::Suspend { .. } | Outcome::Approval => unreachable!("no call waits"),
         };
         let (message, event) = call_result(
             &call.id,
@@ -221,6 +273,7 @@ pub fn step(
     events.push(Event::step_finish(ctx.message_id, "tool-calls"));
     let transition = if ctx.last_in_budget {
         let output = text.unwrap_or_default();
+        let usage = ctx.usage_before + response.usage;
         events.push(Event::finish("tool-calls", &output, usage));
         Transition::Completed {
             output,
