@@ -3,6 +3,10 @@
 //!
 //! Only on a terminal, never in a pipe or a log; it draws on its own thread and is gone
 //! (line cleared) before anything else is printed. It knows nothing of models.
+//!
+//! Not indicatif: its spinner draws at once, and nothing must be drawn for an answer faster
+//! than `DELAY`; keeping that would take a timer thread of our own, which is most of this
+//! file already.
 
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;

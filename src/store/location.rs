@@ -1,6 +1,7 @@
-//! Where the store lives: `--db`, then `MASTRA_ASK_DB`, then the XDG data directory. This
-//! only decides where (ten lines of XDG rules, not worth a crate); what is found there is
-//! checked when the store is opened (`sqlite/open.rs`).
+//! Where the store lives: `--db`, then `MASTRA_ASK_DB`, then the XDG data directory
+//! (`$XDG_DATA_HOME` when it is absolute, else `~/.local/share`, by etcetera's XDG rules).
+//! This only decides where; what is found there is checked when the store is opened
+//! (`sqlite/open.rs`).
 
 use std::path::PathBuf;
 
@@ -24,10 +25,9 @@ impl Location {
 }
 
 fn default_path() -> PathBuf {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("share")))
-        .unwrap_or_else(|| PathBuf::from("."));
+    use etcetera::BaseStrategy;
+    // No home directory at all (no `$HOME`, no password entry): the current directory.
+    let data = etcetera::base_strategy::Xdg::new()
+        .map_or_else(|_| PathBuf::from("."), |xdg| xdg.data_dir());
     data.join("mastra-ask").join("mastra-ask.db")
 }

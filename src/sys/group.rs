@@ -8,16 +8,19 @@
 //! the waiter kills the group, and the caller then re-raises the signal with its previous
 //! action restored ([`reraise`]), so the process ends as it would have. A group started by a
 //! process that has died since (a driver killed while its tool ran) is found again by its
-//! number and its leader's start time ([`Recorded`]). Nothing here knows what the program is
+//! number and its leader's start time ([`Recorded`]). Signals go to the group through
+//! rustix; the actions are changed through `signals`. Nothing here knows what the program is
 //! for.
 
 use std::io;
-use std::mem::MaybeUninit;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-use std::os::unix::process::CommandExt;
+use rustix::process::{kill_process_group, Pid, Signal};
+
+use super::signals::{self, Previous};
 
 /// The signals that interrupt a program we wait for.
 const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
@@ -25,6 +28,7 @@ const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 /// The signal caught while a group ran (0: none).
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
 
+/// The handler while a group runs: only a store to an atomic (async-signal-safe).
 extern "C" fn note(sig: libc::c_int) {
     CAUGHT.store(sig, Ordering::SeqCst);
 }
@@ -43,14 +47,15 @@ pub enum End {
 pub struct Group {
     child: Child,
     done: bool,
-    /// Dropped after `child` is reaped (fields drop in order after `Drop::drop`).
-    _caught: Catch,
+    /// The previous signal actions, put back after `child` is reaped (fields drop in
+    /// order after `Drop::drop`).
+    _caught: Vec<Previous>,
 }
 
 impl Group {
     /// Starts `command` in a new process group, with the interrupting signals caught.
     pub fn spawn(command: &mut Command) -> io::Result<Group> {
-        let caught = Catch::install();
+        let caught = catch_interrupts();
         let child = command.process_group(0).spawn()?;
         Ok(Group {
             child,
@@ -108,13 +113,9 @@ impl Group {
 
     /// Kills every process of the group and reaps the leader.
     pub fn kill(&mut self) {
-        if let Ok(pgid) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: kill of the process group we created (the leader is not reaped yet,
-            // so its id, which is the group's, cannot have been reused).
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
+        // The group we created: its leader is not reaped yet, so its id, which is the
+        // group's, cannot have been reused.
+        let _ = kill_process_group(Pid::from_child(&self.child), Signal::KILL);
         let _ = self.child.wait();
         self.done = true;
     }
@@ -161,15 +162,12 @@ impl Recorded {
 
     /// Kills every process of the group, if it still lives.
     pub fn kill(self) {
-        let Ok(pgid) = libc::pid_t::try_from(self.pgid) else {
+        let Some(pgid) = i32::try_from(self.pgid).ok().and_then(Pid::from_raw) else {
             return;
         };
+        // Only a group that `lives` just found to be the one recorded.
         if self.lives() {
-            // SAFETY: a signal to a process group that `lives` just found to be the one
-            // recorded.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
+            let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
 }
@@ -199,53 +197,19 @@ fn stat(pid: u32) -> Option<Stat> {
 /// interruption itself.
 pub fn reraise(group: Group, sig: libc::c_int) {
     drop(group);
-    // SAFETY: raising a signal for this process.
-    unsafe {
-        libc::raise(sig);
-    }
+    signals::raise(sig);
 }
 
-/// The interrupting signals caught for the life of a group; restored on drop.
-struct Catch {
-    old: Vec<(libc::c_int, libc::sigaction)>,
-}
-
-impl Catch {
-    fn install() -> Catch {
-        CAUGHT.store(0, Ordering::SeqCst);
-        let mut old = Vec::new();
-        for sig in SIGNALS {
-            // SAFETY: sigaction with zero-initialised structs; the handler only stores to
-            // an atomic, which is async-signal-safe.
-            unsafe {
-                let mut before: libc::sigaction = MaybeUninit::zeroed().assume_init();
-                if libc::sigaction(sig, std::ptr::null(), &mut before) != 0
-                    || before.sa_sigaction == libc::SIG_IGN
-                {
-                    // An ignored signal (e.g. SIGINT under `nohup` or `&`) stays ignored.
-                    continue;
-                }
-                let mut action: libc::sigaction = MaybeUninit::zeroed().assume_init();
-                action.sa_sigaction = note as extern "C" fn(libc::c_int) as libc::sighandler_t;
-                libc::sigemptyset(&mut action.sa_mask);
-                if libc::sigaction(sig, &action, std::ptr::null_mut()) == 0 {
-                    old.push((sig, before));
-                }
-            }
-        }
-        Catch { old }
-    }
-}
-
-impl Drop for Catch {
-    fn drop(&mut self) {
-        for (sig, before) in &self.old {
-            // SAFETY: restores an action that sigaction itself returned.
-            unsafe {
-                libc::sigaction(*sig, before, std::ptr::null_mut());
-            }
-        }
-    }
+/// Catches the interrupting signals for the life of a group; their previous actions come
+/// back when the returned list is dropped.
+fn catch_interrupts() -> Vec<Previous> {
+    CAUGHT.store(0, Ordering::SeqCst);
+    SIGNALS
+        .into_iter()
+        // An ignored signal (e.g. SIGINT under `nohup` or `&`) stays ignored.
+        .filter(|&sig| !signals::ignored(sig))
+        .filter_map(|sig| signals::catch(sig, note))
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,14 +1,21 @@
-//! What the program asks of the operating system about processes and machines: which host
-//! this is, whether a process recorded earlier is still the same live process, who the user
-//! is. Every `unsafe` block of the crate that is not about the terminal lives here, each
-//! with its reason.
+//! What the program asks of the operating system about processes, machines and signals:
+//! which host this is, whether a process recorded earlier is still the same live process,
+//! who the user is, the process groups of the programs we start (`group`) and signal actions
+//! (`signals`).
 //!
-//! Nothing here decides policy (who may drive a run): `agent::lease` does, with these facts.
-//! The programs we start live in process groups of their own (`group`).
+//! The crate denies `unsafe` everywhere but here; calls that rustix, std or whoami make safe
+//! are made through them, and what must stay `unsafe` (signal actions) is in `signals`, each
+//! block with its reason. Nothing here decides policy (who may drive a run): `agent::lease`
+//! does, with these facts.
 
 pub mod group;
+pub mod signals;
+
+pub use signals::ignore_sigxfsz;
 
 use std::sync::OnceLock;
+
+use rustix::process::Pid;
 
 /// This machine's identity for leases and waiters (SPEC §4): the machine id
 /// (`/etc/machine-id`, else the kernel's boot id), joined with this process's pid namespace,
@@ -51,14 +58,10 @@ fn pid_namespace() -> Option<String> {
 
 /// The host name, for messages only (never for identity).
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into the buffer we own.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "localhost".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// A process as recorded in a lease or a waiter row: its pid and its start time (clock ticks
@@ -102,50 +105,31 @@ pub fn process_start(pid: u32) -> Option<u64> {
 
 /// Whether a process with this pid exists here (signal 0; EPERM means it exists).
 fn pid_exists(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
         return false;
     };
-    if pid <= 0 {
-        return false;
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
     }
-    // SAFETY: signal 0 only checks that the process exists and may be signalled.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// The login name of the user running this process: `$USER`, `$LOGNAME`, else the password
-/// database, else `unknown`.
+/// database (for the effective user id), else `unknown`.
 pub fn login_name() -> String {
-    if let Some(name) = ["USER", "LOGNAME"]
+    ["USER", "LOGNAME"]
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-    {
-        return name;
-    }
-    // SAFETY: getpwuid returns a pointer into static storage or null; we copy at once, and
-    // this program calls it from one thread.
-    unsafe {
-        let pw = libc::getpwuid(libc::geteuid());
-        if !pw.is_null() && !(*pw).pw_name.is_null() {
-            return std::ffi::CStr::from_ptr((*pw).pw_name)
-                .to_string_lossy()
-                .into_owned();
-        }
-    }
-    "unknown".into()
+        .or_else(|| {
+            let name = whoami::username_os().ok()?;
+            Some(name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// The effective user id of this process.
 pub fn euid() -> u32 {
-    // SAFETY: geteuid cannot fail and touches no memory.
-    unsafe { libc::geteuid() }
-}
-
-/// Lets a write past a file-size limit (`ulimit -f`) fail with an error the store reports,
-/// instead of the process being killed by SIGXFSZ. Call before any thread starts.
-pub fn ignore_sigxfsz() {
-    // SAFETY: setting a signal's disposition to "ignore" before any thread starts.
-    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    rustix::process::geteuid().as_raw()
 }
 
 #[cfg(test)]
@@ -163,6 +147,32 @@ mod tests {
         }
         .is_alive());
         assert!(!Process { pid: 0, start: 0 }.is_alive());
+    }
+
+    #[test]
+    fn pids_that_cannot_be_alive_are_not_and_init_is() {
+        assert!(Process { pid: 1, start: 0 }.is_alive(), "pid 1 exists");
+        // Above the kernel's largest pid_max (2^22), and above i32::MAX.
+        assert!(!Process {
+            pid: 1 << 23,
+            start: 0
+        }
+        .is_alive());
+        assert!(!Process {
+            pid: u32::MAX,
+            start: 0
+        }
+        .is_alive());
+    }
+
+    #[test]
+    fn the_host_name_and_the_user_id_agree_with_proc() {
+        let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        assert_eq!(hostname(), name.trim_end());
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let uids = status.lines().find_map(|l| l.strip_prefix("Uid:")).unwrap();
+        let effective: u32 = uids.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert_eq!(euid(), effective);
     }
 
     #[test]

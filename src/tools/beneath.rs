@@ -10,16 +10,19 @@
 //! real file system (not procfs, sysfs or the device file system). Symlinks that stay
 //! inside the directory work; absolute symlinks are refused even when they point inside.
 //! A directory is opened beneath one by the same resolution (`open_dir_beneath`), for a
-//! file to be created in it (`write_file`). This module reads and writes nothing and knows
-//! nothing of plans.
+//! file to be created in it (`write_file`). The system calls go through rustix, so nothing
+//! here is `unsafe`. This module reads and writes nothing and knows nothing of plans.
 
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path};
+
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 
 /// Why a file was not opened.
 #[derive(Debug)]
@@ -79,38 +82,27 @@ fn c_path(p: &OsStr) -> Result<CString, Refusal> {
     })
 }
 
-fn last_error() -> io::Error {
-    io::Error::last_os_error()
-}
-
 fn open_dir(root: &Path) -> io::Result<OwnedFd> {
     let c = CString::new(root.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in the directory"))?;
-    // SAFETY: a valid C string; the returned descriptor is owned below.
-    let fd = unsafe {
-        libc::open(
-            c.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return Err(last_error());
-    }
-    // SAFETY: `fd` is a fresh descriptor nobody else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    Ok(rustix::fs::open(c.as_c_str(), DIR_FLAGS, Mode::empty())?)
 }
 
 /// The flags of the final open: read, never block, never take a terminal.
-const FILE_FLAGS: libc::c_int =
-    libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+const FILE_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::NOCTTY)
+    .union(OFlags::CLOEXEC);
 /// The flags of a directory's open.
-const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::CLOEXEC);
 
 fn open_in(dir: &OwnedFd, rel: &Path) -> Result<File, Refusal> {
     open_with(dir, rel, FILE_FLAGS)
 }
 
-fn open_with(dir: &OwnedFd, rel: &Path, flags: libc::c_int) -> Result<File, Refusal> {
+fn open_with(dir: &OwnedFd, rel: &Path, flags: OFlags) -> Result<File, Refusal> {
     #[cfg(target_os = "linux")]
     {
         if let Some(file) = openat2(dir, rel, flags)? {
@@ -137,45 +129,19 @@ pub fn open_dir_beneath(root: &Path, path: &Path) -> Result<OwnedFd, Refusal> {
     Ok(OwnedFd::from(opened))
 }
 
-/// `struct open_how` of `linux/openat2.h` (the first version, 24 bytes).
-#[cfg(target_os = "linux")]
-#[repr(C)]
-struct OpenHow {
-    flags: u64,
-    mode: u64,
-    resolve: u64,
-}
-
 /// `None` when the kernel (or a sandbox) does not offer openat2.
 #[cfg(target_os = "linux")]
-fn openat2(dir: &OwnedFd, rel: &Path, flags: libc::c_int) -> Result<Option<File>, Refusal> {
+fn openat2(dir: &OwnedFd, rel: &Path, flags: OFlags) -> Result<Option<File>, Refusal> {
+    use rustix::fs::ResolveFlags;
     let c = c_path(rel.as_os_str())?;
-    let how = OpenHow {
-        flags: flags as u64,
-        mode: 0,
-        resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS,
-    };
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
     for _ in 0..RETRIES {
-        // SAFETY: openat2 with a valid directory, C string and open_how of the given size.
-        let fd = unsafe {
-            libc::syscall(
-                libc::SYS_openat2,
-                dir.as_raw_fd(),
-                c.as_ptr(),
-                &how as *const OpenHow,
-                std::mem::size_of::<OpenHow>(),
-            )
-        };
-        if fd >= 0 {
-            // SAFETY: a fresh descriptor nobody else owns.
-            return Ok(Some(unsafe { File::from_raw_fd(fd as RawFd) }));
-        }
-        let e = last_error();
-        match e.raw_os_error() {
-            Some(libc::ENOSYS | libc::EPERM) => return Ok(None),
+        match rustix::fs::openat2(dir, c.as_c_str(), flags, Mode::empty(), resolve) {
+            Ok(fd) => return Ok(Some(File::from(fd))),
+            Err(Errno::NOSYS | Errno::PERM) => return Ok(None),
             // A rename raced with the resolution; the kernel asks us to try again.
-            Some(libc::EAGAIN | libc::EINTR) => continue,
-            _ => return Err(refusal(e)),
+            Err(Errno::AGAIN | Errno::INTR) => continue,
+            Err(e) => return Err(refusal(e.into())),
         }
     }
     Err(Refusal::Changed)
@@ -194,7 +160,7 @@ fn refusal(e: io::Error) -> Refusal {
 /// The walk for kernels without openat2: one component at a time, never following a
 /// symlink in the kernel (`O_NOFOLLOW`); a relative symlink's target is walked in its
 /// place, an absolute one is outside, and `..` never climbs above the directory.
-fn walk(root: &OwnedFd, rel: &Path, final_flags: libc::c_int) -> Result<File, Refusal> {
+fn walk(root: &OwnedFd, rel: &Path, final_flags: OFlags) -> Result<File, Refusal> {
     let mut stack: Vec<OwnedFd> = Vec::new();
     let mut todo: Vec<OsString> = Vec::new();
     push_components(&mut todo, rel)?;
@@ -206,22 +172,18 @@ fn walk(root: &OwnedFd, rel: &Path, final_flags: libc::c_int) -> Result<File, Re
             }
             continue;
         }
-        let dir = stack.last().unwrap_or(root).as_raw_fd();
+        let dir = stack.last().unwrap_or(root);
         let last = todo.is_empty();
-        let flags = libc::O_NOFOLLOW | if last { final_flags } else { DIR_FLAGS };
+        let flags = OFlags::NOFOLLOW | if last { final_flags } else { DIR_FLAGS };
         let c = c_path(&name)?;
-        // SAFETY: openat with a valid directory descriptor and C string.
-        let fd = unsafe { libc::openat(dir, c.as_ptr(), flags) };
-        if fd >= 0 {
-            // SAFETY: a fresh descriptor nobody else owns.
-            let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-            if last {
-                return Ok(File::from(owned));
+        let e = match rustix::fs::openat(dir, c.as_c_str(), flags, Mode::empty()) {
+            Ok(owned) if last => return Ok(File::from(owned)),
+            Ok(owned) => {
+                stack.push(owned);
+                continue;
             }
-            stack.push(owned);
-            continue;
-        }
-        let e = last_error();
+            Err(e) => io::Error::from(e),
+        };
         // ELOOP: the component is a symlink (O_NOFOLLOW); ENOTDIR with O_DIRECTORY may be
         // one as well.
         if !matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) {
@@ -243,7 +205,7 @@ fn walk(root: &OwnedFd, rel: &Path, final_flags: libc::c_int) -> Result<File, Re
         push_components(&mut todo, target)?;
     }
     // The path ended in a directory (`sub/..`): what a directory's open asks for.
-    if final_flags & libc::O_DIRECTORY != 0 {
+    if final_flags.contains(OFlags::DIRECTORY) {
         let dir = match stack.pop() {
             Some(d) => d,
             None => root.try_clone().map_err(Refusal::Io)?,
@@ -267,15 +229,9 @@ fn push_components(todo: &mut Vec<OsString>, path: &Path) -> Result<(), Refusal>
 }
 
 /// The target of the symlink `name` in `dir`, or `None` when it is not (or no longer) one.
-fn read_link(dir: RawFd, name: &CString) -> Option<OsString> {
-    let mut buf = vec![0u8; libc::PATH_MAX as usize];
-    // SAFETY: readlinkat into a buffer of the given length.
-    let n = unsafe { libc::readlinkat(dir, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-    if n < 0 || n as usize >= buf.len() {
-        return None;
-    }
-    buf.truncate(n as usize);
-    Some(OsStr::from_bytes(&buf).to_os_string())
+fn read_link(dir: &OwnedFd, name: &CStr) -> Option<OsString> {
+    let target = rustix::fs::readlinkat(dir, name, Vec::new()).ok()?;
+    Some(OsStr::from_bytes(target.as_bytes()).to_os_string())
 }
 
 /// The checks on the open descriptor.
@@ -285,7 +241,7 @@ fn check(file: &File) -> Result<(), Refusal> {
         return Err(Refusal::NotRegular);
     }
     #[cfg(target_os = "linux")]
-    if let Some(name) = pseudo_fs(file.as_raw_fd(), meta.dev()) {
+    if let Some(name) = pseudo_fs(file, meta.dev()) {
         return Err(Refusal::Pseudo(name));
     }
     if meta.nlink() > 1 {
@@ -315,12 +271,10 @@ const PSEUDO: [(u32, &str); 12] = [
 /// The pseudo file system `fd` is on, if any. The device file system (devtmpfs) reports
 /// itself as tmpfs, so it is recognised as the file system of `/dev`.
 #[cfg(target_os = "linux")]
-fn pseudo_fs(fd: RawFd, dev: u64) -> Option<&'static str> {
-    let mut st = std::mem::MaybeUninit::<libc::statfs>::zeroed();
-    // SAFETY: fstatfs fills the struct when it returns 0.
-    if unsafe { libc::fstatfs(fd, st.as_mut_ptr()) } == 0 {
-        // SAFETY: filled by fstatfs.
-        let kind = unsafe { st.assume_init() }.f_type as u32;
+fn pseudo_fs(file: &File, dev: u64) -> Option<&'static str> {
+    if let Ok(st) = rustix::fs::fstatfs(file) {
+        // The magic number, whatever the width of `f_type` on this platform.
+        let kind = st.f_type as u32;
         if let Some((_, name)) = PSEUDO.iter().find(|(magic, _)| *magic == kind) {
             return Some(name);
         }
@@ -418,9 +372,8 @@ mod tests {
     fn fifos_devices_and_pseudo_files_never_block_and_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo.md");
-        let c = CString::new(fifo.as_os_str().as_bytes()).unwrap();
-        // SAFETY: mkfifo with a valid C string.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        use rustix::fs::{FileType, Mode};
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, FileType::Fifo, Mode::from(0o600), 0).unwrap();
         assert_eq!(
             outcome(open_beneath(dir.path(), Path::new("fifo.md"))),
             "NotRegular"

@@ -6,14 +6,16 @@
 //! reader never sees half of it.
 //!
 //! Called by `mastra-ask tool write_file`, which an agent file's command tool runs with the
-//! arguments `{path, content}` on stdin (in the run's working directory). Nothing here
-//! prints or touches the store.
+//! arguments `{path, content}` on stdin (in the run's working directory). The system calls
+//! go through rustix, so nothing here is `unsafe`. Nothing here prints or touches the store.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io::Write;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use serde_json::{json, Value};
 
@@ -94,68 +96,31 @@ pub fn write(root: &Path, path: &str, content: &str) -> Result<(), String> {
         uuid::Uuid::new_v4().simple()
     ))
     .map_err(|_| format!("cannot write {path}: the path contains a NUL byte"))?;
-    // SAFETY: openat with a directory we own and a C string; the descriptor is owned below.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            tmp.as_ptr(),
-            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            0o644 as libc::c_uint,
-        )
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut file = match rustix::fs::openat(&dir, tmp.as_c_str(), flags, Mode::from(0o644)) {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(e) => return fail(&std::io::Error::from(e).to_string()),
     };
-    if fd < 0 {
-        return fail(&std::io::Error::last_os_error().to_string());
-    }
-    // SAFETY: a fresh descriptor nobody else owns.
-    let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
     let written = file
         .write_all(content.as_bytes())
         .and_then(|_| file.sync_all());
-    // SAFETY: renameat/unlinkat within the directory we own, with C strings.
     let renamed = written.and_then(|_| {
-        let rc = unsafe {
-            libc::renameat(
-                dir.as_raw_fd(),
-                tmp.as_ptr(),
-                dir.as_raw_fd(),
-                name.as_ptr(),
-            )
-        };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
+        rustix::fs::renameat(&dir, tmp.as_c_str(), &dir, name.as_c_str()).map_err(Into::into)
     });
     if let Err(e) = renamed {
-        // SAFETY: as above.
-        unsafe { libc::unlinkat(dir.as_raw_fd(), tmp.as_ptr(), 0) };
+        let _ = rustix::fs::unlinkat(&dir, tmp.as_c_str(), AtFlags::empty());
         return fail(&e.to_string());
     }
     Ok(())
 }
 
 /// What is wrong with what is at `name` already: only a regular file is replaced.
-fn existing(dir: &OwnedFd, name: &CString) -> Option<&'static str> {
-    let mut st = std::mem::MaybeUninit::<libc::stat>::zeroed();
-    // SAFETY: fstatat fills the struct when it returns 0.
-    let rc = unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
-    if rc != 0 {
-        return None;
-    }
-    // SAFETY: filled by fstatat.
-    let mode = unsafe { st.assume_init() }.st_mode & libc::S_IFMT;
-    match mode {
-        libc::S_IFREG => None,
-        libc::S_IFLNK => Some("it is a symbolic link"),
-        libc::S_IFDIR => Some("it is a directory"),
+fn existing(dir: &OwnedFd, name: &CStr) -> Option<&'static str> {
+    let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => None,
+        FileType::Symlink => Some("it is a symbolic link"),
+        FileType::Directory => Some("it is a directory"),
         _ => Some("it is not a regular file"),
     }
 }

@@ -6,27 +6,30 @@
 //! reports as an interrupted read, whenever it is pressed) and catches the SIGINT that the
 //! prompt library raises for it. Dropping the session restores the terminal modes, the
 //! previous SIGINT action and the cursor. Children that take the terminal (a pager, an editor)
-//! get its usual modes back while they run. This module decides nothing about the run.
+//! get its usual modes back while they run. Modes go through rustix and the SIGINT action
+//! through `sys::signals`, so nothing here is `unsafe`. This module decides nothing about
+//! the run.
 
-use std::mem::MaybeUninit;
+use rustix::termios::{tcgetattr, tcsetattr, LocalModes, OptionalActions, Termios};
+
+use crate::sys::signals::{self, Previous};
 
 /// The terminal and SIGINT set up for prompting; restored on drop.
 pub struct Session {
     /// The terminal modes of stdin before the session (None when stdin is not a terminal).
-    saved: Option<libc::termios>,
-    /// The SIGINT action before the session.
-    old_action: Option<libc::sigaction>,
+    saved: Option<Termios>,
+    /// The SIGINT action before the session, put back when dropped.
+    old_action: Option<Previous>,
 }
-
-extern "C" fn ignore_sigint(_: libc::c_int) {}
 
 impl Session {
     pub fn start() -> Session {
-        let old_action = catch_sigint();
+        // A caught SIGINT interrupts the prompt's read instead of ending the process.
+        let old_action = signals::interrupt_reads(libc::SIGINT);
         let saved = modes();
-        if let Some(saved) = saved {
-            let mut quiet = saved;
-            quiet.c_lflag &= !libc::ISIG;
+        if let Some(saved) = &saved {
+            let mut quiet = saved.clone();
+            quiet.local_modes.remove(LocalModes::ISIG);
             set_modes(&quiet);
         }
         Session { saved, old_action }
@@ -34,11 +37,11 @@ impl Session {
 
     /// Runs `f` (which starts a pager or an editor) with the terminal's usual modes.
     pub fn with_child<T>(&self, f: impl FnOnce() -> T) -> T {
-        let Some(saved) = self.saved else {
+        let Some(saved) = &self.saved else {
             return f();
         };
         let during = modes();
-        set_modes(&saved);
+        set_modes(saved);
         let result = f();
         if let Some(during) = during {
             set_modes(&during);
@@ -52,39 +55,15 @@ impl Drop for Session {
         if let Some(saved) = &self.saved {
             set_modes(saved);
         }
-        if let Some(old) = &self.old_action {
-            // SAFETY: restores an action that sigaction itself returned.
-            unsafe {
-                libc::sigaction(libc::SIGINT, old, std::ptr::null_mut());
-            }
-        }
+        drop(self.old_action.take());
         let _ = console::Term::stderr().show_cursor();
     }
 }
 
-/// Installs a handler that does nothing, so a SIGINT interrupts a read instead of ending the
-/// process (a caught signal, unlike an ignored one, is reset for any program we start).
-fn catch_sigint() -> Option<libc::sigaction> {
-    // SAFETY: plain sigaction calls with zero-initialised structs; the handler is
-    // async-signal-safe (it does nothing).
-    unsafe {
-        let mut action: libc::sigaction = MaybeUninit::zeroed().assume_init();
-        action.sa_sigaction = ignore_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        libc::sigemptyset(&mut action.sa_mask);
-        let mut old: libc::sigaction = MaybeUninit::zeroed().assume_init();
-        (libc::sigaction(libc::SIGINT, &action, &mut old) == 0).then_some(old)
-    }
+fn modes() -> Option<Termios> {
+    tcgetattr(std::io::stdin()).ok()
 }
 
-fn modes() -> Option<libc::termios> {
-    let mut t = MaybeUninit::<libc::termios>::uninit();
-    // SAFETY: tcgetattr fills the struct when it returns 0.
-    unsafe { (libc::tcgetattr(libc::STDIN_FILENO, t.as_mut_ptr()) == 0).then(|| t.assume_init()) }
-}
-
-fn set_modes(t: &libc::termios) {
-    // SAFETY: t is a termios that tcgetattr returned, maybe with flags cleared.
-    unsafe {
-        libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, t);
-    }
+fn set_modes(t: &Termios) {
+    let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, t);
 }

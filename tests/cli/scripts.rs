@@ -449,6 +449,39 @@ fn audit_records_who_when_and_how() {
 }
 
 #[test]
+fn without_user_the_login_name_is_logname_then_the_password_entry() {
+    let env = Env::new();
+    let agent = env.agent(json!([
+        {"toolCalls": [
+            {"id": "a", "name": "ask_user", "args": {"question": "A?"}},
+            {"id": "b", "name": "ask_user", "args": {"question": "B?"}}
+        ]},
+        say("done")
+    ]));
+    let (_, run) = env.start(&agent, &[]);
+    let mut cmd = env.command(&["answer", &run, "--tool-call", "a", "x"]);
+    cmd.env_remove("USER").env("LOGNAME", "carol");
+    env.run_with(cmd).assert_code(75);
+    let mut cmd = env.command(&["answer", &run, "--tool-call", "b", "y"]);
+    cmd.env_remove("USER").env_remove("LOGNAME");
+    env.run_with(cmd).assert_code(0);
+    let id = std::process::Command::new("id")
+        .arg("-un")
+        .output()
+        .unwrap();
+    assert!(id.status.success());
+    let entry = String::from_utf8(id.stdout).unwrap().trim().to_string();
+    let shown = &env.run(&["-o", "json", "show", &run]).json_lines()[0];
+    let by: Vec<&str> = shown["suspensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["resolvedBy"].as_str().unwrap())
+        .collect();
+    assert_eq!(by, ["carol", entry.as_str()]);
+}
+
+#[test]
 fn run_quiet_prints_only_the_run_id() {
     let env = Env::new();
     let agent = env.agent(json!([

@@ -42,6 +42,29 @@ fn the_default_store_is_private() {
 }
 
 #[test]
+fn without_an_absolute_xdg_data_home_the_default_store_is_under_home() {
+    let env = Env::new();
+    let agent = env.agent(json!([{"text": "hi"}]));
+    let db = env.path("home/.local/share/mastra-ask/mastra-ask.db");
+    // A relative XDG_DATA_HOME is ignored (the XDG rules), as is none at all.
+    for xdg in [Some("data"), None] {
+        let mut cmd = env.command(&["run", "--agent", &agent, "go"]);
+        cmd.env_remove("MASTRA_ASK_DB");
+        match xdg {
+            Some(rel) => cmd.env("XDG_DATA_HOME", rel),
+            None => cmd.env_remove("XDG_DATA_HOME"),
+        };
+        env.run_with(cmd).assert_code(0);
+        assert!(db.is_file(), "no store at {}", db.display());
+    }
+    assert!(!env.path("work/data").exists());
+    assert!(!env.path("data/mastra-ask").exists());
+    let mut cmd = env.command(&["runs", "-o", "json"]);
+    cmd.env_remove("MASTRA_ASK_DB").env_remove("XDG_DATA_HOME");
+    assert_eq!(env.run_with(cmd).json_lines().len(), 2);
+}
+
+#[test]
 fn printed_commands_repeat_a_db_flag() {
     let env = Env::new();
     let agent =

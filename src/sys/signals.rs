@@ -1,0 +1,131 @@
+//! Signal actions: the one place the crate calls `sigaction`, `signal` and `raise`, which
+//! stay `unsafe` because neither std nor rustix offers them safely. `signal-hook` would hide
+//! them, but its handler stays installed for good: it cannot put back a previous action
+//! exactly, and the callers here must (an interrupted program re-raises its signal with the
+//! action it had before, so the process ends as the signal would have ended it).
+//!
+//! Every handler installed here is written in `sys` and does only async-signal-safe work
+//! (nothing, or a store to an atomic); the functions that take a handler are visible to
+//! `sys` only. `remote::interrupt`'s handler (which writes a notice with `write(2)`) moves
+//! here when the lead folds that module in. Nothing here decides what a signal means.
+
+use std::mem::MaybeUninit;
+
+use libc::c_int;
+
+/// A signal's action before this module changed it; put back when dropped.
+pub struct Previous {
+    sig: c_int,
+    action: libc::sigaction,
+}
+
+impl Drop for Previous {
+    fn drop(&mut self) {
+        // SAFETY: puts back, for the same signal, an action that sigaction itself returned.
+        unsafe {
+            libc::sigaction(self.sig, &self.action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Installs `handler` for `sig` without `SA_RESTART` (a blocking read or wait is
+/// interrupted); returns the action it replaces, or `None` when sigaction failed. `handler`
+/// must do only async-signal-safe work.
+pub(super) fn catch(sig: c_int, handler: extern "C" fn(c_int)) -> Option<Previous> {
+    // SAFETY: sigaction with zero-initialised structs (a valid "no flags, empty mask"
+    // action), a handler that the callers in `sys` keep async-signal-safe, and an out
+    // pointer to a struct we own.
+    unsafe {
+        let mut action: libc::sigaction = MaybeUninit::zeroed().assume_init();
+        action.sa_sigaction = handler as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        let mut old: libc::sigaction = MaybeUninit::zeroed().assume_init();
+        (libc::sigaction(sig, &action, &mut old) == 0).then_some(Previous { sig, action: old })
+    }
+}
+
+/// Whether `sig` is ignored (as SIGINT is under `nohup` or `&`), or its action cannot be
+/// read: then it is best left alone.
+pub(super) fn ignored(sig: c_int) -> bool {
+    // SAFETY: a query only (a null new action) into a struct we own.
+    unsafe {
+        let mut now: libc::sigaction = MaybeUninit::zeroed().assume_init();
+        libc::sigaction(sig, std::ptr::null(), &mut now) != 0 || now.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+extern "C" fn do_nothing(_: c_int) {}
+
+/// Catches `sig` with a handler that does nothing, so that the signal interrupts a blocking
+/// read instead of ending the process. Unlike an ignored signal, a caught one is reset to
+/// its default for any program started meanwhile.
+pub fn interrupt_reads(sig: c_int) -> Option<Previous> {
+    catch(sig, do_nothing)
+}
+
+/// Raises `sig` in this thread: its action runs before this returns (or ends the process).
+pub fn raise(sig: c_int) {
+    // SAFETY: raise only sends a signal to the calling thread; it touches no memory of ours.
+    unsafe {
+        libc::raise(sig);
+    }
+}
+
+/// Lets a write past a file-size limit (`ulimit -f`) fail with an error the store reports,
+/// instead of the process being killed by SIGXFSZ. Call before any thread starts.
+pub fn ignore_sigxfsz() {
+    // SAFETY: sets a signal's action to "ignore", before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    static SEEN: AtomicI32 = AtomicI32::new(0);
+
+    extern "C" fn record(sig: c_int) {
+        SEEN.store(sig, Ordering::SeqCst);
+    }
+
+    fn address(handler: extern "C" fn(c_int)) -> libc::sighandler_t {
+        handler as libc::sighandler_t
+    }
+
+    fn current(sig: c_int) -> libc::sighandler_t {
+        // SAFETY: a query only, as in `ignored`.
+        unsafe {
+            let mut now: libc::sigaction = MaybeUninit::zeroed().assume_init();
+            assert_eq!(libc::sigaction(sig, std::ptr::null(), &mut now), 0);
+            now.sa_sigaction
+        }
+    }
+
+    #[test]
+    fn a_caught_signal_runs_the_handler_and_the_previous_action_comes_back() {
+        // SIGUSR2: no other test of this process touches it.
+        let sig = libc::SIGUSR2;
+        let before = current(sig);
+        assert!(!ignored(sig));
+        {
+            let _previous = catch(sig, record).expect("sigaction");
+            assert_eq!(current(sig), address(record));
+            raise(sig);
+            assert_eq!(SEEN.load(Ordering::SeqCst), sig);
+            let inner = interrupt_reads(sig).expect("sigaction");
+            assert_eq!(current(sig), address(do_nothing));
+            drop(inner);
+            assert_eq!(current(sig), address(record));
+        }
+        assert_eq!(current(sig), before);
+    }
+
+    #[test]
+    fn sigxfsz_is_ignored() {
+        ignore_sigxfsz();
+        assert!(ignored(libc::SIGXFSZ));
+    }
+}
