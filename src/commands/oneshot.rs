@@ -9,7 +9,7 @@ use super::start::{self, Start};
 use super::Ctx;
 use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
-use crate::domain::ItemKind;
+use crate::domain::{ItemKind, ASK_USER, SUBMIT_PLAN};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
 
@@ -25,16 +25,17 @@ pub struct OneShot {
 /// Starts the run; without `--wait` prints its id and exits 75, with it blocks until the
 /// item is resolved and prints the outcome (`outcome`).
 pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
+    let (id, tool) = match shot.kind {
+        ItemKind::Plan => ("plan", SUBMIT_PLAN),
+        // `ask` and `plan` are the only one-step runs.
+        _ => ("ask", ASK_USER),
+    };
     let agent = AgentDef {
-        id: match shot.kind {
-            ItemKind::Question => "ask",
-            ItemKind::Plan => "plan",
-        }
-        .into(),
+        id: id.into(),
         name: None,
         instructions: String::new(),
         model: NO_MODEL.into(),
-        tools: vec![shot.kind.tool().into()],
+        tools: vec![tool.into()],
         max_steps: 1,
     };
     let provider = NoModel {
@@ -42,7 +43,7 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
             text: None,
             calls: vec![ModelCall {
                 id: None,
-                name: shot.kind.tool().into(),
+                name: tool.into(),
                 args: Ok(shot.args),
             }],
             usage: Default::default(),

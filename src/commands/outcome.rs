@@ -45,6 +45,8 @@ pub fn print(ctx: &Ctx, store: &dyn Store, run: &Run) -> Result<Exit> {
                     ctx.out.line(feedback);
                 }
             }
+            // One-step runs ask a question or a plan, nothing else.
+            (ItemKind::Approval | ItemKind::Other, _) => {}
         }
     }
     Ok(if rejected {
