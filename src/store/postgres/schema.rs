@@ -85,6 +85,7 @@ CREATE TABLE waiters (
 "#,
     migrations::HOSTS_AND_STARTS,
     migrations::RUNS_BY_CREATION,
+    migrations::LEDGER,
 ];
 
 /// The store's schema version; `None` when the database has no store yet.

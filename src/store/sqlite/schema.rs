@@ -98,6 +98,7 @@ CREATE TABLE waiters (
 "#,
     migrations::HOSTS_AND_STARTS,
     migrations::RUNS_BY_CREATION,
+    migrations::LEDGER,
 ];
 
 /// How long a command waits for another one's write lock before it fails.
