@@ -53,6 +53,17 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "CMD", env = "MASTRA_ASK_ON_SUSPEND")]
     pub on_suspend: Option<String>,
 
+    /// Work on the runs of a Mastra server (its path is the API prefix, default /api):
+    /// agents, pending, answer, review, approve, decline, run and wait. The token comes from
+    /// MASTRA_SERVER_TOKEN or --server-token-file
+    #[arg(long, global = true, value_name = "URL", env = "MASTRA_SERVER_URL")]
+    pub server: Option<String>,
+
+    /// With --server: read the token from this file (one line) instead of
+    /// MASTRA_SERVER_TOKEN
+    #[arg(long, global = true, value_name = "FILE")]
+    pub server_token_file: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -113,6 +124,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (or write every page to a directory)
     Man(ManArgs),
+    /// With --server: list the Mastra server's agents
+    Agents,
 }
 
 /// Waiting for the outcome, for `run`, `ask` and `plan`.
@@ -134,7 +147,8 @@ pub struct RunArgs {
     /// The prompt; `-` reads it from stdin
     #[arg(value_parser = text)]
     pub prompt: Option<String>,
-    /// An agent file (JSON) [default: the built-in `assistant` agent]
+    /// An agent file (JSON) [default: the built-in `assistant` agent]; with --server, the
+    /// id of one of the server's agents
     #[arg(long, value_name = "FILE")]
     pub agent: Option<PathBuf>,
     /// The model, overriding the agent's: openai/MODEL, ollama/MODEL, openrouter/MODEL,
@@ -230,6 +244,9 @@ pub struct PendingArgs {
     /// Only this run's items
     #[arg(long, value_name = "RUN")]
     pub run: Option<String>,
+    /// With --server: only this agent's items
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
     /// One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)
     #[arg(short, long)]
     pub quiet: bool,
@@ -263,7 +280,8 @@ pub struct AnswerArgs {
     /// The chosen labels of a multi-select question
     #[arg(long, num_args = 1.., value_name = "LABEL", value_parser = text)]
     pub multi: Option<Vec<String>>,
-    /// The answer as JSON: a string, or an array of labels
+    /// The answer as JSON: a string, or an array of labels (a Mastra server's `other`
+    /// item: its resume data, sent as given)
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
 }
@@ -299,6 +317,16 @@ pub struct ReviewArgs {
     /// The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: the directory the agent's plan paths are relative to [default: the
+    /// current directory]
+    #[arg(long, value_name = "DIR")]
+    pub plan_root: Option<PathBuf>,
+    /// With --server: the plan's text, when its file cannot be read under --plan-root
+    #[arg(long, value_name = "FILE", conflicts_with = "unseen")]
+    pub plan_file: Option<PathBuf>,
+    /// With --server: approve a plan whose file cannot be read, unseen
+    #[arg(long)]
+    pub unseen: bool,
 }
 
 #[derive(Debug, Args)]

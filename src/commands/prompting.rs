@@ -82,7 +82,8 @@ pub fn cannot_prompt(ctx: &Ctx, run_id: &str, call_id: &str, kind: ItemKind) -> 
     )
 }
 
-fn article(kind: ItemKind) -> &'static str {
+/// `a question`, `an approval`: the kind with its article.
+pub fn article(kind: ItemKind) -> &'static str {
     match kind {
         ItemKind::Question => "a question",
         ItemKind::Plan => "a plan",
