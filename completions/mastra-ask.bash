@@ -16,6 +16,9 @@ _mastra__ask() {
             ",$1")
                 cmd="mastra__ask"
                 ;;
+            mastra__ask,agents)
+                cmd="mastra__ask__subcmd__agents"
+                ;;
             mastra__ask,answer)
                 cmd="mastra__ask__subcmd__answer"
                 ;;
@@ -66,6 +69,9 @@ _mastra__ask() {
                 ;;
             mastra__ask,wait)
                 cmd="mastra__ask__subcmd__wait"
+                ;;
+            mastra__ask__subcmd__help,agents)
+                cmd="mastra__ask__subcmd__help__subcmd__agents"
                 ;;
             mastra__ask__subcmd__help,answer)
                 cmd="mastra__ask__subcmd__help__subcmd__answer"
@@ -125,7 +131,7 @@ _mastra__ask() {
 
     case "${cmd}" in
         mastra__ask)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -151,6 +157,56 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__subcmd__ask__subcmd__agents)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -159,7 +215,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__answer)
-            opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -201,6 +257,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -209,7 +273,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__ask)
-            opts="-o -h -V --option --multi --json --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --option --multi --json --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -251,6 +315,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -259,7 +331,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__cancel)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -282,6 +354,14 @@ _mastra__ask() {
                     return 0
                     ;;
                 --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -293,7 +373,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__completions)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version bash elvish fish powershell zsh"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -319,6 +399,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -327,8 +415,22 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__help)
-            opts="run pending answer review show runs cancel resume tool ask plan wait reply prune completions man help"
+            opts="run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__subcmd__ask__subcmd__help__subcmd__agents)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -579,7 +681,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__man)
-            opts="-o -h -V --out-dir --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --out-dir --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -609,6 +711,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -617,13 +727,17 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__pending)
-            opts="-q -o -h -V --run --quiet --db --output --no-input --color --on-suspend --help --version"
+            opts="-q -o -h -V --run --agent --quiet --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -647,6 +761,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -655,7 +777,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__plan)
-            opts="-o -h -V --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -689,6 +811,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -697,7 +827,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__prune)
-            opts="-o -h -V --older-than --status --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --older-than --status --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,6 +861,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -739,7 +877,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__reply)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -762,6 +900,14 @@ _mastra__ask() {
                     return 0
                     ;;
                 --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -773,7 +919,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__resume)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -799,6 +945,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -807,7 +961,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__review)
-            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -833,6 +987,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --plan-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -853,6 +1015,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -861,7 +1031,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__run)
-            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --wait --timeout --expires-in --db --output --no-input --color --on-suspend --help --version"
+            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -911,6 +1081,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -919,7 +1097,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__runs)
-            opts="-o -h -V --status --limit --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --status --limit --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -953,6 +1131,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -961,7 +1147,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__show)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -987,6 +1173,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -995,7 +1189,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__tool)
-            opts="-o -h -V --json --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1025,6 +1219,14 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1033,7 +1235,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__subcmd__ask__subcmd__wait)
-            opts="-o -h -V --timeout --drive --db --output --no-input --color --on-suspend --help --version"
+            opts="-o -h -V --timeout --drive --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1060,6 +1262,14 @@ _mastra__ask() {
                     return 0
                     ;;
                 --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

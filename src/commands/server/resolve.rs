@@ -42,7 +42,7 @@ pub fn answer(server: &Server, args: AnswerArgs) -> Result<Exit> {
         args.item.tool_call.as_deref(),
         &kinds,
     )?;
-    let session = Session::new(server, &args.item, PlanSource::default())?;
+    let session = Session::new(server, &args.item, PlanSource::default());
     let outgoing = match given {
         Some((value, via)) => {
             let data = match item.kind {
@@ -83,7 +83,7 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
         root: args.plan_root.clone(),
         file: args.plan_file.clone(),
     };
-    let session = Session::new(server, &args.item, source)?;
+    let session = Session::new(server, &args.item, source);
     let outgoing = if asked {
         let (decision, via) = decision(&args)?;
         let data = match plan::read(&item, &session.plans)? {
@@ -150,7 +150,8 @@ fn question_of(item: &Item) -> Result<Question> {
 /// One sitting with a server's run: the answers sent so far, and how to go on after a leg.
 pub struct Session<'a> {
     server: &'a Server<'a>,
-    store: Box<dyn Store>,
+    /// The ledger's store, opened (or created) when the first answer is sent.
+    store: Option<Box<dyn Store>>,
     by: String,
     plans: PlanSource,
     /// Prompt for what the run asks next.
@@ -160,19 +161,19 @@ pub struct Session<'a> {
 }
 
 impl<'a> Session<'a> {
-    pub fn new(server: &'a Server<'a>, args: &ItemArgs, plans: PlanSource) -> Result<Session<'a>> {
-        Ok(Session {
+    pub fn new(server: &'a Server<'a>, args: &ItemArgs, plans: PlanSource) -> Session<'a> {
+        Session {
             server,
-            store: server.ctx.create_store()?,
+            store: None,
             by: who(args.as_.clone()),
             plans,
             prompt: server.ctx.interactive(),
             recorded: Vec::new(),
-        })
+        }
     }
 
     /// A session without an answer of its own (`run`).
-    pub fn starting(server: &'a Server<'a>) -> Result<Session<'a>> {
+    pub fn starting(server: &'a Server<'a>) -> Session<'a> {
         Session::new(
             server,
             &ItemArgs {
@@ -196,13 +197,23 @@ impl<'a> Session<'a> {
 
     /// Sends the answer to `item`, then follows the run.
     fn resolve(mut self, item: &Item, outgoing: Outgoing) -> Result<Exit> {
-        let streamed = send(self.server, self.store.as_ref(), item, &outgoing)?;
+        let streamed = self.send(item, &outgoing)?;
+        self.follow(&item.run_id, streamed)
+    }
+
+    /// Sends one answer through the ledger and remembers it for this sitting.
+    fn send(&mut self, item: &Item, outgoing: &Outgoing) -> Result<Streamed> {
+        if self.store.is_none() {
+            self.store = Some(self.server.ctx.create_store()?);
+        }
+        let store = self.store.as_deref().expect("opened above");
+        let streamed = send(self.server, store, item, outgoing)?;
         self.recorded.push(resolved_line(
             &item.tool_call_id,
             item.kind,
             &outgoing.recorded,
         ));
-        self.follow(&item.run_id, streamed)
+        Ok(streamed)
     }
 
     /// After a leg: prompt and send on while a person answers here, else say how the leg
@@ -236,12 +247,7 @@ impl<'a> Session<'a> {
                 return Ok(Exit::Suspended);
             };
             let outgoing = self.prompt(&item)?;
-            streamed = send(self.server, self.store.as_ref(), &item, &outgoing)?;
-            self.recorded.push(resolved_line(
-                &item.tool_call_id,
-                item.kind,
-                &outgoing.recorded,
-            ));
+            streamed = self.send(&item, &outgoing)?;
         }
     }
 

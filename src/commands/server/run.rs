@@ -68,7 +68,7 @@ pub fn run(server: &Server, args: RunArgs) -> Result<Exit> {
         prompt,
         require_tool_approval: false,
     };
-    let session = Session::starting(server)?;
+    let session = Session::starting(server);
     let streamed =
         leg::stream(server, |on_chunk| client.start(agent, &start, on_chunk)).map_err(error)?;
     session.follow(&run_id, streamed)
