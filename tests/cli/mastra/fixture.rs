@@ -215,8 +215,11 @@ fn get_json(port: u16, path: &str) -> Option<Value> {
 /// wire.
 pub struct Tap {
     pub port: u16,
-    recorded: Arc<Mutex<Vec<Arc<Mutex<Vec<u8>>>>>>,
+    recorded: Arc<Mutex<Vec<Record>>>,
 }
+
+/// The bytes one connection's server side sent.
+type Record = Arc<Mutex<Vec<u8>>>;
 
 impl Tap {
     pub fn new(upstream: u16) -> Tap {
