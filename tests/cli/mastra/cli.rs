@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::fixture::{shared, Fixture, Tap};
 use crate::common::{assert_one_line_error, Env, Out};
+use crate::pty::{Pty, ENTER, ESC};
 
 /// `mastra-ask --server URL ARGS...` in the test's environment.
 fn at(env: &Env, url: &str, args: &[&str]) -> Out {
@@ -637,5 +638,78 @@ fn mastra_cli_wait_returns_once_the_run_is_no_longer_suspended() {
         out.stderr.contains("Mastra reports nothing more"),
         "{}",
         out.stderr
+    );
+}
+
+#[test]
+fn mastra_cli_at_a_terminal_run_asks_each_item_in_turn() {
+    let Some(fx) = shared() else { return };
+    let env = Env::new();
+    let url = fx.url();
+    env.write(
+        "work/plans/chain.md",
+        "# Chain plan\n\n1. Name it.\n2. Ship it.\n",
+    );
+    let mut pty = Pty::spawn(
+        &env,
+        &[
+            "--server",
+            &url,
+            "run",
+            "--agent",
+            "planner",
+            "[scenario:chain] [plan:plans/chain.md]",
+        ],
+        &[],
+    );
+    pty.expect("Which name?");
+    pty.send("darkMode\r");
+    pty.expect("# Chain plan");
+    pty.expect("2. Ship it.");
+    pty.expect("> Approve");
+    pty.send(ENTER);
+    pty.expect("Received: ");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    // The model saw the plan exactly as shown (the JSON in its text escapes the newline).
+    assert!(
+        text.contains(r#""submittedPlan":{"title":"Chain plan","path":"plans/chain.md","plan":"1. Name it.\n2. Ship it.""#),
+        "{text}"
+    );
+    assert!(!text.contains("is waiting for input"), "{text}");
+    let vias = env.rows(
+        "SELECT kind, resolved_via FROM ledger ORDER BY created_at",
+        &[],
+    );
+    assert_eq!(
+        vias,
+        [
+            [Some("question".to_string()), Some("prompt".to_string())].to_vec(),
+            [Some("plan".to_string()), Some("prompt".to_string())].to_vec()
+        ]
+    );
+}
+
+#[test]
+fn mastra_cli_leaving_a_prompt_sends_nothing_for_that_item() {
+    let Some(fx) = shared() else { return };
+    let env = Env::new();
+    let url = fx.url();
+    let run = start(&env, &url, "planner", "[scenario:chain] [plan:plans/c.md]");
+    env.write("work/plans/c.md", "# C\n\nbody\n");
+    let mut pty = Pty::spawn(&env, &["--server", &url, "answer", &run], &[]);
+    pty.expect("Which name?");
+    pty.send("x\r");
+    pty.expect("> Approve");
+    pty.send(ESC);
+    let (code, text) = pty.finish();
+    assert_eq!(code, 130, "{text}");
+    assert!(text.contains("recorded earlier: "), "{text}");
+    assert!(text.contains(&format!("review {run}")), "{text}");
+    let plan = only(&env, &url, &run);
+    assert_eq!(plan["kind"], "plan");
+    assert_eq!(
+        fx.calls("planner", "resume-stream", &run, Some(&id_of(&plan))),
+        0
     );
 }
