@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::super::items::Shown;
-use super::super::prompting::article as a;
+use super::super::items::{describe_item, Shown};
+use super::super::prompting::{self, article as a};
 use super::super::target::check_prefix;
 use super::{error, Server};
 use crate::domain::ItemKind;
@@ -16,6 +16,7 @@ use crate::error::{fail, Error};
 use crate::output::format;
 use crate::remote::Item;
 use crate::store::Conflict;
+use crate::ui;
 
 /// Every suspended call of the server's agents (or of `agent`), oldest first.
 pub fn items(server: &Server, agent: Option<&str>) -> Result<Vec<Item>> {
@@ -115,6 +116,9 @@ pub fn find(
     kinds: &[ItemKind],
 ) -> Result<Item> {
     let Some(input) = input else {
+        if server.ctx.interactive() && tool_call.is_none() {
+            return choose(server, kinds);
+        }
         return fail(Error::usage("which run? pass RUN").with_hint(format!(
             "list what waits with: {}",
             server.pending_command()
@@ -165,6 +169,31 @@ pub fn find(
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
+    }
+}
+
+/// At a terminal, with no run named: the only pending item of `kinds`, or the one the
+/// person picks (leaving the picker is an interruption).
+fn choose(server: &Server, kinds: &[ItemKind]) -> Result<Item> {
+    let mut mine: Vec<Item> = items(server, None)?
+        .into_iter()
+        .filter(|i| kinds.contains(&i.kind))
+        .collect();
+    if mine.len() <= 1 {
+        return mine
+            .pop()
+            .ok_or_else(|| prompting::nothing_pending(kinds[0]).into());
+    }
+    let lines: Vec<String> = shown(&mine)
+        .iter()
+        .map(|i| format!("{}  {}", i.run_id, describe_item(i)))
+        .collect();
+    match ui::pick("Which item?", &lines)? {
+        Some(i) => Ok(mine.swap_remove(i)),
+        None => fail(Error::new(
+            crate::error::Kind::Interrupted,
+            "interrupted; nothing sent",
+        )),
     }
 }
 

@@ -35,6 +35,9 @@ pub fn answer(server: &Server, args: AnswerArgs) -> Result<Exit> {
     if given.is_none() && !server.ctx.interactive() {
         return fail(Error::usage("no answer given").with_hint(USAGE));
     }
+    if given.is_some() && args.item.run.is_none() {
+        return fail(Error::usage("which run? pass RUN").with_hint(USAGE));
+    }
     let kinds = [ItemKind::Question, ItemKind::Other];
     let item = listing::find(
         server,
@@ -72,6 +75,9 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
     if !asked && !server.ctx.interactive() {
         // Let the local wording say which flags decide.
         decision(&args)?;
+    }
+    if asked && args.item.run.is_none() {
+        return fail(Error::usage("which run? pass RUN"));
     }
     let item = listing::find(
         server,

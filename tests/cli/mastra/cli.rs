@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::fixture::{shared, Fixture, Tap};
 use crate::common::{assert_one_line_error, Env, Out};
-use crate::pty::{Pty, ENTER, ESC};
+use crate::pty::{Pty, DOWN, ENTER, ESC};
 
 /// `mastra-ask --server URL ARGS...` in the test's environment.
 fn at(env: &Env, url: &str, args: &[&str]) -> Out {
@@ -712,4 +712,26 @@ fn mastra_cli_leaving_a_prompt_sends_nothing_for_that_item() {
         fx.calls("planner", "resume-stream", &run, Some(&id_of(&plan))),
         0
     );
+}
+
+#[test]
+fn mastra_cli_without_a_run_a_person_picks_among_the_servers_questions() {
+    let Some(fx) = Fixture::start() else { return };
+    let env = Env::new();
+    let url = fx.url();
+    let first = start(&env, &url, "planner", "[scenario:question] first");
+    let second = start(&env, &url, "planner", "[scenario:question] second");
+    start(&env, &url, "ops", "[scenario:approval]");
+    let mut pty = Pty::spawn(&env, &["--server", &url, "answer"], &[]);
+    pty.expect("Which item?");
+    pty.expect(&first);
+    pty.expect(&second);
+    pty.send(&format!("{DOWN}{ENTER}"));
+    pty.expect("What should the new setting be called?");
+    pty.send("picked\r");
+    pty.expect("User answered: picked");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    assert!(listed(&env, &url, &second).is_empty());
+    assert_eq!(listed(&env, &url, &first).len(), 1);
 }
