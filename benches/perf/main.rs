@@ -295,8 +295,8 @@ fn bench() -> Result<(), String> {
     Ok(())
 }
 
-/// 5. `--server` against the Mastra server fixture, beside curl (skipped, saying why, where
-/// the fixture cannot run).
+/// The `--server` figures against the Mastra server fixture, beside curl (skipped, saying
+/// why, where the fixture cannot run).
 fn server_rows(
     backend: &mut Backend,
     bin: &Path,
