@@ -6,4 +6,5 @@
 mod cli;
 mod fixture;
 mod flows;
+mod ledger;
 mod transport;
