@@ -451,4 +451,67 @@ mod tests {
             assert_eq!(reject.feedback.as_deref(), Some("Smaller steps."));
         }
     }
+
+    /// A server's item: verbatim ids of any shape, commands that carry `--server` (as
+    /// shown, without credentials) and parse back to the same item.
+    #[test]
+    fn a_servers_items_are_shown_with_their_server() {
+        let mut ctx = ctx(None);
+        let config = crate::remote::ServerConfig::new(
+            "https://al:pw@agents.example.com/api?apiKey=k3y",
+            None,
+        )
+        .unwrap();
+        ctx.server = Some(config);
+        let server = "https://agents.example.com:443/api";
+        let item = |kind, payload: Option<Value>| remote::Item {
+            run_id: "run 1; rm -rf".into(),
+            tool_call_id: "-call 'x'".into(),
+            tool_name: "deploy".into(),
+            kind,
+            args: Some(json!({"target": "prod"})),
+            suspend_payload: payload,
+            agent_id: "ops".into(),
+            suspended_at: "2026-12-01T03:13:33.727Z".into(),
+            server: server.into(),
+            resume_schema: None,
+        };
+        let custom = item(ItemKind::Other, Some(json!({"windows": ["tonight"]})));
+        let shown = Shown::remote(&custom, 2);
+        assert_eq!(
+            describe_item(&shown),
+            "-call 'x' other: deploy {\"windows\":[\"tonight\"]}"
+        );
+        let commands = item_commands(&ctx, &shown);
+        assert_eq!(commands.len(), 1);
+        let words = shell_words::split(&commands[0].replace("<value>", "'{}'")).unwrap();
+        let cli = Cli::try_parse_from(words).unwrap();
+        assert_eq!(cli.server.as_deref(), Some(server));
+        let Command::Answer(a) = cli.command else {
+            panic!("{}", commands[0])
+        };
+        assert_eq!(a.item.run.as_deref(), Some("run 1; rm -rf"));
+        assert_eq!(a.item.tool_call.as_deref(), Some("-call 'x'"));
+        assert_eq!(a.json.as_deref(), Some("{}"));
+        let v = shown_json(&ctx, &shown);
+        assert_eq!(v["server"], server);
+        assert_eq!(v["kind"], "other");
+        assert_eq!(v["suspendedAt"], "2026-12-01T03:13:33.727Z");
+        assert!(!v.to_string().contains("pw") && !v.to_string().contains("k3y"));
+
+        let deploy = item(ItemKind::Approval, None);
+        let shown = Shown::remote(&deploy, 1);
+        assert_eq!(
+            describe_item(&shown),
+            "-call 'x' approval: deploy {\"target\":\"prod\"}"
+        );
+        let commands = item_commands(&ctx, &shown);
+        assert_eq!(
+            commands,
+            [
+                format!("mastra-ask --server {server} approve 'run 1; rm -rf'"),
+                format!("mastra-ask --server {server} decline 'run 1; rm -rf' --reason <reason>"),
+            ]
+        );
+    }
 }
