@@ -7,7 +7,10 @@
 //!    end, wall time and peak RSS of each whole process; and the store's growth per run;
 //! 2. the same growth with a 4 KiB plan (how the size scales with the plan);
 //! 3. a store seeded to 100,000 runs, 1,000 of them waiting: `pending`, `runs`, `show`;
-//! 4. 8 processes at a time answering those 1,000 items.
+//! 4. 8 processes at a time answering those 1,000 items;
+//! 5. with node and the Mastra server fixture installed, `pending` and `answer` with
+//!    `--server` against it, beside curl making the same requests (`-- --server-only`
+//!    measures only these).
 //!
 //! It prints a Markdown table and the machine it ran on. Nothing here is asserted by
 //! tests: speed is measured, never tested.
