@@ -12,6 +12,12 @@ use super::fixture::{shared, Fixture, Tap};
 use crate::common::{assert_one_line_error, Env, Out};
 use crate::pty::{Pty, DOWN, ENTER, ESC};
 
+/// The shared server, a fresh environment, and the server's URL; None when skipped.
+fn on_the_shared_server() -> Option<(&'static Fixture, Env, String)> {
+    let fx = shared()?;
+    Some((fx, Env::new(), fx.url()))
+}
+
 /// `mastra-ask --server URL ARGS...` in the test's environment.
 fn at(env: &Env, url: &str, args: &[&str]) -> Out {
     let mut all = vec!["--server", url];
@@ -53,9 +59,9 @@ fn id_of(item: &Value) -> String {
 
 #[test]
 fn mastra_cli_agents_and_pending_in_every_shape() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((_, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let out = at(&env, &url, &["agents"]);
     out.assert_code(0);
     assert_eq!(
@@ -151,9 +157,9 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
 
 #[test]
 fn mastra_cli_free_text_question_answered() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((_, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let out = at(
         &env,
         &url,
@@ -203,9 +209,9 @@ fn mastra_cli_free_text_question_answered() {
 
 #[test]
 fn mastra_cli_multi_select_answered() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((_, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(&env, &url, "planner", "[scenario:multi]");
     let out = at(
         &env,
@@ -221,9 +227,9 @@ fn mastra_cli_multi_select_answered() {
 
 #[test]
 fn mastra_cli_plan_rejected_with_feedback_then_approved_carries_the_plan() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((fx, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let rel = format!("plans/{}.md", uuid::Uuid::new_v4());
     let root = env.path("repo");
     env.write(&format!("repo/{rel}"), "# Dark mode\n\n1. Add a setting.\n");
@@ -307,9 +313,9 @@ fn mastra_cli_plan_rejected_with_feedback_then_approved_carries_the_plan() {
 
 #[test]
 fn mastra_cli_a_plan_that_cannot_be_read_can_be_rejected_or_approved_from_a_file_or_unseen() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((_, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(
         &env,
         &url,
@@ -349,9 +355,9 @@ fn mastra_cli_a_plan_that_cannot_be_read_can_be_rejected_or_approved_from_a_file
 
 #[test]
 fn mastra_cli_custom_suspension_takes_json() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((_, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(&env, &url, "planner", "[scenario:custom]");
     let out = at(&env, &url, &["answer", &run, "tonight"]);
     out.assert_code(2);
@@ -370,9 +376,9 @@ fn mastra_cli_custom_suspension_takes_json() {
 
 #[test]
 fn mastra_cli_bad_answers_are_refused_here_and_nothing_is_sent() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((fx, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let multi = start(&env, &url, "planner", "[scenario:multi]");
     let plan = start(&env, &url, "planner", "[scenario:plan]");
     let question = start(&env, &url, "planner", "[scenario:question]");
@@ -433,9 +439,9 @@ fn mastra_cli_bad_answers_are_refused_here_and_nothing_is_sent() {
 
 #[test]
 fn mastra_cli_answered_call_is_a_conflict_and_an_unknown_run_not_found() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((fx, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(&env, &url, "planner", "[scenario:chain]");
     let question = id_of(&only(&env, &url, &run));
     at(&env, &url, &["answer", &run, "darkMode"]).assert_code(75);
@@ -492,9 +498,9 @@ fn mastra_cli_restart_between_suspension_and_answer() {
 
 #[test]
 fn mastra_cli_eight_processes_answer_one_item_and_one_request_reaches_the_server() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((fx, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(&env, &url, "planner", "[scenario:question]");
     let call = id_of(&only(&env, &url, &run));
     let children: Vec<_> = (0..8)
@@ -525,9 +531,9 @@ fn mastra_cli_eight_processes_answer_one_item_and_one_request_reaches_the_server
 /// Sends `sig` to the answering process once its resume request reached the server, while
 /// the scripted model thinks; the leg must finish and the run go on to its plan.
 fn stop_during_a_leg(sig: libc::c_int) {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((fx, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(&env, &url, "planner", "[scenario:chain] [slow:3000]");
     let call = id_of(&only(&env, &url, &run));
     let child = env.spawn(&["--server", &url, "answer", &run, "darkMode"]);
@@ -624,9 +630,9 @@ fn mastra_cli_failing_agent_exits_1_without_a_stack() {
 
 #[test]
 fn mastra_cli_wait_returns_once_the_run_is_no_longer_suspended() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((_, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(&env, &url, "planner", "[scenario:question]");
     let out = at(&env, &url, &["wait", &run, "--timeout", "1s"]);
     out.assert_code(124);
@@ -643,9 +649,9 @@ fn mastra_cli_wait_returns_once_the_run_is_no_longer_suspended() {
 
 #[test]
 fn mastra_cli_at_a_terminal_run_asks_each_item_in_turn() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((_, env, url)) = on_the_shared_server() else {
+        return;
+    };
     env.write(
         "work/plans/chain.md",
         "# Chain plan\n\n1. Name it.\n2. Ship it.\n",
@@ -692,9 +698,9 @@ fn mastra_cli_at_a_terminal_run_asks_each_item_in_turn() {
 
 #[test]
 fn mastra_cli_leaving_a_prompt_sends_nothing_for_that_item() {
-    let Some(fx) = shared() else { return };
-    let env = Env::new();
-    let url = fx.url();
+    let Some((fx, env, url)) = on_the_shared_server() else {
+        return;
+    };
     let run = start(&env, &url, "planner", "[scenario:chain] [plan:plans/c.md]");
     env.write("work/plans/c.md", "# C\n\nbody\n");
     let mut pty = Pty::spawn(&env, &["--server", &url, "answer", &run], &[]);
