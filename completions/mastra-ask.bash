@@ -22,6 +22,9 @@ _mastra__ask() {
             mastra__ask,answer)
                 cmd="mastra__ask__subcmd__answer"
                 ;;
+            mastra__ask,approve)
+                cmd="mastra__ask__subcmd__approve"
+                ;;
             mastra__ask,ask)
                 cmd="mastra__ask__subcmd__ask"
                 ;;
@@ -30,6 +33,9 @@ _mastra__ask() {
                 ;;
             mastra__ask,completions)
                 cmd="mastra__ask__subcmd__completions"
+                ;;
+            mastra__ask,decline)
+                cmd="mastra__ask__subcmd__decline"
                 ;;
             mastra__ask,help)
                 cmd="mastra__ask__subcmd__help"
@@ -76,6 +82,9 @@ _mastra__ask() {
             mastra__ask__subcmd__help,answer)
                 cmd="mastra__ask__subcmd__help__subcmd__answer"
                 ;;
+            mastra__ask__subcmd__help,approve)
+                cmd="mastra__ask__subcmd__help__subcmd__approve"
+                ;;
             mastra__ask__subcmd__help,ask)
                 cmd="mastra__ask__subcmd__help__subcmd__ask"
                 ;;
@@ -84,6 +93,9 @@ _mastra__ask() {
                 ;;
             mastra__ask__subcmd__help,completions)
                 cmd="mastra__ask__subcmd__help__subcmd__completions"
+                ;;
+            mastra__ask__subcmd__help,decline)
+                cmd="mastra__ask__subcmd__help__subcmd__decline"
                 ;;
             mastra__ask__subcmd__help,help)
                 cmd="mastra__ask__subcmd__help__subcmd__help"
@@ -131,7 +143,7 @@ _mastra__ask() {
 
     case "${cmd}" in
         mastra__ask)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,7 +184,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__agents)
+        mastra__ask__subcmd__agents)
             opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -214,7 +226,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__answer)
+        mastra__ask__subcmd__answer)
             opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -272,7 +284,61 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__ask)
+        mastra__ask__subcmd__approve)
+            opts="-o -h -V --tool-call --as --no-resume --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool-call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__ask)
             opts="-o -h -V --option --multi --json --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -330,7 +396,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__cancel)
+        mastra__ask__subcmd__cancel)
             opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -372,7 +438,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__completions)
+        mastra__ask__subcmd__completions)
             opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -414,8 +480,66 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help)
-            opts="run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help"
+        mastra__ask__subcmd__decline)
+            opts="-o -h -V --tool-call --as --no-resume --json --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool-call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help)
+            opts="run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -428,7 +552,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__agents)
+        mastra__ask__subcmd__help__subcmd__agents)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -442,7 +566,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__answer)
+        mastra__ask__subcmd__help__subcmd__answer)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -456,7 +580,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__ask)
+        mastra__ask__subcmd__help__subcmd__approve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -470,7 +594,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__cancel)
+        mastra__ask__subcmd__help__subcmd__ask)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -484,7 +608,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__completions)
+        mastra__ask__subcmd__help__subcmd__cancel)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -498,7 +622,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__help)
+        mastra__ask__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -512,7 +636,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__man)
+        mastra__ask__subcmd__help__subcmd__decline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -526,7 +650,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__pending)
+        mastra__ask__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -540,7 +664,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__plan)
+        mastra__ask__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -554,7 +678,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__prune)
+        mastra__ask__subcmd__help__subcmd__pending)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -568,7 +692,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__reply)
+        mastra__ask__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -582,7 +706,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__resume)
+        mastra__ask__subcmd__help__subcmd__prune)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -596,7 +720,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__review)
+        mastra__ask__subcmd__help__subcmd__reply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -610,7 +734,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__run)
+        mastra__ask__subcmd__help__subcmd__resume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -624,7 +748,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__runs)
+        mastra__ask__subcmd__help__subcmd__review)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -638,7 +762,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__show)
+        mastra__ask__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -652,7 +776,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__tool)
+        mastra__ask__subcmd__help__subcmd__runs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -666,7 +790,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__help__subcmd__wait)
+        mastra__ask__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -680,7 +804,35 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__man)
+        mastra__ask__subcmd__help__subcmd__tool)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__wait)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__man)
             opts="-o -h -V --out-dir --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -726,7 +878,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__pending)
+        mastra__ask__subcmd__pending)
             opts="-q -o -h -V --run --agent --quiet --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -776,7 +928,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__plan)
+        mastra__ask__subcmd__plan)
             opts="-o -h -V --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -826,7 +978,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__prune)
+        mastra__ask__subcmd__prune)
             opts="-o -h -V --older-than --status --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -838,7 +990,7 @@ _mastra__ask() {
                     return 0
                     ;;
                 --status)
-                    COMPREPLY=($(compgen -W "running suspended completed failed cancelled" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "completed failed cancelled" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -876,7 +1028,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__reply)
+        mastra__ask__subcmd__reply)
             opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -918,7 +1070,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__resume)
+        mastra__ask__subcmd__resume)
             opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -960,7 +1112,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__review)
+        mastra__ask__subcmd__review)
             opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1030,8 +1182,8 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__run)
-            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+        mastra__ask__subcmd__run)
+            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --require-approval --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1096,7 +1248,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__runs)
+        mastra__ask__subcmd__runs)
             opts="-o -h -V --status --limit --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1146,7 +1298,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__show)
+        mastra__ask__subcmd__show)
             opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1188,7 +1340,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__tool)
+        mastra__ask__subcmd__tool)
             opts="-o -h -V --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1234,7 +1386,7 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mastra__subcmd__ask__subcmd__wait)
+        mastra__ask__subcmd__wait)
             opts="-o -h -V --timeout --drive --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -18,7 +18,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
     }
     var completions = [
         &'mastra-ask'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -34,6 +34,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand pending 'List pending items (questions and plans waiting for a person), oldest first'
             cand answer 'Answer an ask_user question'
             cand review 'Approve or reject a plan submitted with submit_plan'
+            cand approve 'Let a tool call that waits for approval run'
+            cand decline 'Refuse a tool call that waits for approval: the tool never runs'
             cand show 'Show a run: status, transcript, items and who resolved them, events'
             cand runs 'List runs, newest first'
             cand cancel 'Cancel a run; its pending items are closed as cancelled'
@@ -56,7 +58,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --cwd 'The run''s working directory (plan paths resolve against it)'
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -65,6 +67,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
             cand -q 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)'
             cand --quiet 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)'
+            cand --require-approval 'Every call of the agent''s command tools waits for approval (approve / decline)'
             cand --wait 'Block until the run ends; this process drives it after each answer'
             cand --no-input 'Never prompt; a missing answer is a usage error'
             cand -h 'Print help'
@@ -75,7 +78,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;pending'= {
             cand --run 'Only this run''s items'
             cand --agent 'With --server: only this agent''s items'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -95,7 +98,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --as 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]'
             cand --multi 'The chosen labels of a multi-select question'
             cand --json 'The answer as JSON: a string, or an array of labels (a Mastra server''s `other` item: its resume data, sent as given)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -117,7 +120,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --json 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}'
             cand --plan-root 'With --server: the directory the agent''s plan paths are relative to [default: the current directory]'
             cand --plan-file 'With --server: the plan''s text, when its file cannot be read under --plan-root'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -134,8 +137,45 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mastra-ask;approve'= {
+            cand --tool-call 'Which tool call, when the run has several waiting for approval'
+            cand --as 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication'
+            cand --json 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-resume 'Only record the decision; do not drive the run on in this process'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;decline'= {
+            cand --tool-call 'Which tool call, when the run has several waiting for approval'
+            cand --as 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication'
+            cand --json 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command'
+            cand --reason 'Why; the model receives it [default: Tool call was not approved by the user]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-resume 'Only record the decision; do not drive the run on in this process'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mastra-ask;show'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -151,7 +191,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;runs'= {
             cand --status 'Only runs in this state'
             cand --limit 'At most this many runs'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -165,7 +205,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;cancel'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -179,7 +219,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;resume'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -193,8 +233,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;tool'= {
-            cand --json 'The tool''s input as JSON'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --json 'The tool''s input as JSON [default: read from stdin]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -212,7 +252,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --json 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}'
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -230,7 +270,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;plan'= {
             cand --timeout 'With --wait: at this deadline, close the pending items as expired and exit 124'
             cand --expires-in 'Pending items expire this long after they are created (the run then fails)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -246,7 +286,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;wait'= {
             cand --timeout 'Stop watching after this long (exit 124; the run is not changed)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -261,7 +301,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;reply'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -276,8 +316,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;prune'= {
             cand --older-than 'Delete finished runs last updated longer ago than this (`0s` for all)'
-            cand --status 'Only runs in this state (completed, failed or cancelled)'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --status 'Only runs in this state'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -291,7 +331,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;completions'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -306,7 +346,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;man'= {
             cand --out-dir 'Write the main page and one page per subcommand into this directory'
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -320,7 +360,7 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand --version 'Print version'
         }
         &'mastra-ask;agents'= {
-            cand --db 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
             cand -o 'Output format: text for people, json for programs (JSON lines)'
             cand --output 'Output format: text for people, json for programs (JSON lines)'
             cand --color 'When to use colours (NO_COLOR is honoured)'
@@ -338,6 +378,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand pending 'List pending items (questions and plans waiting for a person), oldest first'
             cand answer 'Answer an ask_user question'
             cand review 'Approve or reject a plan submitted with submit_plan'
+            cand approve 'Let a tool call that waits for approval run'
+            cand decline 'Refuse a tool call that waits for approval: the tool never runs'
             cand show 'Show a run: status, transcript, items and who resolved them, events'
             cand runs 'List runs, newest first'
             cand cancel 'Cancel a run; its pending items are closed as cancelled'
@@ -360,6 +402,10 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;help;answer'= {
         }
         &'mastra-ask;help;review'= {
+        }
+        &'mastra-ask;help;approve'= {
+        }
+        &'mastra-ask;help;decline'= {
         }
         &'mastra-ask;help;show'= {
         }

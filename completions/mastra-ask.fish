@@ -24,7 +24,7 @@ function __fish_mastra_ask_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -40,6 +40,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "run" -d 'Star
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "answer" -d 'Answer an ask_user question'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "approve" -d 'Let a tool call that waits for approval run'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "decline" -d 'Refuse a tool call that waits for approval: the tool never runs'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "runs" -d 'List runs, newest first'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
@@ -60,7 +62,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -70,13 +72,14 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l on-suspend
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s q -l quiet -d 'Print only the run id on stdout, as soon as the run exists (not the agent\'s text)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l require-approval -d 'Every call of the agent\'s command tools waits for approval (approve / decline)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l wait -d 'Block until the run ends; this process drives it after each answer'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l run -d 'Only this run\'s items' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l agent -d 'With --server: only this agent\'s items' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -93,7 +96,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-ca
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels (a Mastra server\'s `other` item: its resume data, sent as given)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -113,7 +116,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedbac
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-root -d 'With --server: the directory the agent\'s plan paths are relative to [default: the current directory]' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-file -d 'With --server: the plan\'s text, when its file cannot be read under --plan-root' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -129,7 +132,40 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l unseen 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l reason -d 'Why; the model receives it [default: Tool call was not approved by the user]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -147,7 +183,7 @@ completed\t''
 failed\t''
 cancelled\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l limit -d 'At most this many runs' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -159,7 +195,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l server-to
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -171,7 +207,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l server-
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -183,8 +219,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l server-
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON [default: read from stdin]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -200,7 +236,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l option -d 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l json -d 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -216,7 +252,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s h -l help 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -230,7 +266,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l no-input 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l timeout -d 'Stop watching after this long (exit 124; the run is not changed)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -243,7 +279,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l drive -d 
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -256,12 +292,10 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l no-input
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l older-than -d 'Delete finished runs last updated longer ago than this (`0s` for all)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state (completed, failed or cancelled)' -r -f -a "running\t''
-suspended\t''
-completed\t''
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state' -r -f -a "completed\t''
 failed\t''
 cancelled\t''"
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -273,7 +307,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l server-t
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -286,7 +320,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l no
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l out-dir -d 'Write the main page and one page per subcommand into this directory' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -298,7 +332,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l server-tok
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l db -d 'The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -310,21 +344,24 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l server-
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "run" -d 'Start a run of an agent on a prompt'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "answer" -d 'Answer an ask_user question'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "runs" -d 'List runs, newest first'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "prune" -d 'Delete finished runs'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "completions" -d 'Print shell completions'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "agents" -d 'With --server: list the Mastra server\'s agents'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "run" -d 'Start a run of an agent on a prompt'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "answer" -d 'Answer an ask_user question'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "approve" -d 'Let a tool call that waits for approval run'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "decline" -d 'Refuse a tool call that waits for approval: the tool never runs'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "runs" -d 'List runs, newest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "prune" -d 'Delete finished runs'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "completions" -d 'Print shell completions'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "agents" -d 'With --server: list the Mastra server\'s agents'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

@@ -1,4 +1,6 @@
-//! The command line, as clap types only. Doc comments here are the `--help` text.
+//! The command line, as clap types only. Doc comments here are the `--help` text; the tables
+//! at the end (examples, environment) are the rest of `--help` and of the man pages, which
+//! `commands::generate` assembles. Nothing here parses, prints or decides.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,6 +19,23 @@ fn positive_duration(s: &str) -> Result<Duration, String> {
     crate::duration::parse_positive(s)
 }
 
+/// The help heading of the options every command takes, kept apart from each command's own.
+pub const GLOBAL: &str = "Global options";
+
+/// `prune --status`: help and completions offer only the finished states; the others are
+/// hidden, and still parsed so that `prune` can refuse them with a message that says why.
+fn finished_status() -> impl clap::builder::TypedValueParser<Value = StatusArg> {
+    use clap::builder::{PossibleValue, TypedValueParser};
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("completed"),
+        PossibleValue::new("failed"),
+        PossibleValue::new("cancelled"),
+        PossibleValue::new("running").hide(true),
+        PossibleValue::new("suspended").hide(true),
+    ])
+    .try_map(|s: String| StatusArg::from_str(&s, false))
+}
+
 /// Durable human-in-the-loop agent runs.
 ///
 /// An agent runs until it must ask a person (ask_user) or have a plan reviewed
@@ -26,8 +45,16 @@ fn positive_duration(s: &str) -> Result<Duration, String> {
 #[derive(Debug, Parser)]
 #[command(name = "mastra-ask", version, propagate_version = true)]
 pub struct Cli {
-    /// The store: a SQLite file [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]
-    #[arg(long, global = true, value_name = "PATH", env = "MASTRA_ASK_DB")]
+    /// The store: a SQLite file or a postgres:// URL
+    /// [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        env = "MASTRA_ASK_DB",
+        hide_env_values = true,
+        help_heading = GLOBAL
+    )]
     pub db: Option<String>,
 
     /// Output format: text for people, json for programs (JSON lines)
@@ -37,31 +64,53 @@ pub struct Cli {
         global = true,
         value_enum,
         default_value_t = OutputFormat::Text,
-        env = "MASTRA_ASK_OUTPUT"
+        env = "MASTRA_ASK_OUTPUT",
+        help_heading = GLOBAL
     )]
     pub output: OutputFormat,
 
     /// Never prompt; a missing answer is a usage error
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_input: bool,
 
     /// When to use colours (NO_COLOR is honoured)
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorChoice::Auto,
+        value_name = "WHEN",
+        help_heading = GLOBAL
+    )]
     pub color: ColorChoice,
 
     /// Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin
-    #[arg(long, global = true, value_name = "CMD", env = "MASTRA_ASK_ON_SUSPEND")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "CMD",
+        env = "MASTRA_ASK_ON_SUSPEND",
+        hide_env_values = true,
+        help_heading = GLOBAL
+    )]
     pub on_suspend: Option<String>,
 
     /// Work on the runs of a Mastra server (its path is the API prefix, default /api):
     /// agents, pending, answer, review, approve, decline, run and wait. The token comes from
     /// MASTRA_SERVER_TOKEN or --server-token-file
-    #[arg(long, global = true, value_name = "URL", env = "MASTRA_SERVER_URL")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        env = "MASTRA_SERVER_URL",
+        hide_env_values = true,
+        help_heading = GLOBAL
+    )]
     pub server: Option<String>,
 
     /// With --server: read the token from this file (one line) instead of
     /// MASTRA_SERVER_TOKEN
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
     pub server_token_file: Option<PathBuf>,
 
     #[command(subcommand)]
@@ -100,6 +149,10 @@ pub enum Command {
     Answer(AnswerArgs),
     /// Approve or reject a plan submitted with submit_plan
     Review(ReviewArgs),
+    /// Let a tool call that waits for approval run
+    Approve(ApproveArgs),
+    /// Refuse a tool call that waits for approval: the tool never runs
+    Decline(DeclineArgs),
     /// Show a run: status, transcript, items and who resolved them, events
     Show(RunRef),
     /// List runs, newest first
@@ -153,7 +206,12 @@ pub struct RunArgs {
     pub agent: Option<PathBuf>,
     /// The model, overriding the agent's: openai/MODEL, ollama/MODEL, openrouter/MODEL,
     /// openai-compatible/MODEL@URL, command:ARGV or script:PATH
-    #[arg(long, value_name = "SPEC", env = "MASTRA_ASK_MODEL")]
+    #[arg(
+        long,
+        value_name = "SPEC",
+        env = "MASTRA_ASK_MODEL",
+        hide_env_values = true
+    )]
     pub model: Option<String>,
     /// Model calls allowed per leg [default: the agent's maxSteps, else 5]
     #[arg(long, value_name = "N")]
@@ -164,6 +222,9 @@ pub struct RunArgs {
     /// Print only the run id on stdout, as soon as the run exists (not the agent's text)
     #[arg(short, long, conflicts_with = "wait")]
     pub quiet: bool,
+    /// Every call of the agent's command tools waits for approval (approve / decline)
+    #[arg(long)]
+    pub require_approval: bool,
     #[command(flatten)]
     pub wait: WaitFlags,
 }
@@ -221,8 +282,8 @@ pub struct PruneArgs {
     /// Delete finished runs last updated longer ago than this (`0s` for all)
     #[arg(long, value_name = "DUR", value_parser = duration)]
     pub older_than: Duration,
-    /// Only runs in this state (completed, failed or cancelled)
-    #[arg(long, value_enum)]
+    /// Only runs in this state
+    #[arg(long, value_name = "STATUS", value_parser = finished_status())]
     pub status: Option<StatusArg>,
 }
 
@@ -329,6 +390,37 @@ pub struct ReviewArgs {
     pub unseen: bool,
 }
 
+/// What `approve` and `decline` take: the run (required: a shared store may hold others'
+/// approvals), the item, who, and whether to drive the run on.
+#[derive(Clone, Debug, Args)]
+pub struct ApproveArgs {
+    /// The run (a unique id prefix of at least 4 characters is enough)
+    pub run: String,
+    /// Which tool call, when the run has several waiting for approval
+    #[arg(long, value_name = "ID")]
+    pub tool_call: Option<String>,
+    /// Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not
+    /// authentication
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_: Option<String>,
+    /// Only record the decision; do not drive the run on in this process
+    #[arg(long)]
+    pub no_resume: bool,
+    /// The decision as Mastra's resume data: {"approved":true|false,"reason"?:"..."}; it
+    /// must agree with the command
+    #[arg(long, value_name = "VALUE", value_parser = text)]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DeclineArgs {
+    #[command(flatten)]
+    pub decision: ApproveArgs,
+    /// Why; the model receives it [default: Tool call was not approved by the user]
+    #[arg(long, value_name = "TEXT", conflicts_with = "json", value_parser = text)]
+    pub reason: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct RunRef {
     /// The run (a unique id prefix of at least 4 characters is enough)
@@ -347,9 +439,243 @@ pub struct RunsArgs {
 
 #[derive(Debug, Args)]
 pub struct ToolArgs {
-    /// The tool: ask_user or submit_plan
+    /// The tool: ask_user, submit_plan, or write_file (writes a file beneath the current
+    /// directory, for an agent's command tool)
     pub name: String,
-    /// The tool's input as JSON
+    /// The tool's input as JSON [default: read from stdin]
     #[arg(long, value_name = "INPUT", value_parser = text)]
-    pub json: String,
+    pub json: Option<String>,
 }
+
+/// Examples: for the main page (`""`) and each subcommand, what an example does and its
+/// command line (`3f2c9a1b` stands for a run id prefix). They end each `--help` and fill each
+/// man page's EXAMPLES section, and a test parses every line with this very definition.
+pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "",
+        &[
+            (
+                "Run the example agent (at a terminal it asks you right there)",
+                "mastra-ask run --agent examples/release/agent.json --cwd examples/release \"Prepare the next release\"",
+            ),
+            ("See what waits for a person, with the commands that answer it", "mastra-ask pending"),
+            ("Answer a multi-select question", "mastra-ask answer 3f2c9a1b --multi \"Add tests\" \"Update docs\""),
+            ("Approve the plan; the run goes on in this process", "mastra-ask review 3f2c9a1b --approve"),
+        ],
+    ),
+    (
+        "run",
+        &[
+            (
+                "Run an agent; at a terminal it asks each question inline",
+                "mastra-ask run --agent examples/release/agent.json --cwd examples/release \"Prepare the next release\"",
+            ),
+            (
+                "In a script: keep only the run id (the run suspends, exit 75)",
+                "RUN=$(mastra-ask --no-input run -q --agent agent.json \"Prepare the next release\") || [ $? -eq 75 ]",
+            ),
+            (
+                "Block until the run ends; give up on a person after 4 hours (exit 124)",
+                "mastra-ask run --wait --timeout 4h --agent agent.json \"Prepare the next release\"",
+            ),
+            ("The built-in agent on a real model", "mastra-ask run --model openai/gpt-4o-mini \"Plan the database migration\""),
+        ],
+    ),
+    (
+        "pending",
+        &[
+            ("Everything that waits, oldest first, with the commands that resolve it", "mastra-ask pending"),
+            ("One run's items as JSON lines", "mastra-ask pending --run 3f2c9a1b -o json"),
+            ("Ids only, for a shell loop", "mastra-ask pending -q"),
+            (
+                "What waits on a Mastra server, every agent's suspended runs",
+                "mastra-ask --server http://localhost:4111 pending",
+            ),
+        ],
+    ),
+    (
+        "answer",
+        &[
+            ("Free text, or one option's label", "mastra-ask answer 3f2c9a1b 2.0.0"),
+            ("Several labels of a multi-select question", "mastra-ask answer 3f2c9a1b --multi \"Add tests\" \"Update docs\""),
+            ("The answer from stdin", "git log -1 --format=%s | mastra-ask answer 3f2c9a1b -"),
+            ("In a set -e script: 75 (suspended again) is not a failure", "mastra-ask answer \"$RUN\" beta || [ $? -eq 75 ]"),
+            ("At a terminal: pick a pending question and answer it in a menu", "mastra-ask answer"),
+            (
+                "A Mastra server's run: checked here, sent once, the leg streamed",
+                "mastra-ask --server http://localhost:4111 answer 7c9e6679 --multi \"Add tests\" \"Update docs\"",
+            ),
+        ],
+    ),
+    (
+        "review",
+        &[
+            ("Approve the plan", "mastra-ask review 3f2c9a1b --approve"),
+            (
+                "Reject it with feedback: the agent revises the plan",
+                "mastra-ask review 3f2c9a1b --reject --feedback \"Tag only after the docs are published\"",
+            ),
+            ("Feedback from a file", "mastra-ask review 3f2c9a1b --reject --feedback-file review-notes.md"),
+            ("At a terminal: read the plan, then choose in a menu", "mastra-ask review"),
+            (
+                "A Mastra server's plan, read where the agent wrote it",
+                "mastra-ask --server http://localhost:4111 review 7c9e6679 --plan-root ~/app --approve",
+            ),
+        ],
+    ),
+    (
+        "approve",
+        &[
+            ("Let the tool call run; the run goes on in this process, the tool first", "mastra-ask approve 3f2c9a1b"),
+            ("Several tool calls wait: name one", "mastra-ask approve 3f2c9a1b --tool-call call_tag"),
+            ("Only record it; the run's waiting process runs the tool", "mastra-ask approve 3f2c9a1b --no-resume"),
+        ],
+    ),
+    (
+        "decline",
+        &[
+            ("Refuse it; the model gets the reason", "mastra-ask decline 3f2c9a1b --reason \"Not on a Friday\""),
+            (
+                "Mastra's resume data as JSON",
+                "mastra-ask decline 3f2c9a1b --json '{\"approved\":false,\"reason\":\"Not on a Friday\"}'",
+            ),
+        ],
+    ),
+    (
+        "agents",
+        &[
+            ("The agents of a Mastra server", "mastra-ask --server http://localhost:4111 agents"),
+            (
+                "As JSON lines, from a server mounted under /mastra/api",
+                "mastra-ask --server https://agents.example.com/mastra/api agents -o json",
+            ),
+        ],
+    ),
+    (
+        "show",
+        &[
+            ("Status, transcript, who answered what and when, events", "mastra-ask show 3f2c9a1b"),
+            ("The same as one JSON object", "mastra-ask show 3f2c9a1b -o json"),
+        ],
+    ),
+    (
+        "runs",
+        &[
+            ("The runs waiting for a person", "mastra-ask runs --status suspended"),
+            ("The last 5 runs as JSON lines", "mastra-ask runs --limit 5 -o json"),
+        ],
+    ),
+    ("cancel", &[("Cancel a run and close its pending items", "mastra-ask cancel 3f2c9a1b")]),
+    (
+        "resume",
+        &[("Continue a failed run (its model server was down), or one whose driver died", "mastra-ask resume 3f2c9a1b")],
+    ),
+    (
+        "tool",
+        &[(
+            "See the text a model gets for an ask_user call",
+            "mastra-ask tool ask_user --json '{\"question\":\"Ship it?\",\"options\":[{\"label\":\"yes\"},{\"label\":\"no\"}]}'",
+        )],
+    ),
+    (
+        "ask",
+        &[
+            (
+                "Ask and wait for the answer (on stdout); nobody in 10 minutes: exit 124",
+                "mastra-ask ask \"Deploy build 512 to production?\" --option yes --option no --wait --timeout 10m",
+            ),
+            (
+                "Several choices, one label per line on stdout",
+                "mastra-ask ask \"Deploy to which environments?\" --option staging --option production --multi --wait",
+            ),
+            ("Ask without waiting: stdout is the run id, exit 75", "RUN=$(mastra-ask ask \"Who signs off the release?\") || [ $? -eq 75 ]"),
+        ],
+    ),
+    (
+        "plan",
+        &[
+            ("Wait for a person to review a plan: exit 0 approved, 5 rejected", "mastra-ask plan RELEASE_PLAN.md --wait --timeout 4h"),
+            ("Leave it for review; it expires after a day", "mastra-ask plan RELEASE_PLAN.md --expires-in 1d"),
+        ],
+    ),
+    (
+        "wait",
+        &[
+            ("Block until the run ends; exit by how it ended", "mastra-ask wait 3f2c9a1b --timeout 10m"),
+            ("Also drive the run after each answer, as run --wait does", "mastra-ask wait 3f2c9a1b --drive"),
+        ],
+    ),
+    (
+        "reply",
+        &[(
+            "Go on after a plan was rejected without feedback",
+            "mastra-ask reply 3f2c9a1b \"Split the release into two steps\"",
+        )],
+    ),
+    (
+        "prune",
+        &[
+            ("Delete finished runs older than 30 days", "mastra-ask prune --older-than 30d"),
+            ("Delete every cancelled run", "mastra-ask prune --older-than 0s --status cancelled"),
+        ],
+    ),
+    (
+        "completions",
+        &[
+            ("bash", "mastra-ask completions bash > ~/.local/share/bash-completion/completions/mastra-ask"),
+            ("zsh (a directory in $fpath)", "mastra-ask completions zsh > ~/.zfunc/_mastra-ask"),
+            ("fish", "mastra-ask completions fish > ~/.config/fish/completions/mastra-ask.fish"),
+        ],
+    ),
+    (
+        "man",
+        &[
+            (
+                "Install the pages beside cargo's bin/, where man finds them",
+                "mastra-ask man --out-dir ~/.cargo/share/man/man1",
+            ),
+            ("Read the main page without installing it", "mastra-ask man | man -l -"),
+        ],
+    ),
+];
+
+/// The environment variables mastra-ask reads (and sets for `--on-suspend`), for the man
+/// page's ENVIRONMENT section: name and meaning.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("MASTRA_ASK_DB", "The store, as --db: a SQLite file or a postgres:// URL."),
+    ("MASTRA_ASK_OUTPUT", "text or json, as -o."),
+    ("MASTRA_ASK_ON_SUSPEND", "A command to run per new pending item, as --on-suspend."),
+    ("MASTRA_ASK_MODEL", "The model spec of run, as --model."),
+    ("MASTRA_ASK_USER", "Who resolves items [default: the login name, $USER or $LOGNAME]."),
+    ("MASTRA_ASK_RUN_ID", "Set for the --on-suspend command: the item's run id."),
+    ("MASTRA_ASK_TOOL_CALL_ID", "Set for the --on-suspend command: the item's tool call id."),
+    ("MASTRA_ASK_API_KEY", "The key for openai-compatible/ model servers (Authorization: Bearer)."),
+    ("MASTRA_ASK_STREAM", "0 asks models for one JSON response instead of a stream [default: 1]."),
+    ("MASTRA_ASK_CONNECT_TIMEOUT", "Longest wait to connect to a model server [default: 10s]."),
+    (
+        "MASTRA_ASK_READ_TIMEOUT",
+        "Longest silence from a model server; the longest a command: model may run [default: 5m].",
+    ),
+    ("MASTRA_ASK_RETRY_DELAY", "The first retry's wait after a model server failure; each next one doubles [default: 500ms]."),
+    ("MASTRA_ASK_BUSY_TIMEOUT", "How long to wait for a SQLite store locked by another process [default: 10s]."),
+    (
+        "MASTRA_ASK_HOST_ID",
+        "This machine's identity in driver leases [default: /etc/machine-id or the boot id, with the pid namespace]; set it per machine when machines share a cloned machine id.",
+    ),
+    (
+        "MASTRA_SERVER_URL",
+        "The Mastra server the commands work on, as --server.",
+    ),
+    ("MASTRA_SERVER_TOKEN", "The token for that Mastra server."),
+    ("OPENAI_API_KEY", "The key for openai/ models."),
+    ("OPENAI_BASE_URL", "Where openai/ models are served [default: https://api.openai.com/v1]."),
+    ("OLLAMA_BASE_URL", "Where ollama/ models are served [default: http://localhost:11434/v1]."),
+    ("OPENROUTER_API_KEY", "The key for openrouter/ models."),
+    ("OPENROUTER_BASE_URL", "Where openrouter/ models are served [default: https://openrouter.ai/api/v1]."),
+    ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY", "Proxies for model and Mastra servers."),
+    ("SSL_CERT_FILE", "PEM certificates to trust for a Mastra server."),
+    ("NO_COLOR", "When set and not empty, no colours (as --color never)."),
+    ("XDG_DATA_HOME, HOME", "Where the default store lives (see FILES)."),
+    ("VISUAL, EDITOR", "The editor for feedback written in an editor [default: vi]."),
+    ("PAGER, LESS", "The pager for plans longer than the screen [default: less, with LESS=FRX unless LESS is set]."),
+];

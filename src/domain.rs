@@ -114,60 +114,136 @@ pub enum Message {
 /// What a tool does with a call.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ToolOutcome {
-    /// A result object for the model right away (validation and error objects included).
+    /// A result for the model right away (validation and error objects included).
     Result(Value),
-    /// The call waits for a human.
+    /// The tool failed (`{name, message}`): a `tool-error`, and the message for the model.
+    Error(Value),
+    /// The call waits for a human to answer (`kind`) with data matching `resume_schema`.
     Suspend {
+        kind: ItemKind,
         payload: Value,
         resume_schema: Value,
     },
+    /// The call waits for a human to approve or decline it before the tool runs.
+    Approval,
+}
+
+/// The kinds of event a run emits: Mastra's chunk `type`s (SPEC §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Start,
+    StepStart,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    ToolError,
+    ToolCallSuspended,
+    ToolCallApproval,
+    ToolOutputDenied,
+    StepFinish,
+    Finish,
+    Error,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 12] = [
+        EventKind::Start,
+        EventKind::StepStart,
+        EventKind::TextDelta,
+        EventKind::ToolCall,
+        EventKind::ToolResult,
+        EventKind::ToolError,
+        EventKind::ToolCallSuspended,
+        EventKind::ToolCallApproval,
+        EventKind::ToolOutputDenied,
+        EventKind::StepFinish,
+        EventKind::Finish,
+        EventKind::Error,
+    ];
+
+    /// The chunk `type` on the wire and in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Start => "start",
+            EventKind::StepStart => "step-start",
+            EventKind::TextDelta => "text-delta",
+            EventKind::ToolCall => "tool-call",
+            EventKind::ToolResult => "tool-result",
+            EventKind::ToolError => "tool-error",
+            EventKind::ToolCallSuspended => "tool-call-suspended",
+            EventKind::ToolCallApproval => "tool-call-approval",
+            EventKind::ToolOutputDenied => "tool-output-denied",
+            EventKind::StepFinish => "step-finish",
+            EventKind::Finish => "finish",
+            EventKind::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 /// An event a run emitted: Mastra's chunk `type` and `payload`. The envelope (`runId`,
 /// `from`) is added when printed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    pub kind: String,
+    pub kind: EventKind,
     pub payload: Value,
 }
 
 impl Event {
-    fn new(kind: &str, payload: Value) -> Event {
-        Event {
-            kind: kind.to_string(),
-            payload,
-        }
+    pub fn new(kind: EventKind, payload: Value) -> Event {
+        Event { kind, payload }
     }
     pub fn start(agent_id: &str, message_id: &str) -> Event {
-        Event::new("start", json!({"id": agent_id, "messageId": message_id}))
+        Event::new(
+            EventKind::Start,
+            json!({"id": agent_id, "messageId": message_id}),
+        )
     }
     pub fn step_start(message_id: &str) -> Event {
-        Event::new("step-start", json!({"messageId": message_id}))
+        Event::new(EventKind::StepStart, json!({"messageId": message_id}))
     }
     pub fn text_delta(message_id: &str, text: &str) -> Event {
-        Event::new("text-delta", json!({"id": message_id, "text": text}))
+        Event::new(
+            EventKind::TextDelta,
+            json!({"id": message_id, "text": text}),
+        )
     }
     pub fn tool_call(call: &ToolCall) -> Event {
         Event::new(
-            "tool-call",
+            EventKind::ToolCall,
             json!({"toolCallId": call.id, "toolName": call.name, "args": call.args}),
         )
     }
     pub fn tool_result(call_id: &str, name: &str, args: &Value, result: &Value) -> Event {
         Event::new(
-            "tool-result",
+            EventKind::ToolResult,
             json!({"toolCallId": call_id, "toolName": name, "args": args, "result": result}),
         )
     }
     pub fn tool_error(call_id: &str, name: &str, args: &Value, error: &Value) -> Event {
         Event::new(
-            "tool-error",
+            EventKind::ToolError,
             json!({"toolCallId": call_id, "toolName": name, "args": args, "error": error}),
         )
     }
     pub fn suspended(call: &ToolCall, payload: &Value, resume_schema: &Value) -> Event {
         Event::new(
-            "tool-call-suspended",
+            EventKind::ToolCallSuspended,
             json!({
                 "toolCallId": call.id,
                 "toolName": call.name,
@@ -177,20 +253,44 @@ impl Event {
             }),
         )
     }
+    /// The call waits for approval (Mastra's `tool-call-approval`).
+    pub fn approval(call: &ToolCall, resume_schema: &str) -> Event {
+        Event::new(
+            EventKind::ToolCallApproval,
+            json!({
+                "toolCallId": call.id,
+                "toolName": call.name,
+                "args": call.args,
+                "resumeSchema": resume_schema,
+            }),
+        )
+    }
+    /// The call was declined: the tool never ran (Mastra's `tool-output-denied`).
+    pub fn output_denied(call_id: &str, name: &str, args: &Value, reason: &str) -> Event {
+        Event::new(
+            EventKind::ToolOutputDenied,
+            json!({
+                "toolCallId": call_id,
+                "toolName": name,
+                "args": args,
+                "approval": {"id": call_id, "approved": false, "reason": reason},
+            }),
+        )
+    }
     pub fn step_finish(message_id: &str, finish_reason: &str) -> Event {
         Event::new(
-            "step-finish",
+            EventKind::StepFinish,
             json!({"messageId": message_id, "finishReason": finish_reason}),
         )
     }
     pub fn finish(finish_reason: &str, text: &str, usage: Usage) -> Event {
         Event::new(
-            "finish",
+            EventKind::Finish,
             json!({"finishReason": finish_reason, "text": text, "usage": usage}),
         )
     }
     pub fn error(message: &str) -> Event {
-        Event::new("error", json!({"message": message}))
+        Event::new(EventKind::Error, json!({"message": message}))
     }
 }
 
@@ -205,7 +305,7 @@ pub struct StoredEvent {
 /// The state of one tool call of a step that suspended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallState {
-    /// Not a human-input call: its result was known at once.
+    /// Not an item: its result was known at once.
     Done,
     Pending,
     Resolved,
@@ -254,8 +354,8 @@ impl Via {
     }
 }
 
-/// One tool call of a step that suspended: the human-input ones (suspensions, the pending
-/// items) and, beside them, the calls whose results were known at once.
+/// One tool call of a step that suspended: the items (questions, plans, approvals) and,
+/// beside them, the calls whose results were known at once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallRecord {
     pub run_id: String,
@@ -267,11 +367,16 @@ pub struct CallRecord {
     pub tool_name: String,
     pub args: Value,
     pub state: CallState,
-    /// The suspend payload (human-input calls only).
+    /// What a person is asked; `None` for a call that is not an item (stored with the call,
+    /// never guessed from the tool's name).
+    pub kind: Option<ItemKind>,
+    /// The suspend payload (questions and plans only).
     pub payload: Option<Value>,
-    /// The result object for the model (known at once, or once resolved).
+    /// The result for the model (known at once, once resolved, or once an approved tool
+    /// ran).
     pub result: Option<Value>,
-    /// `{name, message}` when the call failed before any tool ran (unknown tool, bad JSON).
+    /// `{name, message}` when the call failed (unknown tool, bad JSON, a failing command
+    /// tool).
     pub error: Option<Value>,
     pub resume_data: Option<Value>,
     pub resolved_by: Option<String>,
@@ -280,12 +385,46 @@ pub struct CallRecord {
     /// When a pending item expires, if its run set a deadline.
     pub expires_at: Option<i64>,
     pub created_at: i64,
+    /// The process group of an approved tool started by a driver (SPEC §11), so that a
+    /// later driver finds it if that one died.
+    pub process: Option<ToolProcess>,
 }
 
 impl CallRecord {
+    /// The kind of an item. Every call that is or was an item has one (the store refuses a
+    /// row without); a call that is not an item never reaches the code that asks.
     pub fn kind(&self) -> ItemKind {
-        ItemKind::of_tool(&self.tool_name)
+        self.kind.unwrap_or(ItemKind::Question)
     }
+
+    /// Whether the call is or was an item (a question, a plan or an approval).
+    pub fn is_item(&self) -> bool {
+        self.kind.is_some()
+    }
+
+    /// The decision on an approval item: `Some(true)` approved, `Some(false)` declined.
+    pub fn approved(&self) -> Option<bool> {
+        if self.kind != Some(ItemKind::Approval) || self.state != CallState::Resolved {
+            return None;
+        }
+        self.resume_data.as_ref()?.get("approved")?.as_bool()
+    }
+
+    /// An approved call whose tool has not run yet (its result is not stored).
+    pub fn waits_to_run(&self) -> bool {
+        self.approved() == Some(true) && self.result.is_none()
+    }
+}
+
+/// Where an approved tool runs: its process group and the host and time it started.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolProcess {
+    pub pgid: u32,
+    /// The group leader's start time (clock ticks after boot; 0 when unknown).
+    pub leader_start: u64,
+    pub host: String,
+    /// Unix ms.
+    pub started_at: i64,
 }
 
 /// What a pending item asks of a person; decides the command that resolves it, and on a
@@ -309,13 +448,12 @@ pub enum ItemKind {
 }
 
 impl ItemKind {
-    pub fn of_tool(tool_name: &str) -> ItemKind {
-        if tool_name == ASK_USER {
-            ItemKind::Question
-        } else {
-            ItemKind::Plan
-        }
-    }
+    pub const ALL: [ItemKind; 4] = [
+        ItemKind::Question,
+        ItemKind::Plan,
+        ItemKind::Approval,
+        ItemKind::Other,
+    ];
 
     /// The kind of a server's suspended call: `approval` when the server says it requires
     /// approval, `plan` when the suspend payload's `toolId` is `submit_plan`, `question` when
@@ -345,7 +483,7 @@ impl ItemKind {
         }
     }
 
-    /// The word `pending` and its JSON show (`kind`).
+    /// The word `pending` and its JSON show (`kind`), and the store keeps.
     pub fn noun(self) -> &'static str {
         match self {
             ItemKind::Question => "question",
@@ -355,8 +493,12 @@ impl ItemKind {
         }
     }
 
-    /// The subcommand that resolves an item of this kind (an approval's other verb is
-    /// `decline`).
+    pub fn parse(s: &str) -> Option<ItemKind> {
+        ItemKind::ALL.into_iter().find(|k| k.noun() == s)
+    }
+
+    /// The subcommand that resolves an item of this kind (for an approval, the one that
+    /// lets it run; `decline` refuses it).
     pub fn command(self) -> &'static str {
         match self {
             ItemKind::Question | ItemKind::Other => "answer",
@@ -365,15 +507,12 @@ impl ItemKind {
         }
     }
 
-    pub fn parse(noun: &str) -> Option<ItemKind> {
-        [
-            ItemKind::Question,
-            ItemKind::Plan,
-            ItemKind::Approval,
-            ItemKind::Other,
-        ]
-        .into_iter()
-        .find(|k| k.noun() == noun)
+    /// How to name the commands that resolve an item of this kind, for a hint.
+    pub fn commands(self) -> &'static str {
+        match self {
+            ItemKind::Approval => "approve (or decline)",
+            other => other.command(),
+        }
     }
 }
 
@@ -386,7 +525,8 @@ pub trait Sink {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resolution {
     pub resume_data: Value,
-    pub result: Value,
+    /// The result for the model; `None` for an approved call, whose tool runs first.
+    pub result: Option<Value>,
     pub by: String,
     pub via: Via,
 }
@@ -398,6 +538,8 @@ pub struct NewCall {
     pub tool_name: String,
     pub args: Value,
     pub state: CallState,
+    /// Set for the calls that wait for a person.
+    pub kind: Option<ItemKind>,
     pub payload: Option<Value>,
     pub result: Option<Value>,
     pub error: Option<Value>,
@@ -446,6 +588,16 @@ pub struct StepResults {
     pub events: Vec<Event>,
 }
 
+/// What the model receives for a result: a string as it is (an error text, Mastra's
+/// `error-text`; a command tool's text and a decline's reason, Mastra's `text`), anything
+/// else (a result object) as its JSON text.
+pub fn result_text(result: &Value) -> String {
+    match result {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// The tool message and the event for one call's result.
 pub fn call_result(
     call_id: &str,
@@ -457,7 +609,7 @@ pub fn call_result(
     let message = Message::Tool {
         tool_call_id: call_id.to_string(),
         tool_name: name.to_string(),
-        content: result.to_string(),
+        content: result_text(result),
     };
     let event = match error {
         Some(e) => Event::tool_error(call_id, name, args, e),
@@ -466,12 +618,29 @@ pub fn call_result(
     (message, event)
 }
 
-/// The results of a step whose last pending item was resolved, in call order.
+/// The results of a step whose items are all resolved (and whose approved tools ran), in
+/// call order: a declined call's reason reaches the model as text, with a
+/// `tool-output-denied` event.
 pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
     let mut messages = Vec::with_capacity(calls.len());
     let mut events = Vec::with_capacity(calls.len());
     for c in calls {
         let result = c.result.clone().unwrap_or(Value::Null);
+        if c.approved() == Some(false) {
+            let reason = result_text(&result);
+            messages.push(Message::Tool {
+                tool_call_id: c.call_id.clone(),
+                tool_name: c.tool_name.clone(),
+                content: reason.clone(),
+            });
+            events.push(Event::output_denied(
+                &c.call_id,
+                &c.tool_name,
+                &c.args,
+                &reason,
+            ));
+            continue;
+        }
         let (m, e) = call_result(&c.call_id, &c.tool_name, &c.args, &result, c.error.as_ref());
         messages.push(m);
         events.push(e);
@@ -533,5 +702,75 @@ mod tests {
             assert_eq!(serde_json::to_value(k).unwrap(), k.noun());
         }
         assert_eq!(ItemKind::parse("nope"), None);
+    }
+
+    fn record(
+        id: &str,
+        kind: Option<ItemKind>,
+        resume: Option<Value>,
+        result: Option<Value>,
+    ) -> CallRecord {
+        CallRecord {
+            run_id: "r".into(),
+            call_id: id.into(),
+            seq: 0,
+            step: 1,
+            tool_name: "deploy".into(),
+            args: json!({"target": "prod"}),
+            state: if kind.is_some() {
+                CallState::Resolved
+            } else {
+                CallState::Done
+            },
+            kind,
+            payload: None,
+            result,
+            error: None,
+            resume_data: resume,
+            resolved_by: None,
+            resolved_via: None,
+            resolved_at: None,
+            expires_at: None,
+            created_at: 0,
+            process: None,
+        }
+    }
+
+    #[test]
+    fn a_declined_call_gives_its_reason_as_text_and_a_denial() {
+        let approval = Some(ItemKind::Approval);
+        let declined = record(
+            "a",
+            approval,
+            Some(json!({"approved": false})),
+            Some(json!("No.")),
+        );
+        let approved = record(
+            "b",
+            approval,
+            Some(json!({"approved": true})),
+            Some(json!({"ok": 1})),
+        );
+        let waiting = record("c", approval, Some(json!({"approved": true})), None);
+        let text = record("d", None, None, Some(json!("plain text")));
+        assert_eq!(declined.approved(), Some(false));
+        assert!(waiting.waits_to_run() && !approved.waits_to_run() && !declined.waits_to_run());
+        let r = resumed_results(&[declined, approved, text]);
+        let kinds: Vec<&str> = r.events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(kinds, ["tool-output-denied", "tool-result", "tool-result"]);
+        assert_eq!(
+            r.events[0].payload,
+            json!({"toolCallId": "a", "toolName": "deploy", "args": {"target": "prod"},
+                   "approval": {"id": "a", "approved": false, "reason": "No."}})
+        );
+        let contents: Vec<&str> = r
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::Tool { content, .. } => content.as_str(),
+                _ => "",
+            })
+            .collect();
+        assert_eq!(contents, ["No.", r#"{"ok":1}"#, "plain text"]);
     }
 }

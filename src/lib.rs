@@ -30,7 +30,7 @@ use exit::Exit;
 
 /// Runs the program; returns the process exit code.
 pub fn main() -> i32 {
-    let matches = match commands::generate::command().try_get_matches() {
+    let matches = match commands::generate::parse() {
         Ok(m) => m,
         Err(e) => return parse_error(&e),
     };

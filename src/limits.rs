@@ -55,6 +55,15 @@ pub const MAX_MODEL_PROGRAM_STDERR: u64 = 64 * KIB;
 /// Model calls per leg (`maxSteps`, `--max-steps`).
 pub const MAX_MAX_STEPS: u32 = 1000;
 
+// The agent's own command tools (SPEC §11).
+
+/// What one call of a command tool may print on stdout (its result); more is a tool error.
+pub const MAX_TOOL_OUTPUT: u64 = MIB;
+/// The end of a failing command tool's stderr that its error carries, in bytes.
+pub const TOOL_STDERR_TAIL: usize = 2 * KIB as usize;
+/// A command tool's name (OpenAI's limit for function names).
+pub const MAX_TOOL_NAME_CHARS: usize = 64;
+
 // Durations. None may exceed a year; each has its own bound below that.
 
 const DAY: Duration = Duration::from_secs(86_400);
@@ -75,6 +84,10 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 pub const MAX_SCRIPT_DELAY: Duration = Duration::from_secs(3600);
 /// An `--on-suspend` hook, after which its process group is killed.
 pub const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
+/// A command tool's call when its `timeoutMs` does not say otherwise.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest `timeoutMs` a command tool may have.
+pub const MAX_TOOL_TIMEOUT: Duration = DAY;
 
 /// A size as the messages and the README write it: `1 MiB`, `64 KiB`, `300 bytes`.
 pub fn show_size(bytes: u64) -> String {

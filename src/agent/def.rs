@@ -1,4 +1,10 @@
-//! Agent definitions: the JSON agent file and the built-in `assistant`.
+//! Agent definitions: the JSON agent file and the built-in `assistant`. An agent's tools are
+//! built-ins by name and its own command tools (SPEC §11), whose programs are found when the
+//! file is loaded and kept as absolute paths with the run.
+//!
+//! A definition is checked whole when it is read (unknown keys, tools, `maxSteps`,
+//! `modelSettings`), so a run never starts on a bad one; it is then stored with the run
+//! and read back as it was. Nothing here calls a model or touches the store.
 
 use std::path::Path;
 
@@ -8,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::domain::HUMAN_TOOLS;
 use crate::error::Error;
 use crate::limits::{self, MAX_AGENT_FILE, MAX_MAX_STEPS};
-use crate::providers;
+use crate::providers::{self, ModelSettings};
+use crate::store::Run;
+use crate::tools::ToolEntry;
 
 pub const DEFAULT_MAX_STEPS: u32 = 5;
 
@@ -21,14 +29,13 @@ pub struct AgentDef {
     pub name: Option<String>,
     pub instructions: String,
     pub model: String,
-    #[serde(default = "all_tools")]
-    pub tools: Vec<String>,
+    #[serde(default = "ToolEntry::builtins")]
+    pub tools: Vec<ToolEntry>,
     #[serde(default = "default_max_steps")]
     pub max_steps: u32,
-}
-
-fn all_tools() -> Vec<String> {
-    HUMAN_TOOLS.iter().map(|t| t.to_string()).collect()
+    /// Sampling and length controls sent with every model call (checked when read).
+    #[serde(default, skip_serializing_if = "ModelSettings::is_empty")]
+    pub model_settings: ModelSettings,
 }
 
 fn default_max_steps() -> u32 {
@@ -47,8 +54,9 @@ impl AgentDef {
                 submit it for review with submit_plan."
                 .into(),
             model: model.into(),
-            tools: all_tools(),
+            tools: ToolEntry::builtins(),
             max_steps: DEFAULT_MAX_STEPS,
+            model_settings: ModelSettings::default(),
         }
     }
 
@@ -67,8 +75,14 @@ impl AgentDef {
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
         def.check()
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        def.model = providers::normalize_spec(&def.model, &absolute(dir)?)?;
+        let dir = absolute(path.parent().unwrap_or(Path::new(".")))?;
+        def.model = providers::normalize_spec(&def.model, &dir)?;
+        for tool in &mut def.tools {
+            if let ToolEntry::Command(t) = tool {
+                t.resolve(&dir)
+                    .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+            }
+        }
         Ok(def)
     }
 
@@ -77,19 +91,45 @@ impl AgentDef {
             return Err("id must not be empty".into());
         }
         for (i, t) in self.tools.iter().enumerate() {
-            if !HUMAN_TOOLS.contains(&t.as_str()) {
-                return Err(format!(
-                    "unknown tool \"{t}\"; the tools are ask_user and submit_plan"
-                ));
+            match t {
+                ToolEntry::Builtin(n) if !HUMAN_TOOLS.contains(&n.as_str()) => {
+                    return Err(format!(
+                        "unknown tool \"{n}\"; the built-in tools are ask_user and submit_plan (a tool of your own is an object, with a command)"
+                    ));
+                }
+                ToolEntry::Builtin(_) => {}
+                ToolEntry::Command(c) => c.check()?,
             }
-            if self.tools[..i].contains(t) {
-                return Err(format!("tool \"{t}\" is listed twice"));
+            if self.tools[..i].iter().any(|o| o.name() == t.name()) {
+                return Err(format!("tool \"{}\" is listed twice", t.name()));
             }
         }
         if self.max_steps == 0 || self.max_steps > MAX_MAX_STEPS {
             return Err(format!("maxSteps must be between 1 and {MAX_MAX_STEPS}"));
         }
         Ok(())
+    }
+
+    /// The agent a run keeps, as it was at `run`.
+    pub fn of_run(run: &Run) -> Result<AgentDef> {
+        serde_json::from_value(run.agent.clone()).map_err(|e| {
+            Error::invalid(format!(
+                "run {} has an agent this program cannot read: {e}",
+                run.id
+            ))
+            .into()
+        })
+    }
+
+    /// `run --require-approval`: every command tool's call waits for approval (kept in the
+    /// stored agent).
+    pub fn require_approval(mut self) -> AgentDef {
+        for tool in &mut self.tools {
+            if let ToolEntry::Command(t) = tool {
+                t.require_approval = true;
+            }
+        }
+        self
     }
 
     /// Sets `maxSteps` from the command line.
@@ -124,7 +164,7 @@ mod tests {
         )
         .unwrap();
         let def = AgentDef::load(&file).unwrap();
-        assert_eq!(def.tools, ["ask_user", "submit_plan"]);
+        assert_eq!(def.tools, ToolEntry::builtins());
         assert_eq!(def.max_steps, 5);
         assert_eq!(
             def.model,
@@ -157,13 +197,53 @@ mod tests {
     }
 
     #[test]
+    fn model_settings_are_read_checked_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        std::fs::write(
+            &file,
+            r#"{"id":"a","instructions":"","model":"script:s","modelSettings":{"temperature":0,"seed":7}}"#,
+        )
+        .unwrap();
+        let def = AgentDef::load(&file).unwrap();
+        assert_eq!(def.model_settings.temperature, Some(0.0));
+        assert_eq!(def.model_settings.seed, Some(7));
+        // As a run stores it, and back.
+        let stored = serde_json::to_value(&def).unwrap();
+        assert_eq!(
+            stored["modelSettings"],
+            serde_json::json!({"temperature": 0.0, "seed": 7})
+        );
+        assert_eq!(serde_json::from_value::<AgentDef>(stored).unwrap(), def);
+        // An agent without settings stores none (older runs read the same).
+        let plain = serde_json::to_value(AgentDef::assistant("script:s")).unwrap();
+        assert!(plain.get("modelSettings").is_none());
+
+        std::fs::write(
+            &file,
+            r#"{"id":"a","instructions":"","model":"script:s","modelSettings":{"topP":2}}"#,
+        )
+        .unwrap();
+        let e = AgentDef::load(&file).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "agent file {}: modelSettings.topP must be a number from 0 to 1",
+                file.display()
+            )),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn no_agent_file_makes_load_panic() {
         use crate::testing::{damage, json_input, Rng};
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("agent.json");
         let valid = serde_json::json!({
             "id": "a", "name": "A", "instructions": "Be brief.", "model": "script:s.json",
-            "tools": ["ask_user", "submit_plan"], "maxSteps": 3
+            "tools": ["ask_user", "submit_plan"], "maxSteps": 3,
+            "modelSettings": {"temperature": 0.7, "maxOutputTokens": 512, "topP": 1,
+                              "seed": 3, "stopSequences": ["END"]}
         });
         let mut rng = Rng::new(3);
         let mut loaded = 0;

@@ -1,18 +1,20 @@
 //! The driver: advances one run for one leg, from a start or resume to the next suspension
 //! or the end, under the lease it holds. It performs every effect of the loop in one place:
-//! call the model, run the tools, persist, emit. Starting and resuming share this path.
+//! run the approved tools of the step it resumes (`approved`), call the model, run the
+//! tools, persist, emit. Starting and resuming share this path.
 
 use std::collections::HashSet;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
+use super::approved::{self, Open};
 use super::lease::Heartbeat;
 use super::step::{self, StepContext};
 use super::AgentDef;
-use crate::domain::{Event, Message, RunStatus, Sink, StepCommit, Transition};
+use crate::domain::{Event, EventKind, Message, RunStatus, Sink, StepCommit, Transition};
 use crate::providers::{Provider, Request};
 use crate::store::{Lease, Location, Run, Store};
-use crate::tools;
+use crate::tools::Toolbox;
 
 /// How a leg ended.
 #[derive(Debug, PartialEq)]
@@ -47,12 +49,22 @@ pub fn drive(
     provider: &dyn Provider,
     sink: &mut dyn Sink,
 ) -> Result<LegEnd> {
-    let agent: AgentDef =
-        serde_json::from_value(run.agent.clone()).context("reading the run's agent")?;
-    let specs = tools::specs(&agent.tools);
+    let agent = AgentDef::of_run(run)?;
     let cwd = std::path::PathBuf::from(&run.cwd);
+    let toolbox = Toolbox {
+        entries: &agent.tools,
+        cwd: &cwd,
+        run_id: &run.id,
+    };
+    let specs = toolbox.specs();
+    let names = toolbox.names();
     let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());
     let mut history = store.messages(&run.id)?;
+    match approved::finish_step(store, run, lease, &toolbox, &history, sink)? {
+        Open::LostLease => return Ok(LegEnd::LostLease),
+        Open::Finished => history = store.messages(&run.id)?,
+        Open::None => {}
+    }
     let mut used: HashSet<String> = call_ids(&history).collect();
     let mut usage = run.usage;
 
@@ -64,8 +76,12 @@ pub fn drive(
             system: &agent.instructions,
             messages: &history,
             tools: &specs,
+            settings: &agent.model_settings,
         };
+        // What was shown of the step's text, kept should the call then fail.
+        let mut shown = String::new();
         let response = provider.complete(&request, &mut |text| {
+            shown.push_str(text);
             sink.event(&run.id, &Event::text_delta(&message_id, text))
         });
         let commit = match response {
@@ -74,21 +90,21 @@ pub fn drive(
                 &StepContext {
                     message_id: &message_id,
                     used_ids: &used,
-                    tools: &agent.tools,
+                    tools: &names,
                     last_in_budget: n >= agent.max_steps,
                     usage_before: usage,
                 },
-                &mut |name, args| tools::evaluate(name, args, &cwd),
+                &mut |call| toolbox.evaluate(call),
                 &mut new_call_id,
             ),
-            Err(e) => failed(step_start, format!("{e:#}")),
+            Err(e) => failed(step_start, &message_id, &shown, format!("{e:#}")),
         };
         let Some(stored) = store.commit_step(&run.id, lease, &commit)? else {
             return Ok(LegEnd::LostLease);
         };
         for e in &stored {
             // Shown live already.
-            if !matches!(e.event.kind.as_str(), "step-start" | "text-delta") {
+            if !matches!(e.event.kind, EventKind::StepStart | EventKind::TextDelta) {
                 sink.event(&run.id, &e.event);
             }
         }
@@ -105,11 +121,18 @@ pub fn drive(
     unreachable!("the loop returns")
 }
 
-fn failed(step_start: Event, error: String) -> StepCommit {
+/// A model call that failed: the run fails, keeping the text that was already shown as the
+/// step's `text-delta` (it is not a message: the retried call must not see half an answer).
+fn failed(step_start: Event, message_id: &str, shown: &str, error: String) -> StepCommit {
+    let mut events = vec![step_start];
+    if !shown.is_empty() {
+        events.push(Event::text_delta(message_id, shown));
+    }
+    events.push(Event::error(&error));
     StepCommit {
         messages: vec![],
         calls: vec![],
-        events: vec![step_start, Event::error(&error)],
+        events,
         usage: Default::default(),
         transition: Transition::Failed { error },
     }

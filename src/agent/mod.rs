@@ -1,7 +1,9 @@
 //! The agent loop: a pure step function (`step`) that turns one model response into what
 //! must be stored, and a driver (`driver`) that performs the effects (call the model, run
-//! the tools, persist, suspend) for one leg under a lease.
+//! the tools, persist, suspend) for one leg under a lease; a leg that resumes a step whose
+//! calls were approved first runs those tools (`approved`).
 
+mod approved;
 pub mod def;
 pub mod driver;
 pub mod lease;

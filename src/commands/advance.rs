@@ -26,7 +26,7 @@ use super::prompting::{self, Prompted};
 use super::target::{find_run, pending_item};
 use super::{input, notify, outcome, Ctx};
 use crate::agent::driver::{self, LegEnd};
-use crate::agent::lease;
+use crate::agent::{lease, AgentDef};
 use crate::cli::ItemArgs;
 use crate::domain::{CallRecord, ItemKind, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
@@ -113,6 +113,10 @@ pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit>
             None => advance.run(),
         },
         Prompted::Left => fail(prompting::interrupted(ctx, &item, &[])),
+        Prompted::Later => {
+            announce(ctx, store.as_ref(), &run.id)?;
+            Ok(Exit::Suspended)
+        }
     }
 }
 
@@ -314,6 +318,16 @@ impl<'a> Advance<'a> {
         match prompting::prompt(self.ctx, run, &item.call, &self.policy.by)? {
             Prompted::Resolved(resolution) => self.record(run, &item.call, &resolution),
             Prompted::Left => fail(prompting::interrupted(self.ctx, &item.call, &self.recorded)),
+            Prompted::Later => {
+                // A waiter keeps waiting for someone else to decide; others stop here.
+                if self.policy.wait.is_some() {
+                    self.policy.prompt = false;
+                    announce(self.ctx, self.store, &run.id)?;
+                    return Ok(None);
+                }
+                announce(self.ctx, self.store, &run.id)?;
+                Ok(Some(Exit::Suspended))
+            }
         }
     }
 
@@ -462,8 +476,7 @@ pub fn on_own_host(run: &Run) -> bool {
 
 /// The provider for a stored run, checked before anything changes.
 pub fn provider_for(run: &Run) -> Result<Box<dyn Provider>> {
-    let model = run.agent["model"].as_str().unwrap_or_default();
-    providers::from_spec(model)
+    providers::from_spec(&AgentDef::of_run(run)?.model)
 }
 
 /// A provider with a spinner on stderr (a terminal only) until its first text.

@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let question = question_of(&item)?;
     let resume_data = checked(&question, &item.call_id, &given, args.multi.is_some())?;
     let resolution = Resolution {
-        result: ask_user::result(&resume_data),
+        result: Some(ask_user::result(&resume_data)),
         resume_data,
         by: who(item_args.as_.clone()),
         via,

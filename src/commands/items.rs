@@ -282,8 +282,9 @@ pub fn list(ctx: &Ctx, items: &[Shown], quiet: bool) {
                 sanitize::one_line(item.run_id),
                 describe_item(item)
             ));
-            ctx.out
-                .line(&format!("    {}", item_commands(ctx, item)[0]));
+            for command in item_commands(ctx, item) {
+                ctx.out.line(&format!("    {command}"));
+            }
         }
     }
     if items.is_empty() {
@@ -327,6 +328,11 @@ pub fn resolved_line(call_id: &str, kind: ItemKind, resume_data: &Value) -> Stri
         other if other["action"].is_string() => {
             other["action"].as_str().unwrap_or_default().to_string()
         }
+        other if other["approved"] == true => "approved".to_string(),
+        other if other["approved"] == false => match other["reason"].as_str() {
+            Some(reason) => format!("declined: {reason:?}"),
+            None => "declined".to_string(),
+        },
         other => other.to_string(),
     };
     format!(
@@ -359,6 +365,11 @@ mod tests {
     }
 
     fn item(run: &str, call: &str, tool: &str, payload: Value) -> PendingItem {
+        let kind = match tool {
+            ASK_USER => ItemKind::Question,
+            SUBMIT_PLAN => ItemKind::Plan,
+            _ => ItemKind::Approval,
+        };
         PendingItem {
             call: CallRecord {
                 run_id: run.into(),
@@ -368,7 +379,8 @@ mod tests {
                 tool_name: tool.into(),
                 args: payload.clone(),
                 state: CallState::Pending,
-                payload: Some(payload),
+                kind: Some(kind),
+                payload: (kind != ItemKind::Approval).then_some(payload),
                 result: None,
                 error: None,
                 resume_data: None,
@@ -377,6 +389,7 @@ mod tests {
                 resolved_at: None,
                 expires_at: None,
                 created_at: 0,
+                process: None,
             },
             agent_id: "a".into(),
             pending_in_run: 2,
@@ -388,7 +401,8 @@ mod tests {
         let filled = command
             .replace("<answer>", "ok")
             .replace("<label>...", "a b")
-            .replace("<feedback>", "'Smaller steps.'");
+            .replace("<feedback>", "'Smaller steps.'")
+            .replace("<reason>", "'Not now.'");
         let words = shell_words::split(&filled).unwrap();
         Cli::try_parse_from(words).unwrap().command
     }
@@ -449,6 +463,21 @@ mod tests {
             };
             assert!(reject.reject && reject.item.tool_call.as_deref() == Some(call));
             assert_eq!(reject.feedback.as_deref(), Some("Smaller steps."));
+            let commands = item_commands(
+                &ctx,
+                &Shown::pending(&item(run, call, "tag_release", json!({"v": 1}))),
+            );
+            let Command::Approve(approve) = parse(&commands[0]) else {
+                panic!("{}", commands[0])
+            };
+            assert_eq!(approve.run, run);
+            assert_eq!(approve.tool_call.as_deref(), Some(call));
+            let Command::Decline(decline) = parse(&commands[1]) else {
+                panic!("{}", commands[1])
+            };
+            assert_eq!(decline.decision.run, run);
+            assert_eq!(decline.decision.tool_call.as_deref(), Some(call));
+            assert_eq!(decline.reason.as_deref(), Some("Not now."));
         }
     }
 

@@ -1,5 +1,5 @@
 //! One file per subcommand: thin orchestration over the store, the agent and the output.
-//! Shared pieces: the context (`Ctx`, here), finding runs and items (`target`), reading
+//! `approve` and `decline` share one file. Shared pieces: the context (`Ctx`, here), finding runs and items (`target`), reading
 //! input (`input`), showing items (`items`), the `--on-suspend` hook (`notify`), prompting
 //! at a terminal (`prompting`), starting runs (`start`), waiters (`waiter`), what a finished
 //! run's waiter prints (`outcome`), and the one loop that moves a run (`advance`).
@@ -9,6 +9,7 @@
 
 mod advance;
 mod answer;
+mod approve;
 mod ask;
 mod cancel;
 pub mod generate;
@@ -67,6 +68,8 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Pending(a) => pending::run(ctx, a),
         Command::Answer(a) => answer::run(ctx, a),
         Command::Review(a) => review::run(ctx, a),
+        Command::Approve(a) => approve::run(ctx, &a, None),
+        Command::Decline(a) => approve::run(ctx, &a.decision, Some(a.reason)),
         Command::Show(a) => show::run(ctx, &a.run),
         Command::Runs(a) => runs::run(ctx, a),
         Command::Cancel(a) => cancel::run(ctx, &a.run),

@@ -11,8 +11,8 @@ use super::items::item_json;
 use super::Ctx;
 use crate::limits::HOOK_TIMEOUT;
 use crate::output::format;
-use crate::providers::group::{self, End, Group};
 use crate::store::PendingItem;
+use crate::sys::group::{self, End, Group};
 
 pub fn on_suspend(ctx: &Ctx, items: &[PendingItem]) {
     let Some(cmd) = ctx.on_suspend.as_deref().filter(|c| !c.trim().is_empty()) else {

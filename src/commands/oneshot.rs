@@ -12,6 +12,7 @@ use crate::cli::WaitFlags;
 use crate::domain::{ItemKind, ASK_USER, SUBMIT_PLAN};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
+use crate::tools::ToolEntry;
 
 /// What a one-step run asks for.
 pub struct OneShot {
@@ -26,17 +27,18 @@ pub struct OneShot {
 /// item is resolved and prints the outcome (`outcome`).
 pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
     let (id, tool) = match shot.kind {
-        ItemKind::Plan => ("plan", SUBMIT_PLAN),
+        ItemKind::Question => ("ask", ASK_USER),
         // `ask` and `plan` are the only one-step runs.
-        _ => ("ask", ASK_USER),
+        ItemKind::Plan | ItemKind::Approval | ItemKind::Other => ("plan", SUBMIT_PLAN),
     };
     let agent = AgentDef {
         id: id.into(),
         name: None,
         instructions: String::new(),
         model: NO_MODEL.into(),
-        tools: vec![tool.into()],
+        tools: vec![ToolEntry::Builtin(tool.into())],
         max_steps: 1,
+        model_settings: Default::default(),
     };
     let provider = NoModel {
         first: Some(Response {

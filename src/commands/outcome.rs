@@ -7,6 +7,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Ctx;
+use crate::agent::AgentDef;
 use crate::domain::{CallState, ItemKind};
 use crate::exit::Exit;
 use crate::providers::NO_MODEL;
@@ -14,7 +15,8 @@ use crate::store::{Run, Store};
 
 /// Whether the run is a one-step `ask` or `plan` run (no model).
 pub fn is_one_shot(run: &Run) -> bool {
-    run.agent["model"] == NO_MODEL && matches!(run.agent_id.as_str(), "ask" | "plan")
+    matches!(run.agent_id.as_str(), "ask" | "plan")
+        && AgentDef::of_run(run).is_ok_and(|a| a.model == NO_MODEL)
 }
 
 /// Prints a completed run's outcome for its waiter; the exit code it stands for.

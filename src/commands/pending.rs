@@ -1,4 +1,4 @@
-//! `pending`: what waits for a person, oldest first, with the command that resolves it.
+//! `pending`: what waits for a person, oldest first, with every command that resolves it.
 
 use anyhow::Result;
 

@@ -20,26 +20,40 @@ pub enum Prompted {
     Resolved(Resolution),
     /// Esc, `q` or Ctrl-C: nothing is recorded and the item still waits.
     Left,
+    /// "Leave it for later" (an approval): nothing is recorded, the item still waits, and
+    /// this sitting stops prompting.
+    Later,
 }
 
 /// Prompts for one pending item of `run`, resolving it as `by`.
 pub fn prompt(ctx: &Ctx, run: &Run, call: &CallRecord, by: &str) -> Result<Prompted> {
-    let resolution = |resume_data: serde_json::Value, result| Resolution {
-        resume_data,
-        result,
-        by: by.to_string(),
-        via: Via::Prompt,
-    };
+    let resolution =
+        |resume_data: serde_json::Value, result: Option<serde_json::Value>| Resolution {
+            resume_data,
+            result,
+            by: by.to_string(),
+            via: Via::Prompt,
+        };
     let chosen = match call.kind() {
         ItemKind::Question => ask_question(&question_of(call)?)?
-            .map(|data| resolution(data.clone(), ask_user::result(&data))),
+            .map(|data| resolution(data.clone(), Some(ask_user::result(&data)))),
         ItemKind::Plan => {
             let plan = plan_of(call)?;
             warn_if_changed(ctx, run, &plan);
-            ui::review(&plan)?.map(|d| resolution(d.resume_data(&plan), d.result(&plan)))
+            ui::review(&plan)?.map(|d| resolution(d.resume_data(&plan), Some(d.result(&plan))))
         }
-        kind @ (ItemKind::Approval | ItemKind::Other) => {
-            return fail(cannot_prompt(ctx, &call.run_id, &call.call_id, kind))
+        ItemKind::Approval => match ui::approve(&call.call_id, &call.tool_name, &call.args)? {
+            Some(ui::Chosen::Decided(d)) => Some(resolution(d.resume_data(), d.result())),
+            Some(ui::Chosen::Later) => return Ok(Prompted::Later),
+            None => None,
+        },
+        ItemKind::Other => {
+            return fail(cannot_prompt(
+                ctx,
+                &call.run_id,
+                &call.call_id,
+                ItemKind::Other,
+            ))
         }
     };
     Ok(chosen.map_or(Prompted::Left, Prompted::Resolved))
@@ -115,7 +129,7 @@ pub fn choose(
     let what = match kind {
         ItemKind::Question => "Which question?",
         ItemKind::Plan => "Which plan?",
-        ItemKind::Approval => "Which approval?",
+        ItemKind::Approval => "Which tool call?",
         ItemKind::Other => "Which item?",
     };
     match ui::pick(what, &lines)? {
@@ -149,7 +163,7 @@ pub fn left(ctx: &Ctx, run_id: &str, call_id: &str, kind: ItemKind, recorded: &[
     .with_hint(format!(
         "answer it later with: {} {} {} (or list what waits with: {} pending)",
         ctx.program(),
-        kind.command(),
+        kind.commands(),
         format::shell_quote(run_id),
         ctx.program()
     ))
@@ -160,7 +174,7 @@ pub fn nothing_pending(kind: ItemKind) -> Error {
     let what = match kind {
         ItemKind::Question => "no question is waiting for an answer",
         ItemKind::Plan => "no plan is waiting for a review",
-        ItemKind::Approval => "no tool call is waiting for an approval",
+        ItemKind::Approval => "no tool call is waiting for approval",
         ItemKind::Other => "nothing is waiting for an answer",
     };
     Error::not_found(what).with_hint("list what waits with: mastra-ask pending")

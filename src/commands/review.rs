@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
     warn_if_changed(ctx, &run, &plan);
     let resolution = Resolution {
         resume_data: decision.resume_data(&plan),
-        result: decision.result(&plan),
+        result: Some(decision.result(&plan)),
         by: who(item_args.as_.clone()),
         via,
     };

@@ -44,6 +44,9 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     if let Some(n) = args.max_steps {
         agent = agent.with_max_steps(n)?;
     }
+    if args.require_approval {
+        agent = agent.require_approval();
+    }
     let cwd = working_dir(args.cwd.as_deref())?;
     let provider = providers::from_spec(&agent.model)?;
 

@@ -54,7 +54,7 @@ fn as_json(shown: &Shown) -> Value {
     v["messages"] = json!(messages);
     v["suspensions"] = calls
         .iter()
-        .filter(|c| c.payload.is_some())
+        .filter(|c| c.is_item())
         .map(item_json)
         .collect();
     v["events"] = events.iter().map(|e| envelope(&run.id, &e.event)).collect();
@@ -130,7 +130,7 @@ fn transcript(out: &Out, messages: &[Message]) {
 
 /// The pending items of the run's steps and who resolved them, when and how.
 fn items(out: &Out, calls: &[CallRecord]) {
-    let items: Vec<&CallRecord> = calls.iter().filter(|c| c.payload.is_some()).collect();
+    let items: Vec<&CallRecord> = calls.iter().filter(|c| c.is_item()).collect();
     if !items.is_empty() {
         out.line("");
         out.line("items");
@@ -148,6 +148,14 @@ fn items(out: &Out, calls: &[CallRecord]) {
                 _ => format!("{} since {}", c.state.as_str(), format::time(c.created_at)),
             };
             out.line(&format!("    {state}"));
+            if let Some(p) = c.process.as_ref().filter(|_| c.approved() == Some(true)) {
+                out.line(&format!(
+                    "    tool started at {} (process group {} on host {})",
+                    format::time(p.started_at),
+                    p.pgid,
+                    sanitize::one_line(&p.host)
+                ));
+            }
         }
     }
 }
@@ -169,6 +177,7 @@ fn item_json(c: &CallRecord) -> Value {
     json!({
         "toolCallId": c.call_id,
         "toolName": c.tool_name,
+        "kind": c.kind().noun(),
         "args": c.args,
         "state": c.state.as_str(),
         "suspendPayload": c.payload,

@@ -1,5 +1,5 @@
 //! Finding what a command acts on: a run by its id or a unique prefix of it, and the pending
-//! item of that run an `answer` or `review` means. The wording of "not found", "ambiguous"
+//! item of that run an `answer`, `review`, `approve` or `decline` means. The wording of "not found", "ambiguous"
 //! and "not pending" lives here, once.
 
 use anyhow::Result;
@@ -72,25 +72,17 @@ pub fn pending_item(
 ) -> Result<CallRecord> {
     let wrong_kind = |c: &CallRecord| {
         Error::usage(format!(
-            "tool call {} of run {} is a {}, not a {}",
+            "tool call {} of run {} is {}, not {}",
             c.call_id,
             run.id,
-            c.kind().noun(),
-            kind.noun()
+            a_kind(c.kind()),
+            a_kind(kind)
         ))
-        .with_hint(format!(
-            "use: {} {} {}",
-            ctx.program(),
-            c.kind().command(),
-            format::shell_quote(&run.id)
-        ))
+        .with_hint(resolve_with(ctx, c.kind(), &run.id))
     };
     if let Some(id) = tool_call {
         let calls = store.calls(&run.id)?;
-        let Some(call) = calls
-            .into_iter()
-            .find(|c| c.call_id == id && c.payload.is_some())
-        else {
+        let Some(call) = calls.into_iter().find(|c| c.call_id == id && c.is_item()) else {
             return fail(Error::not_found(format!(
                 "run {} has no tool call {id}",
                 run.id
@@ -136,14 +128,38 @@ fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
     } else {
         run.status.as_str().to_string()
     };
+    let what = match kind {
+        ItemKind::Approval => "approval",
+        other => other.command(),
+    };
     Error::conflict(format!(
-        "run {} is {state}: nothing waits for {}",
-        run.id,
-        kind.command()
+        "run {} is {state}: nothing waits for {what}",
+        run.id
     ))
 }
 
-/// The store, run and pending item an `answer` (questions) or `review` (plans) names.
+/// "a question", "a plan", "an approval".
+fn a_kind(kind: ItemKind) -> String {
+    match kind {
+        ItemKind::Approval => "an approval".into(),
+        other => format!("a {}", other.noun()),
+    }
+}
+
+/// The hint naming the command(s) for an item of `kind` of run `run_id`.
+fn resolve_with(ctx: &Ctx, kind: ItemKind, run_id: &str) -> String {
+    let run = format::shell_quote(run_id);
+    let program = ctx.program();
+    match kind {
+        ItemKind::Approval => {
+            format!("use: {program} approve {run}, or {program} decline {run}")
+        }
+        other => format!("use: {program} {} {run}", other.command()),
+    }
+}
+
+/// The store, run and pending item an `answer` (questions), `review` (plans) or `approve` /
+/// `decline` (approvals) names.
 pub fn target(
     ctx: &Ctx,
     run: Option<&str>,

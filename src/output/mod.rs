@@ -18,7 +18,7 @@ use std::io::{self, Write};
 use console::style;
 use serde_json::{json, Value};
 
-use crate::domain::{Event, Sink, StoredEvent};
+use crate::domain::{Event, EventKind, Sink, StoredEvent};
 
 pub struct Out {
     json: bool,
@@ -168,7 +168,9 @@ pub fn envelope(run_id: &str, e: &Event) -> Value {
 }
 
 /// Prints a run's events as they happen: every event as a JSON line in JSON mode; in text
-/// mode the agent's text on stdout and tool errors on stderr.
+/// mode the agent's text on stdout, and on stderr every tool call that failed (a
+/// `tool-error`, or a result that is an error: `isError: true`, invalid input), so a person
+/// sees why the run went on without them.
 pub struct EventPrinter<'a> {
     out: &'a Out,
 }
@@ -180,23 +182,78 @@ impl Sink for EventPrinter<'_> {
             out.json_line(&envelope(run_id, e));
             return;
         }
-        match e.kind.as_str() {
-            "text-delta" if out.hide_text.get() => {}
-            "text-delta" => {
+        match e.kind {
+            EventKind::TextDelta if out.hide_text.get() => {}
+            EventKind::TextDelta => {
                 let text = e.payload["text"].as_str().unwrap_or_default();
                 if !text.is_empty() {
                     out.write(&sanitize::block(text));
                     out.open_line.set(!text.ends_with('\n'));
                 }
             }
-            "step-finish" | "finish" => out.end_open_line(),
-            "tool-error" => out.warn(&format!(
-                "tool call {} ({}) failed: {}",
-                sanitize::one_line(e.payload["toolCallId"].as_str().unwrap_or_default()),
-                sanitize::one_line(e.payload["toolName"].as_str().unwrap_or_default()),
-                sanitize::one_line(e.payload["error"]["message"].as_str().unwrap_or_default()),
-            )),
+            EventKind::StepFinish | EventKind::Finish => out.end_open_line(),
+            EventKind::ToolError => failed_call(
+                out,
+                e,
+                e.payload["error"]["message"].as_str().unwrap_or_default(),
+            ),
+            EventKind::ToolResult => {
+                if let Some(why) = failure_of(&e.payload["result"]) {
+                    failed_call(out, e, &why);
+                }
+            }
             _ => {}
         }
+    }
+}
+
+/// `warning: tool call ID (NAME) failed: WHY` on stderr.
+fn failed_call(out: &Out, e: &Event, why: &str) {
+    out.warn(&format!(
+        "tool call {} ({}) failed: {}",
+        sanitize::one_line(e.payload["toolCallId"].as_str().unwrap_or_default()),
+        sanitize::one_line(e.payload["toolName"].as_str().unwrap_or_default()),
+        sanitize::one_line(why),
+    ));
+}
+
+/// Why a tool's result is a failure, if it is one: the content of an `isError: true`
+/// result, or the problems of a validation object.
+fn failure_of(result: &Value) -> Option<String> {
+    if result["isError"] == Value::Bool(true) {
+        return Some(
+            result["content"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| result["content"].to_string()),
+        );
+    }
+    (result["error"] == Value::Bool(true))
+        .then(|| format!("invalid input: {}", crate::tools::problems(result)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_results_are_told_from_good_ones() {
+        assert_eq!(
+            failure_of(
+                &json!({"content": "Failed to submit plan: P.md does not exist", "isError": true})
+            ),
+            Some("Failed to submit plan: P.md does not exist".to_string())
+        );
+        assert_eq!(
+            failure_of(
+                &json!({"error": true, "message": "Tool input validation failed for ask_user. Please fix the following errors and try again:\n- question: Required\n\nProvided arguments: {}", "validationErrors": {}})
+            ),
+            Some("invalid input: question: Required".to_string())
+        );
+        assert_eq!(
+            failure_of(&json!({"content": "User answered: a", "isError": false})),
+            None
+        );
+        assert_eq!(failure_of(&json!("Tool \"x\" not found.")), None);
     }
 }

@@ -1,6 +1,6 @@
 //! `command:<argv>`: a model that is a program, run once per model call. It gets
-//! `{"messages":[...],"tools":[...]}` on stdin (our stored message shape, a system message
-//! first) and prints one assistant message `{"content"?, "toolCalls"?: [{"id"?, "name",
+//! `{"messages":[...],"tools":[...],"modelSettings"?:{...}}` on stdin (our stored message
+//! shape, a system message first; the agent's settings under Mastra's names) and prints one assistant message `{"content"?, "toolCalls"?: [{"id"?, "name",
 //! "args"}]}` on stdout.
 //!
 //! The program runs in its own process group, bounded by the read timeout: past it, or when
@@ -19,7 +19,6 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::group::{self, End, Group};
 use super::scripted::{call_of, ScriptCall};
 use super::settings::{Settings, READ_TIMEOUT};
 use super::{Provider, Request, Response};
@@ -28,6 +27,7 @@ use crate::error::{fail, Error, Kind};
 use crate::limits::{
     MAX_MODEL_PROGRAM_OUTPUT as MAX_OUTPUT, MAX_MODEL_PROGRAM_STDERR as MAX_STDERR,
 };
+use crate::sys::group::{self, End, Group};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -76,7 +76,8 @@ fn found(program: &str) -> bool {
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
-/// What the program reads on stdin.
+/// What the program reads on stdin: the messages and tools, and the agent's
+/// `modelSettings` (Mastra's names) when it has any.
 pub fn input(request: &Request) -> Value {
     let mut messages = vec![json!({"role": "system", "content": request.system})];
     messages.extend(request.messages.iter().map(|m| json!(m)));
@@ -85,7 +86,11 @@ pub fn input(request: &Request) -> Value {
         .iter()
         .map(|t| json!({"name": t.name, "description": t.description, "parameters": t.parameters}))
         .collect();
-    json!({"messages": messages, "tools": tools})
+    let mut input = json!({"messages": messages, "tools": tools});
+    if !request.settings.is_empty() {
+        input["modelSettings"] = json!(request.settings);
+    }
+    input
 }
 
 /// The assistant message the program printed.
@@ -227,14 +232,15 @@ mod tests {
             },
         ];
         let tools = [ToolSpec {
-            name: "ask_user",
-            description: "Ask.",
+            name: "ask_user".into(),
+            description: "Ask.".into(),
             parameters: json!({"type": "object"}),
         }];
         let request = Request {
             system: "Be brief.",
             messages: &messages,
             tools: &tools,
+            settings: &Default::default(),
         };
         assert_eq!(
             input(&request),
@@ -246,6 +252,15 @@ mod tests {
                 ],
                 "tools": [{"name": "ask_user", "description": "Ask.", "parameters": {"type": "object"}}],
             })
+        );
+        let settings = serde_json::from_value(json!({"seed": 7, "topP": 0.5})).unwrap();
+        let request = Request {
+            settings: &settings,
+            ..request
+        };
+        assert_eq!(
+            input(&request)["modelSettings"],
+            json!({"topP": 0.5, "seed": 7})
         );
     }
 

@@ -5,9 +5,10 @@
 //! calling process and stay in memory.
 
 mod assemble;
+mod branches;
 mod command;
-pub mod group;
 mod http;
+pub mod model_settings;
 mod none;
 mod openai;
 #[cfg(test)]
@@ -28,6 +29,7 @@ use crate::error::Error;
 use crate::tools::ToolSpec;
 
 pub use command::CommandModel;
+pub use model_settings::ModelSettings;
 pub use none::NoModel;
 pub use openai::OpenAi;
 pub use scripted::Scripted;
@@ -38,6 +40,8 @@ pub struct Request<'a> {
     pub system: &'a str,
     pub messages: &'a [Message],
     pub tools: &'a [ToolSpec],
+    /// The agent's `modelSettings`, sent with every call.
+    pub settings: &'a ModelSettings,
 }
 
 /// Arguments the model sent that are not valid JSON.

@@ -1,8 +1,14 @@
 //! `script:PATH`: a deterministic model for examples, demos and tests.
 //!
-//! The file holds `{"steps":[...]}`; the Nth call of a run returns step N, where N counts the
-//! assistant messages already in the conversation, whichever process makes the call.
+//! The file holds `{"steps":[...]}`. The first call returns the first step; after a step
+//! the next one in the file follows, unless the step has a `next` list of cases
+//! (`branches`) that picks the step by what the model received. Which step a call gets is
+//! worked out again from the whole conversation on every call, so any process that
+//! continues a run gets the same one; nothing is kept between calls. A script whose
+//! branches cannot be followed (a `goto` to no step) is refused when it is read; a step
+//! whose cases all miss fails the run, as running past the last step does.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -10,6 +16,7 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::branches::{self, Case};
 use super::{BadArgs, ModelCall, Provider, Request, Response};
 use crate::domain::Message;
 use crate::error::{fail, Error};
@@ -24,9 +31,13 @@ struct Script {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Step {
+    /// The name `goto` uses.
+    id: Option<String>,
     text: Option<String>,
     tool_calls: Option<Vec<ScriptCall>>,
     delay_ms: Option<u64>,
+    /// Cases that pick the step after this one; without them, the next in the file.
+    next: Option<Vec<Case>>,
 }
 
 /// A tool call as a script or a `command:` model writes it.
@@ -47,6 +58,8 @@ fn empty_object() -> Value {
 pub struct Scripted {
     path: PathBuf,
     steps: Vec<Step>,
+    /// Step id → index.
+    ids: HashMap<String, usize>,
 }
 
 impl Scripted {
@@ -58,29 +71,124 @@ impl Scripted {
         })?;
         let script: Script = serde_json::from_slice(&bytes)
             .map_err(|e| Error::invalid(format!("script {shown}: {e}")))?;
-        for (i, step) in script.steps.iter().enumerate() {
-            if step.text.is_none() && step.tool_calls.is_none() {
-                return fail(Error::invalid(format!(
-                    "script {shown}: step {} has neither text nor toolCalls",
-                    i + 1
-                )));
-            }
-            if step
-                .delay_ms
-                .is_some_and(|ms| ms > MAX_SCRIPT_DELAY.as_millis() as u64)
-            {
-                return fail(Error::usage(format!(
-                    "script {shown}: step {} has a delayMs longer than the maximum, {} ms",
-                    i + 1,
-                    MAX_SCRIPT_DELAY.as_millis()
-                )));
-            }
-        }
+        let ids =
+            check(&script.steps).map_err(|e| Error::invalid(format!("script {shown}: {e}")))?;
         Ok(Scripted {
             path: path.to_path_buf(),
             steps: script.steps,
+            ids,
         })
     }
+
+    /// The step's number (and id) as an error names it.
+    fn label(&self, at: usize) -> String {
+        match self.steps.get(at).and_then(|s| s.id.as_deref()) {
+            Some(id) => format!("step {} (\"{id}\")", at + 1),
+            None => format!("step {}", at + 1),
+        }
+    }
+
+    /// The step that follows step `at`, given what the model received after it.
+    fn after(&self, at: usize, received: &[Message]) -> Result<usize> {
+        let Some(step) = self.steps.get(at) else {
+            return self.past_the_end(at);
+        };
+        let Some(cases) = &step.next else {
+            return Ok(at + 1);
+        };
+        let inputs = branches::received(received);
+        let hit = cases
+            .iter()
+            .find(|c| c.when.as_ref().is_none_or(|w| w.matches(&inputs)));
+        match hit {
+            Some(case) => Ok(self.ids[&case.goto]),
+            None => fail(Error::provider(format!(
+                "script {}: {} has no case for what the model received ({})",
+                self.path.display(),
+                self.label(at),
+                branches::describe(&inputs)
+            ))),
+        }
+    }
+
+    /// The step for the next call of a conversation: replayed from the first step through
+    /// each of the model's answers and what followed it.
+    fn position(&self, messages: &[Message]) -> Result<usize> {
+        let answers: Vec<usize> = messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| matches!(m, Message::Assistant { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        let mut at = 0;
+        for (k, &i) in answers.iter().enumerate() {
+            let end = answers.get(k + 1).copied().unwrap_or(messages.len());
+            at = self.after(at, &messages[i + 1..end])?;
+        }
+        Ok(at)
+    }
+
+    fn past_the_end<T>(&self, at: usize) -> Result<T> {
+        fail(Error::provider(format!(
+            "script {} has no step {} (it has {})",
+            self.path.display(),
+            at + 1,
+            self.steps.len()
+        )))
+    }
+}
+
+/// Checks what serde cannot: every step says something, delays are bounded, ids are
+/// unique, and every branch leads to a step. Returns the ids.
+fn check(steps: &[Step]) -> Result<HashMap<String, usize>, String> {
+    let mut ids = HashMap::new();
+    for (i, step) in steps.iter().enumerate() {
+        let n = i + 1;
+        if step.text.is_none() && step.tool_calls.is_none() {
+            return Err(format!("step {n} has neither text nor toolCalls"));
+        }
+        if step
+            .delay_ms
+            .is_some_and(|ms| ms > MAX_SCRIPT_DELAY.as_millis() as u64)
+        {
+            return Err(format!(
+                "step {n} has a delayMs longer than the maximum, {} ms",
+                MAX_SCRIPT_DELAY.as_millis()
+            ));
+        }
+        if let Some(id) = &step.id {
+            if id.is_empty() {
+                return Err(format!("step {n} has an empty id"));
+            }
+            if let Some(first) = ids.insert(id.clone(), i) {
+                return Err(format!(
+                    "steps {} and {n} have the same id \"{id}\"",
+                    first + 1
+                ));
+            }
+        }
+    }
+    for (i, step) in steps.iter().enumerate() {
+        let n = i + 1;
+        let Some(cases) = &step.next else { continue };
+        if cases.is_empty() {
+            return Err(format!("step {n} has an empty next list"));
+        }
+        for (k, case) in cases.iter().enumerate() {
+            if !ids.contains_key(&case.goto) {
+                return Err(format!(
+                    "step {n} goes to \"{}\", but no step has that id",
+                    case.goto
+                ));
+            }
+            if case.when.is_none() && k + 1 < cases.len() {
+                return Err(format!(
+                    "step {n}: a case without \"when\" matches everything, so it must be the last"
+                ));
+            }
+        }
+    }
+    Ok(ids)
 }
 
 pub(super) fn call_of(c: &ScriptCall) -> ModelCall {
@@ -100,18 +208,9 @@ pub(super) fn call_of(c: &ScriptCall) -> ModelCall {
 
 impl Provider for Scripted {
     fn complete(&self, request: &Request, on_text: &mut dyn FnMut(&str)) -> Result<Response> {
-        let n = request
-            .messages
-            .iter()
-            .filter(|m| matches!(m, Message::Assistant { .. }))
-            .count();
-        let Some(step) = self.steps.get(n) else {
-            return fail(Error::provider(format!(
-                "script {} has no step {} (it has {})",
-                self.path.display(),
-                n + 1,
-                self.steps.len()
-            )));
+        let at = self.position(request.messages)?;
+        let Some(step) = self.steps.get(at) else {
+            return self.past_the_end(at);
         };
         if let Some(ms) = step.delay_ms {
             std::thread::sleep(Duration::from_millis(ms));
@@ -131,6 +230,7 @@ impl Provider for Scripted {
 mod tests {
     use super::*;
     use crate::testing::{damage, json_input, Rng};
+    use serde_json::json;
 
     /// A conversation in which the model already answered `n` times.
     fn history(n: usize) -> Vec<Message> {
@@ -146,11 +246,249 @@ mod tests {
         m
     }
 
+    fn load(script: Value) -> Result<Scripted> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("script.json");
+        std::fs::write(&file, script.to_string()).unwrap();
+        Scripted::load(&file)
+    }
+
+    fn call(script: &Scripted, messages: &[Message]) -> Result<Response> {
+        let request = Request {
+            system: "",
+            messages,
+            tools: &[],
+            settings: &Default::default(),
+        };
+        script.complete(&request, &mut |_| {})
+    }
+
+    fn text_of(script: &Scripted, messages: &[Message]) -> String {
+        call(script, messages)
+            .unwrap_or_else(|e| panic!("{e:#}"))
+            .text
+            .unwrap_or_default()
+    }
+
+    fn assistant() -> Message {
+        Message::Assistant {
+            content: None,
+            tool_calls: vec![],
+        }
+    }
+
+    fn result(tool: &str, content: &str) -> Message {
+        Message::Tool {
+            tool_call_id: "c".into(),
+            tool_name: tool.into(),
+            content: content.into(),
+        }
+    }
+
+    fn answered(label: &str) -> Message {
+        result(
+            "ask_user",
+            &json!({"content": format!("User answered: {label}"), "isError": false}).to_string(),
+        )
+    }
+
+    #[test]
+    fn steps_follow_in_order_without_branches() {
+        let s = load(json!({"steps": [{"text": "one"}, {"text": "two"}]})).unwrap();
+        assert_eq!(text_of(&s, &history(0)), "one");
+        assert_eq!(text_of(&s, &history(1)), "two");
+        let e = format!("{:#}", call(&s, &history(2)).unwrap_err());
+        assert!(e.ends_with("script.json has no step 3 (it has 2)"), "{e}");
+    }
+
+    #[test]
+    fn a_branch_follows_what_the_model_received() {
+        let s = load(json!({"steps": [
+            {"id": "ask", "toolCalls": [{"name": "ask_user", "args": {"question": "Which?"}}],
+             "next": [
+                {"when": {"answer": "beta"}, "goto": "beta"},
+                {"when": {"contains": "stable"}, "goto": "stable"},
+                {"goto": "other"}
+             ]},
+            {"id": "stable", "text": "Stable it is."},
+            {"id": "beta", "text": "Beta it is.", "next": [{"goto": "ask"}]},
+            {"id": "other", "text": "Something else."}
+        ]}))
+        .unwrap();
+        let first = |label: &str| {
+            vec![
+                Message::User {
+                    content: "go".into(),
+                },
+                assistant(),
+                answered(label),
+            ]
+        };
+        assert_eq!(text_of(&s, &first("beta")), "Beta it is.");
+        assert_eq!(text_of(&s, &first("stable")), "Stable it is.");
+        assert_eq!(text_of(&s, &first("nightly")), "Something else.");
+        // After "beta" the script goes back to the question, then (a reply) on again.
+        let mut again = first("beta");
+        again.push(assistant());
+        again.push(Message::User {
+            content: "ask me again".into(),
+        });
+        assert_eq!(call(&s, &again).unwrap().calls[0].name, "ask_user");
+        again.push(assistant());
+        again.push(answered("stable"));
+        assert_eq!(text_of(&s, &again), "Stable it is.");
+        // A step after a branch with no cases falls through in file order.
+        let mut on = first("stable");
+        on.push(assistant());
+        on.push(Message::User {
+            content: "and then?".into(),
+        });
+        assert_eq!(text_of(&s, &on), "Beta it is.");
+    }
+
+    #[test]
+    fn a_step_whose_cases_all_miss_fails_the_call() {
+        let s = load(json!({"steps": [
+            {"id": "plan", "toolCalls": [{"name": "submit_plan", "args": {"path": "P.md"}}],
+             "next": [{"when": {"plan": "approved"}, "goto": "done"}]},
+            {"id": "done", "text": "Done."}
+        ]}))
+        .unwrap();
+        let messages = vec![
+            Message::User {
+                content: "go".into(),
+            },
+            assistant(),
+            result(
+                "submit_plan",
+                r#"{"content":"Failed to submit plan: P.md does not exist","isError":true}"#,
+            ),
+        ];
+        let e = format!("{:#}", call(&s, &messages).unwrap_err());
+        assert!(
+            e.ends_with("script.json: step 1 (\"plan\") has no case for what the model received (a result of submit_plan: {\"content\":\"Failed to submit plan: P.md does not exist\",\"isError\":true})"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn branches_to_nowhere_are_refused_when_the_script_is_read() {
+        let step = |extra: Value| {
+            let mut s = json!({"text": "t"});
+            s.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            s
+        };
+        let cases = [
+            (
+                json!([step(json!({"next": [{"goto": "nowhere"}]}))]),
+                "step 1 goes to \"nowhere\", but no step has that id",
+            ),
+            (
+                json!([step(json!({"id": "a"})), step(json!({"id": "a"}))]),
+                "steps 1 and 2 have the same id \"a\"",
+            ),
+            (json!([step(json!({"id": ""}))]), "step 1 has an empty id"),
+            (
+                json!([step(json!({"id": "a", "next": []}))]),
+                "step 1 has an empty next list",
+            ),
+            (
+                json!([step(
+                    json!({"id": "a", "next": [{"goto": "a"}, {"when": {"answer": "x"}, "goto": "a"}]})
+                )]),
+                "step 1: a case without \"when\" matches everything, so it must be the last",
+            ),
+            (
+                json!([step(
+                    json!({"next": [{"when": {"plan": "later"}, "goto": "a"}]})
+                )]),
+                "unknown variant `later`",
+            ),
+            (
+                json!([step(json!({"next": [{"if": {}, "goto": "a"}]}))]),
+                "unknown field `if`",
+            ),
+            (
+                json!([{"id": "a"}]),
+                "step 1 has neither text nor toolCalls",
+            ),
+        ];
+        for (steps, expected) in cases {
+            let e = format!("{:#}", load(json!({ "steps": steps })).err().unwrap());
+            assert!(e.contains(expected), "{steps}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_release_example_branches_on_each_decision() {
+        let example: Value =
+            serde_json::from_str(include_str!("../../examples/release/script.json")).unwrap();
+        let s = load(example).unwrap();
+        let mut m = vec![Message::User {
+            content: "Prepare the next release".into(),
+        }];
+        for label in ["2.0.0", "beta", "Add tests, Update docs"] {
+            m.push(assistant());
+            m.push(answered(label));
+        }
+        let plan = crate::tools::submit_plan::Plan::from_text(
+            "RELEASE_PLAN.md",
+            "# Release plan\n\n1. Go.",
+        );
+        let decided = |d: Value| {
+            let d = crate::tools::submit_plan::Decision::from_json(&d).unwrap();
+            result("submit_plan", &d.result(&plan).to_string())
+        };
+        let after = |m: &[Message], received: Message| {
+            let mut m = m.to_vec();
+            m.push(assistant());
+            m.push(received);
+            m
+        };
+        assert_eq!(
+            call(&s, &m).unwrap().calls[0].args,
+            Ok(json!({"path": "RELEASE_PLAN.md"}))
+        );
+        let approved = after(&m, decided(json!({"action": "approved"})));
+        assert!(text_of(&s, &approved).starts_with("The plan is approved."));
+        let feedback = after(
+            &m,
+            decided(json!({"action": "rejected", "feedback": "Add a rollback step."})),
+        );
+        assert_eq!(
+            call(&s, &feedback).unwrap().calls[0].args,
+            Ok(json!({"path": "RELEASE_PLAN-v2.md"}))
+        );
+        let silent = after(&m, decided(json!({"action": "rejected"})));
+        let waits = call(&s, &silent).unwrap();
+        assert!(waits.calls.is_empty());
+        let replied = after(
+            &silent,
+            Message::User {
+                content: "Add a rollback step.".into(),
+            },
+        );
+        assert_eq!(
+            call(&s, &replied).unwrap().calls[0].args,
+            Ok(json!({"path": "RELEASE_PLAN-v2.md"}))
+        );
+        let missing = after(
+            &m,
+            result(
+                "submit_plan",
+                r#"{"content":"Failed to submit plan: RELEASE_PLAN.md does not exist","isError":true}"#,
+            ),
+        );
+        assert!(text_of(&s, &missing).contains("--cwd"));
+    }
+
     #[test]
     fn no_script_makes_loading_or_a_model_call_panic() {
         let example: Value =
             serde_json::from_str(include_str!("../../examples/release/script.json")).unwrap();
-        let strings = serde_json::json!({"steps": [
+        let strings = json!({"steps": [
             {"toolCalls": [{"name": "ask_user", "args": "{\"question\": \"Q?\"}"}]},
             {"toolCalls": [{"id": "x", "name": "ask_user", "args": "{\"question"}]},
             {"text": "done", "delayMs": 0}
@@ -175,15 +513,12 @@ mod tests {
             for step in &mut script.steps {
                 step.delay_ms = None;
             }
+            let linear = script.steps.iter().all(|s| s.next.is_none());
             for n in 0..=script.steps.len() + 1 {
-                let messages = history(n);
-                let request = Request {
-                    system: "",
-                    messages: &messages,
-                    tools: &[],
-                };
-                let result = script.complete(&request, &mut |_| {});
-                assert_eq!(result.is_ok(), n < script.steps.len());
+                let result = call(&script, &history(n));
+                if linear {
+                    assert_eq!(result.is_ok(), n < script.steps.len());
+                }
             }
         }
         assert!(

@@ -6,26 +6,51 @@
 
 use serde_json::{json, Map, Value};
 
-use super::Request;
+use super::{ModelSettings, Request};
 use crate::domain::{Message, ToolCall};
 use crate::tools::ToolSpec;
 
 /// The longest server message we repeat in an error.
 const MAX_MESSAGE: usize = 300;
 
-/// The request body for one model call.
-pub fn body(model: &str, request: &Request, stream: bool) -> Value {
+/// The request body for one model call; `max_tokens_key` names the length cap of the
+/// agent's `modelSettings` on this server.
+pub fn body(model: &str, request: &Request, stream: bool, max_tokens_key: &str) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("messages".into(), Value::Array(messages(request)));
     if !request.tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools(request.tools)));
     }
+    body.extend(settings(request.settings, max_tokens_key));
     body.insert("stream".into(), json!(stream));
     if stream {
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Value::Object(body)
+}
+
+/// The agent's `modelSettings` under OpenAI's names, `max_tokens_key` naming the length cap
+/// (`max_tokens`, or `max_completion_tokens` for OpenAI itself). An empty `stopSequences`
+/// sends no `stop`; unset settings send nothing.
+pub fn settings(s: &ModelSettings, max_tokens_key: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    if let Some(t) = s.temperature {
+        out.insert("temperature".into(), t.into());
+    }
+    if let Some(n) = s.max_output_tokens {
+        out.insert(max_tokens_key.into(), n.into());
+    }
+    if let Some(p) = s.top_p {
+        out.insert("top_p".into(), p.into());
+    }
+    if let Some(seed) = s.seed {
+        out.insert("seed".into(), seed.into());
+    }
+    if let Some(stop) = s.stop_sequences.as_ref().filter(|s| !s.is_empty()) {
+        out.insert("stop".into(), stop.clone().into());
+    }
+    out
 }
 
 /// The system message, then the history.
@@ -132,8 +157,8 @@ mod tests {
 
     fn spec() -> ToolSpec {
         ToolSpec {
-            name: "ask_user",
-            description: "Ask.",
+            name: "ask_user".into(),
+            description: "Ask.".into(),
             parameters: json!({"type": "object"}),
         }
     }
@@ -176,9 +201,10 @@ mod tests {
             system: "Be brief.",
             messages: &messages,
             tools: &tools,
+            settings: &Default::default(),
         };
         assert_eq!(
-            body("gpt-4o-mini", &request, true),
+            body("gpt-4o-mini", &request, true, "max_tokens"),
             json!({
                 "model": "gpt-4o-mini",
                 "messages": [
@@ -211,10 +237,60 @@ mod tests {
             system: "",
             messages: &messages,
             tools: &[],
+            settings: &Default::default(),
         };
         assert_eq!(
-            body("m", &request, false),
+            body("m", &request, false, "max_tokens"),
             json!({"model": "m", "messages": [{"role": "user", "content": "Hi"}], "stream": false})
+        );
+    }
+
+    fn settings_of(v: Value) -> ModelSettings {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn every_setting_has_its_wire_name() {
+        let s = settings_of(
+            json!({"temperature": 0.2, "maxOutputTokens": 256, "topP": 0.9,
+                                   "seed": 42, "stopSequences": ["END", "\n\n"]}),
+        );
+        assert_eq!(
+            Value::Object(settings(&s, "max_tokens")),
+            json!({"temperature": 0.2, "max_tokens": 256, "top_p": 0.9, "seed": 42,
+                   "stop": ["END", "\n\n"]})
+        );
+        assert_eq!(
+            settings(&s, "max_completion_tokens")["max_completion_tokens"],
+            256
+        );
+        assert!(settings(&settings_of(json!({})), "max_tokens").is_empty());
+        assert!(settings(&settings_of(json!({"stopSequences": []})), "max_tokens").is_empty());
+        assert_eq!(
+            Value::Object(settings(
+                &settings_of(json!({"temperature": 0, "seed": -1})),
+                "max_tokens"
+            )),
+            json!({"temperature": 0.0, "seed": -1})
+        );
+    }
+
+    #[test]
+    fn model_settings_go_beside_the_messages() {
+        let messages = vec![Message::User {
+            content: "Hi".into(),
+        }];
+        let tuned = settings_of(json!({"maxOutputTokens": 64, "stopSequences": ["END"]}));
+        let request = Request {
+            system: "",
+            messages: &messages,
+            tools: &[],
+            settings: &tuned,
+        };
+        assert_eq!(
+            body("m", &request, false, "max_completion_tokens"),
+            json!({"model": "m", "messages": [{"role": "user", "content": "Hi"}],
+                   "max_completion_tokens": 64, "stop": ["END"], "stream": false})
         );
     }
 

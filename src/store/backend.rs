@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use super::error::Result;
 use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
+use serde_json::Value;
+
 use crate::domain::{
-    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent, Usage,
+    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent,
+    ToolProcess, Usage,
 };
 
 /// How a transaction reaches the disk. Only SQLite tells them apart; PostgreSQL commits
@@ -109,6 +112,18 @@ pub trait Tx {
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>>;
     /// Records the person's decision on a pending call, at the run's `updated_at`.
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()>;
+    /// Records where an approved call's tool runs.
+    fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()>;
+    /// Records what an approved call's tool gave (`error` when it failed).
+    fn set_tool_result(
+        &mut self,
+        run: &RunRow,
+        call_id: &str,
+        result: &Value,
+        error: Option<&Value>,
+    ) -> Result<()>;
+    /// How many messages the run has (its next message's sequence number).
+    fn message_count(&mut self, run: &RunRow) -> Result<i64>;
     /// The calls of one step, in call order.
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>>;
     /// Closes the run's pending calls as `state`.
@@ -153,7 +168,19 @@ ALTER TABLE waiters ADD COLUMN start BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX runs_by_creation ON runs (created_at);
 CREATE INDEX runs_by_status_creation ON runs (status, created_at);
 ";
-    /// 4: the ledger of answers sent to Mastra servers (SPEC §12), one row per (server,
+    /// 4: approvals and the agent's own tools (SPEC §11): what kind of item a call is,
+    /// stored (the items stored before were questions and plans, told apart by their tool),
+    /// and where an approved tool runs, so that a later driver finds it.
+    pub const ITEM_KINDS_AND_TOOL_PROCESSES: &str = "
+ALTER TABLE calls ADD COLUMN kind TEXT;
+UPDATE calls SET kind = CASE tool_name WHEN 'ask_user' THEN 'question' ELSE 'plan' END
+    WHERE state <> 'done';
+ALTER TABLE calls ADD COLUMN tool_pgid BIGINT;
+ALTER TABLE calls ADD COLUMN tool_start BIGINT;
+ALTER TABLE calls ADD COLUMN tool_host TEXT;
+ALTER TABLE calls ADD COLUMN tool_started_at BIGINT;
+";
+    /// 5: the ledger of answers sent to Mastra servers (SPEC §12), one row per (server,
     /// run, tool call, kind).
     pub const LEDGER: &str = "
 CREATE TABLE ledger (

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::backend::{Outcome, RunRow};
 use super::{Lease, LedgerEntry, LedgerKey, LedgerState, Run, LEASE_MS};
-use crate::domain::{CallRecord, CallState, ItemKind, RunStatus, Usage};
+use crate::domain::{CallRecord, CallState, ItemKind, RunStatus, ToolProcess, Usage};
 
 /// What reading one row gives: the value, or what is wrong with the row.
 pub type Read<T> = Result<T, String>;
@@ -188,12 +188,30 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
 
 /// Columns of a call: run id, call_id, seq, step, tool_name, args, state, payload,
 /// payload_is_args (the payload is the arguments), result, error, resume_data,
-/// resolved_by, resolved_via, resolved_at, expires_at, created_at.
+/// resolved_by, resolved_via, resolved_at, expires_at, created_at, kind, tool_pgid,
+/// tool_start, tool_host, tool_started_at.
 pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     let args = json(c, 5)?;
     let payload = match c.int(8)? {
         Some(n) if n != 0 => Some(args.clone()),
         _ => opt_json(c, 7)?,
+    };
+    let state = call_state(&text(c, 6)?)?;
+    let kind = match c.text(17)? {
+        Some(k) => Some(ItemKind::parse(&k).ok_or_else(|| format!("unknown item kind {k:?}"))?),
+        None if state != CallState::Done => {
+            return Err(format!("{} is an item without a kind", c.name(17)))
+        }
+        None => None,
+    };
+    let process = match c.int(18)? {
+        Some(pgid) => Some(ToolProcess {
+            pgid: u32::try_from(pgid).map_err(|_| format!("{} is out of range", c.name(18)))?,
+            leader_start: u64::try_from(c.int(19)?.unwrap_or(0)).unwrap_or(0),
+            host: c.text(20)?.unwrap_or_default(),
+            started_at: c.int(21)?.unwrap_or(0),
+        }),
+        None => None,
     };
     Ok(CallRecord {
         run_id: text(c, 0)?,
@@ -202,7 +220,8 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
         step: int(c, 3)?,
         tool_name: text(c, 4)?,
         args,
-        state: call_state(&text(c, 6)?)?,
+        state,
+        kind,
         payload,
         result: opt_json(c, 9)?,
         error: opt_json(c, 10)?,
@@ -212,12 +231,13 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
         resolved_at: c.int(14)?,
         expires_at: c.int(15)?,
         created_at: int(c, 16)?,
+        process,
     })
 }
 
 /// Columns of a pending item: those of a call, then its run's agent id.
 pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
-    let agent_id = c.text(17)?.unwrap_or_default();
+    let agent_id = c.text(22)?.unwrap_or_default();
     Ok((call(c)?, agent_id))
 }
 

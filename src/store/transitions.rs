@@ -14,9 +14,11 @@ use super::{
     damage, holder_alive, now_ms, Lease, LedgerEntry, LedgerKey, LedgerState, NewRun, PendingItem,
     Resolved, LEASE_MS,
 };
+use serde_json::Value;
+
 use crate::domain::{
     resumed_results, CallState, Event, Message, Resolution, RunStatus, StepCommit, StoredEvent,
-    Transition, Usage,
+    ToolProcess, Transition, Usage,
 };
 
 /// The `finish_reason` of a run failed because its input expired.
@@ -167,6 +169,8 @@ pub trait Store: Backend {
     /// Resolves one pending item exactly once. When it is the last of its step, the step's
     /// results are appended in the same transaction that sets the run running under
     /// `driver` — or with no lease when `driver` is `None` or a live waiter will drive it.
+    /// When some call of the step was approved, its tool must run first: the results are
+    /// then left to the driver of the next leg (`finish_step`).
     fn resolve(
         &self,
         run_id: &str,
@@ -216,6 +220,13 @@ pub trait Store: Backend {
             run.status = RunStatus::Running;
             run.lease = driver.map(|l| renewed(l, now));
             tx.save_run(&run)?;
+            if calls.iter().any(|c| c.waits_to_run()) {
+                tx.notify(&run)?;
+                return Ok(Resolved::Resumed {
+                    events: Vec::new(),
+                    driving: driver.is_some(),
+                });
+            }
             let results = resumed_results(&calls);
             let origin = Origin::Results { step: call.step };
             let batch = appended(origin, &results.messages, &results.events, now);
@@ -225,6 +236,79 @@ pub trait Store: Backend {
                 events,
                 driving: driver.is_some(),
             })
+        })
+    }
+
+    /// Records, under `lease`, that the approved call's tool was started as `process`.
+    /// False when the lease is no longer held (nothing is stored).
+    fn start_tool(
+        &self,
+        run_id: &str,
+        lease: &Lease,
+        call_id: &str,
+        process: &ToolProcess,
+    ) -> Result<bool> {
+        write(self, Durability::Deferred, |tx| {
+            let Some(run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
+                return Ok(false);
+            };
+            tx.set_tool_process(&run, call_id, process)?;
+            Ok(true)
+        })
+    }
+
+    /// Stores, under `lease`, what the approved call's tool gave. False when the lease is no
+    /// longer held (nothing is stored).
+    fn finish_tool(
+        &self,
+        run_id: &str,
+        lease: &Lease,
+        call_id: &str,
+        result: &Value,
+        error: Option<&Value>,
+    ) -> Result<bool> {
+        write(self, Durability::Durable, |tx| {
+            let Some(run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
+                return Ok(false);
+            };
+            tx.set_tool_result(&run, call_id, result, error)?;
+            Ok(true)
+        })
+    }
+
+    /// Appends, under `lease`, the results of the step whose assistant message is `step`,
+    /// once its approved tools have run: what `resolve` leaves to the next leg. Nothing when
+    /// they were appended already. `None` when the lease is no longer held.
+    fn finish_step(
+        &self,
+        run_id: &str,
+        lease: &Lease,
+        step: i64,
+    ) -> Result<Option<Vec<StoredEvent>>> {
+        let now = now_ms();
+        write(self, Durability::Deferred, |tx| {
+            let Some(mut run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
+                return Ok(None);
+            };
+            if tx.message_count(&run)? != step.saturating_add(1) {
+                return Ok(Some(Vec::new()));
+            }
+            let calls = tx.step_calls(&run, step)?;
+            if let Some(c) = calls.iter().find(|c| c.waits_to_run()) {
+                return Err(Error::Damaged {
+                    run: run.id.clone(),
+                    what: format!("the approved tool call {} has no result", c.call_id),
+                });
+            }
+            run.lease = Some(renewed(lease, now));
+            run.updated_at = now;
+            tx.save_run(&run)?;
+            let results = resumed_results(&calls);
+            let origin = Origin::Results { step };
+            let batch = appended(origin, &results.messages, &results.events, now);
+            let events = tx.append(&run, &batch)?;
+            tx.notify(&run)?;
+            Ok(Some(events))
         })
     }
 

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::schema::{self, Problems};
 use super::ToolSpec;
-use crate::domain::{ToolOutcome, ASK_USER};
+use crate::domain::{ItemKind, ToolOutcome, ASK_USER};
 use crate::limits::{MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS, MAX_QUESTION_CHARS};
 
 /// How a question is answered.
@@ -182,11 +182,12 @@ fn quote_all(labels: &[&str]) -> String {
 
 pub fn spec() -> ToolSpec {
     ToolSpec {
-        name: ASK_USER,
+        name: ASK_USER.into(),
         description: "Ask the user a question and wait for the answer. Use it when the request \
             is ambiguous or a decision belongs to the user. Give `options` to offer choices \
             (`selectionMode`: `single_select` for one, `multi_select` for several); without \
-            options the user answers in free text.",
+            options the user answers in free text."
+            .into(),
         parameters: json!({
             "type": "object",
             "properties": {
@@ -317,6 +318,7 @@ fn parse_options(v: &Value, p: &mut Problems) -> Option<Vec<Choice>> {
 pub fn evaluate(args: &Value) -> ToolOutcome {
     match question(args) {
         Ok(q) => ToolOutcome::Suspend {
+            kind: ItemKind::Question,
             payload: q.payload(),
             resume_schema: q.resume_schema(),
         },

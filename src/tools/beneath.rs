@@ -9,7 +9,9 @@
 //! non-blocking; then checked on the open descriptor: a regular file, with one link, on a
 //! real file system (not procfs, sysfs or the device file system). Symlinks that stay
 //! inside the directory work; absolute symlinks are refused even when they point inside.
-//! This module reads nothing and knows nothing of plans.
+//! A directory is opened beneath one by the same resolution (`open_dir_beneath`), for a
+//! file to be created in it (`write_file`). This module reads and writes nothing and knows
+//! nothing of plans.
 
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
@@ -101,16 +103,38 @@ fn open_dir(root: &Path) -> io::Result<OwnedFd> {
 /// The flags of the final open: read, never block, never take a terminal.
 const FILE_FLAGS: libc::c_int =
     libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+/// The flags of a directory's open.
+const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
 
 fn open_in(dir: &OwnedFd, rel: &Path) -> Result<File, Refusal> {
+    open_with(dir, rel, FILE_FLAGS)
+}
+
+fn open_with(dir: &OwnedFd, rel: &Path, flags: libc::c_int) -> Result<File, Refusal> {
     #[cfg(target_os = "linux")]
     {
-        if let Some(file) = openat2(dir, rel)? {
+        if let Some(file) = openat2(dir, rel, flags)? {
             return Ok(file);
         }
         // openat2 is not available here: walk.
     }
-    walk(dir, rel)
+    walk(dir, rel, flags)
+}
+
+/// Opens the directory `path` (relative to `root`, or absolute and inside it; empty for
+/// `root` itself) by the same rules as a file: never leaving `root`.
+pub fn open_dir_beneath(root: &Path, path: &Path) -> Result<OwnedFd, Refusal> {
+    let rel = relative(root, path)?;
+    let dir = open_dir(root).map_err(Refusal::Root)?;
+    if rel.components().all(|c| matches!(c, Component::CurDir)) {
+        return Ok(dir);
+    }
+    let opened = open_with(&dir, rel, DIR_FLAGS).map_err(|e| match e {
+        // ENOTDIR: a file where a directory belongs.
+        Refusal::Io(io) if io.raw_os_error() == Some(libc::ENOTDIR) => Refusal::NotRegular,
+        other => other,
+    })?;
+    Ok(OwnedFd::from(opened))
 }
 
 /// `struct open_how` of `linux/openat2.h` (the first version, 24 bytes).
@@ -124,10 +148,10 @@ struct OpenHow {
 
 /// `None` when the kernel (or a sandbox) does not offer openat2.
 #[cfg(target_os = "linux")]
-fn openat2(dir: &OwnedFd, rel: &Path) -> Result<Option<File>, Refusal> {
+fn openat2(dir: &OwnedFd, rel: &Path, flags: libc::c_int) -> Result<Option<File>, Refusal> {
     let c = c_path(rel.as_os_str())?;
     let how = OpenHow {
-        flags: FILE_FLAGS as u64,
+        flags: flags as u64,
         mode: 0,
         resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS,
     };
@@ -170,7 +194,7 @@ fn refusal(e: io::Error) -> Refusal {
 /// The walk for kernels without openat2: one component at a time, never following a
 /// symlink in the kernel (`O_NOFOLLOW`); a relative symlink's target is walked in its
 /// place, an absolute one is outside, and `..` never climbs above the directory.
-fn walk(root: &OwnedFd, rel: &Path) -> Result<File, Refusal> {
+fn walk(root: &OwnedFd, rel: &Path, final_flags: libc::c_int) -> Result<File, Refusal> {
     let mut stack: Vec<OwnedFd> = Vec::new();
     let mut todo: Vec<OsString> = Vec::new();
     push_components(&mut todo, rel)?;
@@ -184,12 +208,7 @@ fn walk(root: &OwnedFd, rel: &Path) -> Result<File, Refusal> {
         }
         let dir = stack.last().unwrap_or(root).as_raw_fd();
         let last = todo.is_empty();
-        let flags = libc::O_NOFOLLOW
-            | if last {
-                FILE_FLAGS
-            } else {
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC
-            };
+        let flags = libc::O_NOFOLLOW | if last { final_flags } else { DIR_FLAGS };
         let c = c_path(&name)?;
         // SAFETY: openat with a valid directory descriptor and C string.
         let fd = unsafe { libc::openat(dir, c.as_ptr(), flags) };
@@ -223,7 +242,14 @@ fn walk(root: &OwnedFd, rel: &Path) -> Result<File, Refusal> {
         }
         push_components(&mut todo, target)?;
     }
-    // The path ended in a directory (`sub/..`).
+    // The path ended in a directory (`sub/..`): what a directory's open asks for.
+    if final_flags & libc::O_DIRECTORY != 0 {
+        let dir = match stack.pop() {
+            Some(d) => d,
+            None => root.try_clone().map_err(Refusal::Io)?,
+        };
+        return Ok(File::from(dir));
+    }
     Err(Refusal::NotRegular)
 }
 
@@ -382,7 +408,7 @@ mod tests {
         cases(&|root, path| {
             let rel = relative(root, path)?;
             let dir = open_dir(root).map_err(Refusal::Io)?;
-            let file = walk(&dir, rel)?;
+            let file = walk(&dir, rel, FILE_FLAGS)?;
             check(&file)?;
             Ok(file)
         });

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::beneath::{self, Refusal};
 use super::schema::{self, Problems};
 use super::ToolSpec;
-use crate::domain::{ToolOutcome, SUBMIT_PLAN};
+use crate::domain::{ItemKind, ToolOutcome, SUBMIT_PLAN};
 use crate::limits::{self, ReadError, MAX_PLAN_FILE, MAX_PLAN_PATH_CHARS as MAX_PATH_CHARS};
 
 pub const APPROVED_TEXT: &str =
@@ -175,11 +175,12 @@ pub fn resume_schema() -> Value {
 
 pub fn spec() -> ToolSpec {
     ToolSpec {
-        name: SUBMIT_PLAN,
+        name: SUBMIT_PLAN.into(),
         description: "Submit a plan for the user to review before you act on it. Write the plan \
             as a Markdown file in the working directory (a first line `# Title`, then the \
             plan), then call this tool with its path. The user approves it, rejects it with \
-            feedback, or rejects it and writes to you next.",
+            feedback, or rejects it and writes to you next."
+            .into(),
         parameters: json!({
             "type": "object",
             "properties": {
@@ -213,6 +214,7 @@ pub fn evaluate(args: &Value, cwd: &Path) -> ToolOutcome {
     };
     match read_plan(cwd, &path) {
         Ok(text) => ToolOutcome::Suspend {
+            kind: ItemKind::Plan,
             payload: Plan::from_text(&path, &text).payload(),
             resume_schema: resume_schema(),
         },

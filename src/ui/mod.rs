@@ -1,5 +1,6 @@
 //! Talking with a person at a terminal: the dialoguer prompts that answer a question, the
-//! plan rendered for review with its menu, and the picker among pending items.
+//! plan rendered for review with its menu, the approval of a tool call, and the picker
+//! among pending items.
 //!
 //! `ui` only shows and asks. It never touches the store and never decides what happens next:
 //! each function returns what the person chose, or `None` when they quit (Esc or `q` in a
@@ -7,6 +8,7 @@
 //! here before it reaches the terminal. Prompts are drawn on stderr, in colour only when
 //! console's stderr switch (`--color`, `NO_COLOR`) allows.
 
+mod approval;
 mod editor;
 mod markdown;
 mod pager;
@@ -14,6 +16,7 @@ mod prompt;
 mod review;
 mod terminal;
 
+pub use approval::{approve, Chosen};
 pub use prompt::{ask, pick};
 pub use review::review;
 

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use crate::common::{assert_one_line_error, Env, Out};
+use crate::steps::plan;
 
 /// A store with a run waiting on a single-select question, a plan run, a multi-select run
 /// and a run whose question was already answered.
@@ -25,7 +26,7 @@ fn fixture() -> Fixture {
     let agent = env.agent(ask(json!({"question": "Pick many", "options": [{"label": "a"}, {"label": "b"}], "selectionMode": "multi_select"})));
     let (_, multi) = env.start(&agent, &[]);
     env.write("work/PLAN.md", "# P\nx");
-    let agent = env.agent(json!([{"toolCalls": [{"id": "p1", "name": "submit_plan", "args": {"path": "PLAN.md"}}]}, {"text": "ok"}]));
+    let agent = env.agent(json!([plan("p1", "PLAN.md"), {"text": "ok"}]));
     let (_, plan) = env.start(&agent, &[]);
     let agent = env.agent(ask(json!({"question": "Name?"})));
     let (_, done) = env.start(&agent, &[]);

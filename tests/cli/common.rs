@@ -234,6 +234,49 @@ impl Env {
         }
     }
 
+    /// Waits (10 s at most) until the run has a registered waiter (`--wait`, `wait --drive`).
+    #[track_caller]
+    pub fn wait_for_waiter(&self, run: &str) {
+        let sql = format!("SELECT count(*) FROM waiters WHERE {}", self.of_run());
+        self.poll("the run never had a waiter", || {
+            self.count(&sql, &[run]) > 0
+        });
+    }
+
+    /// Waits (10 s at most) until `child` has the store open (the SQLite file, or a
+    /// connection to PostgreSQL): it is past its start and watching the run.
+    #[track_caller]
+    pub fn wait_until_watching(&self, child: &Child) {
+        let fds = format!("/proc/{}/fd", child.id());
+        let db = self.db();
+        let sqlite = matches!(self.store, TestDb::Sqlite(_));
+        self.poll("the process never opened the store", || {
+            std::fs::read_dir(&fds)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|fd| {
+                    std::fs::read_link(fd.path()).is_ok_and(|target| {
+                        if sqlite {
+                            target == db
+                        } else {
+                            target.to_string_lossy().starts_with("socket:")
+                        }
+                    })
+                })
+        });
+    }
+
+    /// Polls `ready` every 20 ms until it holds; fails with `what` after 10 s.
+    #[track_caller]
+    pub fn poll(&self, what: &str, mut ready: impl FnMut() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !ready() {
+            assert!(std::time::Instant::now() < deadline, "{what}");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     pub fn latest_run(&self) -> Option<String> {
         if !self.has_store() {
             return None;
@@ -285,15 +328,17 @@ impl Env {
             .collect()
     }
 
-    /// The tool messages of a run as (toolCallId, parsed content).
+    /// The tool messages of a run as (toolCallId, parsed content); an error text (what the
+    /// model gets when no tool ran) as a JSON string.
     pub fn tool_results(&self, run: &str) -> Vec<(String, Value)> {
         self.messages(run)
             .into_iter()
             .filter(|m| m["role"] == "tool")
             .map(|m| {
+                let content = m["content"].as_str().unwrap();
                 (
                     m["toolCallId"].as_str().unwrap().to_string(),
-                    serde_json::from_str(m["content"].as_str().unwrap()).unwrap(),
+                    serde_json::from_str(content).unwrap_or_else(|_| Value::from(content)),
                 )
             })
             .collect()

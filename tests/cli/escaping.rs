@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use crate::common::Env;
+use crate::steps::plan;
 
 const HOSTILE: &str = "Clear\u{1b}[2J title\u{1b}]0;pwned\u{7} rtl\u{202e}gnp.exe\nsecond line";
 
@@ -70,9 +71,7 @@ fn hostile_plans_are_escaped_in_pending_and_show() {
         "work/PLAN.md",
         &format!("# {HOSTILE}\n\nStep one {HOSTILE}\n"),
     );
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "p1", "name": "submit_plan", "args": {"path": "PLAN.md"}}]}
-    ]));
+    let agent = env.agent(json!([plan("p1", "PLAN.md")]));
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     // The title is the first line of HOSTILE; the rest goes to the plan's body.

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, assert_same_store, Env, Out, BIN};
 use crate::rng::Rng;
+use crate::steps::{ask, say};
 
 /// Commands of every kind that meet the fault: readers, writers, creators.
 pub fn commands<'a>(run: &'a str, agent: &'a str) -> Vec<Vec<&'a str>> {
@@ -45,10 +46,7 @@ fn fails_cleanly(env: &Env, args: &[&str], needle: &str) {
 /// agent file and the id of the run that waits for a question.
 fn populated(env: &Env) -> (String, String) {
     env.write("work/plan.md", "# Plan\n\n1. Ship it.\n");
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
-        {"text": "done"}
-    ]));
+    let agent = env.agent(json!([ask("q", "Go?"), say("done")]));
     let (_, done) = env.start(&agent, &[]);
     env.run(&["answer", &done, "yes"]).assert_code(0);
     env.run(&["plan", "plan.md"]).assert_code(75);

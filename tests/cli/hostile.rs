@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use crate::common::{assert_same_store, Env, Out};
 use crate::rng::{value as any_json, Rng};
+use crate::steps::say;
 
 const ROUNDS: usize = 25;
 
@@ -39,7 +40,7 @@ fn hostile_input_through_the_binary_gets_a_documented_exit_code() {
         {"toolCalls": [{"id": "q", "name": "ask_user", "args": {
             "question": "Pick", "options": [{"label": "a"}, {"label": "b"}],
             "selectionMode": "multi_select"}}]},
-        {"text": "done"}
+        say("done")
     ]);
     let agent = env.agent(question.clone());
     let mut rng = Rng::new(11);

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::common::Env;
+use crate::steps::{ask, say};
 
 /// One run as the checks see it.
 struct Run {
@@ -172,10 +173,7 @@ fn check_run(run: &Run, out: &mut Vec<String>) {
 fn the_checks_catch_gaps_duplicated_results_and_stray_leases() {
     // Tampers with the SQLite schema itself.
     let env = Env::sqlite();
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Q?"}}]},
-        {"text": "done"}
-    ]));
+    let agent = env.agent(json!([ask("q", "Q?"), say("done")]));
     let (_, run) = env.start(&agent, &[]);
     env.run(&["answer", &run, "yes"]).assert_code(0);
     assert_eq!(violations(&env), Vec::<String>::new());

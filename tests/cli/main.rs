@@ -1,7 +1,10 @@
 //! The CLI integration tests: one binary, a module per area.
 
+mod approval;
 mod bad_input;
+mod command_tools;
 mod common;
+mod completion;
 mod db;
 mod docs;
 mod escaping;
@@ -26,6 +29,8 @@ mod rng;
 mod safety;
 mod scripts;
 mod several;
+mod snapshots;
+mod steps;
 mod store;
 mod store_safety;
 mod stress;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::common::{assert_one_line_error, finish, Env};
+use crate::steps::{plan, say};
 
 /// A command as another machine would run it: its own HOME, data dir and working directory.
 fn on_machine(env: &Env, machine: &str, args: &[&str]) -> std::process::Command {
@@ -45,8 +46,8 @@ fn two_machines_share_one_store() {
     env.write("a/cwd/PLAN.md", "# Roll out\n1. canary\n2. everyone\n");
     let agent = env.agent(json!([
         {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Which region first?", "options": [{"label": "eu"}, {"label": "us"}]}}]},
-        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
-        {"text": "Rolled out."}
+        plan("p", "PLAN.md"),
+        say("Rolled out.")
     ]));
     let mut runner = on_machine(
         &env,
@@ -77,7 +78,7 @@ fn two_machines_share_one_store() {
     // Machine A wakes, drives the next leg in its own directory, and suspends on the plan.
     let (plan, seen) = wait_for_item(&env, "submit_plan");
     assert!(
-        seen - answered < Duration::from_secs(1),
+        seen - answered < Duration::from_secs(10),
         "the waiter took {:?}",
         seen - answered
     );
@@ -87,7 +88,7 @@ fn two_machines_share_one_store() {
     let reviewed = Instant::now();
     let out = finish(runner);
     assert!(
-        reviewed.elapsed() < Duration::from_secs(1),
+        reviewed.elapsed() < Duration::from_secs(10),
         "the waiter took {:?}",
         reviewed.elapsed()
     );
@@ -169,7 +170,7 @@ fn a_server_going_away_mid_command_loses_nothing() {
     let run = env.run(&["ask", "Still there?"]).stdout.trim().to_string();
     let before = env.dump();
     let waiter = env.spawn(&["wait", &run]);
-    sleep(Duration::from_millis(500));
+    env.wait_until_watching(&waiter);
     let db = env.store.url();
     let name = db.rsplit('/').next().unwrap().to_string();
     let mut client = postgres::Client::connect(&admin, postgres::NoTls).unwrap();

@@ -636,71 +636,102 @@ fn a_stream_cut_before_any_text_is_retried() {
     assert_eq!(server.count(), 2);
 }
 
+/// A stream that breaks once text was shown, or with an error frame: not retried; the run
+/// fails keeping the text that was printed as its failed step's `text-delta`.
 #[test]
-fn a_stream_cut_after_text_was_shown_is_not_retried() {
-    let env = Env::new();
-    let cut = Reply::Sse {
-        frames: vec![chunk(
-            Style::OpenAi,
-            json!({"role": "assistant", "content": "Hel"}),
-            None,
-        )],
-        end: End::Close,
-    };
-    let server = FakeServer::start(vec![cut]);
-    let (out, run) = start(&env, &server);
-    assert_eq!(out.stdout, "Hel\n");
-    assert_failed(
-        &env,
-        &out,
-        &run,
-        "the stream ended before the response was complete",
+fn broken_streams_fail_at_once_and_keep_the_text_shown() {
+    let text_chunk = |style: Style, text: &str| chunk(style, json!({"content": text}), None);
+    let start_chunk = chunk(
+        Style::OpenAi,
+        json!({"role": "assistant", "content": ""}),
+        None,
     );
-    assert_eq!(server.count(), 1);
-    assert_resumes(&env, &server, &run);
-}
+    let cases: Vec<(&str, Vec<String>, End, &str)> = vec![
+        (
+            "the stream ended before the response was complete",
+            vec![text_chunk(Style::OpenAi, "Hel")],
+            End::Close,
+            "Hel",
+        ),
+        (
+            "broke off the stream with an error: The model produced invalid content.",
+            vec![
+                start_chunk.clone(),
+                text_chunk(Style::OpenAi, "Let me"),
+                json!({"error": {"message": "The model produced invalid content.", "type": "server_error", "code": null}})
+                    .to_string(),
+            ],
+            End::Close,
+            "Let me",
+        ),
+        (
+            // What llama.cpp sends when the model's output does not parse as a tool call.
+            "broke off the stream with an error: Failed to parse input at pos 8",
+            vec![
+                text_chunk(Style::LlamaCpp, "```json\n"),
+                json!({"error": {"code": 500, "message": "Failed to parse input at pos 8", "type": "server_error"}})
+                    .to_string(),
+            ],
+            End::Done,
+            "```json\n",
+        ),
+        (
+            "broke off the stream with an error: upstream provider failed",
+            vec!["event: error\ndata: {\"message\":\"upstream provider failed\"}".to_string()],
+            End::Close,
+            "",
+        ),
+    ];
+    for (needle, frames, end, shown) in cases {
+        let env = Env::new();
+        let server = FakeServer::start(vec![Reply::Sse { frames, end }]);
+        let (out, run) = start(&env, &server);
+        assert_failed(&env, &out, &run, needle);
+        let printed = if shown.is_empty() || shown.ends_with('\n') {
+            shown.to_string()
+        } else {
+            format!("{shown}\n")
+        };
+        assert_eq!(out.stdout, printed, "{needle}");
+        assert_eq!(server.count(), 1, "{needle}: not retried");
 
-#[test]
-fn an_error_frame_mid_stream_is_reported_and_not_retried() {
-    let env = Env::new();
-    let broken = Reply::Sse {
-        frames: vec![
-            chunk(Style::OpenAi, json!({"role": "assistant", "content": ""}), None),
-            chunk(Style::OpenAi, json!({"content": "Let me"}), None),
-            json!({"error": {"message": "The model produced invalid content.", "type": "server_error", "code": null}})
-                .to_string(),
-        ],
-        end: End::Close,
-    };
-    let server = FakeServer::start(vec![broken]);
-    let (out, run) = start(&env, &server);
-    assert_failed(
-        &env,
-        &out,
-        &run,
-        "broke off the stream with an error: The model produced invalid content.",
-    );
-    assert_eq!(server.count(), 1);
-    assert_resumes(&env, &server, &run);
-}
-
-#[test]
-fn an_error_event_before_any_text_is_not_retried_either() {
-    let env = Env::new();
-    let broken = Reply::Sse {
-        frames: vec!["event: error\ndata: {\"message\":\"upstream provider failed\"}".to_string()],
-        end: End::Close,
-    };
-    let server = FakeServer::start(vec![broken]);
-    let (out, run) = start(&env, &server);
-    assert_failed(
-        &env,
-        &out,
-        &run,
-        "broke off the stream with an error: upstream provider failed",
-    );
-    assert_eq!(server.count(), 1);
-    assert_resumes(&env, &server, &run);
+        // The failed step keeps what was printed, in `show -o json` and in `show`.
+        let events = show_json(&env, &run)["events"].as_array().unwrap().clone();
+        let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        if shown.is_empty() {
+            assert_eq!(kinds, ["start", "step-start", "error"], "{needle}");
+        } else {
+            assert_eq!(
+                kinds,
+                ["start", "step-start", "text-delta", "error"],
+                "{needle}"
+            );
+            assert_eq!(events[2]["payload"]["text"], shown, "{needle}");
+            assert_eq!(
+                events[2]["payload"]["id"], events[1]["payload"]["messageId"],
+                "{needle}: the failed step's text"
+            );
+            let text = env.run(&["show", &run]).stdout;
+            let line = format!(
+                "\n    2 text-delta {}\n",
+                json!({"id": events[1]["payload"]["messageId"], "text": shown})
+            );
+            assert!(text.contains(&line), "{needle}: {text}");
+        }
+        // Not a message: the retried call does not see half an answer.
+        assert_eq!(
+            show_json(&env, &run)["messages"],
+            json!([{"role": "user", "content": "Greet me"}])
+        );
+        assert_resumes(&env, &server, &run);
+        assert_eq!(
+            server.requests()[1].body["messages"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
 }
 
 #[test]
@@ -739,19 +770,62 @@ fn truncated_tool_arguments_become_an_error_result_and_the_run_goes_on() {
         messages[2]["tool_calls"][0]["function"]["arguments"],
         "{\"question\": \"What is your fav"
     );
-    assert_eq!(messages[3]["role"], "tool");
-    assert_eq!(messages[3]["tool_call_id"], "call_T");
-    let result: Value = serde_json::from_str(messages[3]["content"].as_str().unwrap()).unwrap();
-    assert_eq!(result["isError"], true);
-    assert!(result["content"]
+    // Mastra's error-text: the plain message is the tool message's content.
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_T",
+               "content": "Tool \"ask_user\" received invalid arguments — the provided JSON could not be parsed. Please provide valid JSON arguments."})
+    );
+    assert_eq!(env.status(&run), "completed");
+    // The event keeps why (for the person) and the raw arguments.
+    let events = show_json(&env, &run)["events"].clone();
+    let error = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "tool-error")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        error["payload"]["args"],
+        "{\"question\": \"What is your fav"
+    );
+    assert_eq!(error["payload"]["error"]["name"], "ToolArgumentsError");
+    assert!(error["payload"]["error"]["message"]
         .as_str()
         .unwrap()
         .contains("finish_reason \"length\""));
+}
+
+#[test]
+fn an_unknown_tool_gets_mastras_error_text_in_the_next_request() {
+    let env = Env::new();
+    let call = json!({"index": 0, "id": "call_D", "type": "function",
+                      "function": {"name": "deploy", "arguments": "{\"env\":\"prod\"}"}});
+    let mut frames = vec![chunk(
+        Style::OpenAi,
+        json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+        None,
+    )];
+    frames.extend(stream_end(Style::OpenAi, "tool_calls", 10, 5));
+    let server = FakeServer::start(vec![
+        Reply::sse(frames),
+        streamed_text(Style::OpenAi, "I cannot deploy."),
+    ]);
+    let (out, run) = start(&env, &server);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "I cannot deploy.\n");
+    let text = "Tool \"deploy\" not found. Available tools: ask_user, submit_plan. Call tools by their exact name only — never add prefixes, namespaces, or colons.";
+    assert_eq!(
+        out.stderr,
+        format!("warning: tool call call_D (deploy) failed: {text}\n")
+    );
+    let messages = server.requests()[1].body["messages"].clone();
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_D", "content": text})
+    );
     assert_eq!(env.status(&run), "completed");
-    let events = show_json(&env, &run)["events"].clone();
-    assert!(events.as_array().unwrap().iter().any(
-        |e| e["type"] == "tool-error" && e["payload"]["error"]["name"] == "ToolArgumentsError"
-    ));
 }
 
 #[test]
@@ -811,7 +885,7 @@ fn missing_tool_call_ids_are_generated_and_sent_back_consistently() {
 #[test]
 fn a_silent_server_hits_the_read_timeout() {
     let env = Env::new();
-    let server = FakeServer::start(vec![Reply::Silent(Duration::from_secs(5))]);
+    let server = FakeServer::start(vec![Reply::Silent(Duration::from_secs(30))]);
     let mut command = openai(
         &env,
         &server.base_url(),
@@ -820,7 +894,12 @@ fn a_silent_server_hits_the_read_timeout() {
     command.env("MASTRA_ASK_READ_TIMEOUT", "300ms");
     let began = Instant::now();
     let out = env.run_with(command);
-    assert!(began.elapsed() < Duration::from_secs(4));
+    // Long before the 30 s the other side stays silent: the 300 ms timeout ended it.
+    assert!(
+        began.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        began.elapsed()
+    );
     let run = env.latest_run().unwrap();
     assert_failed(
         &env,
@@ -1062,12 +1141,17 @@ fn a_command_model_printing_bad_json_is_a_clear_error() {
 #[test]
 fn a_command_model_that_hangs_is_stopped_at_the_read_timeout() {
     let env = Env::new();
-    script(&env, "agents/slow.sh", "sleep 5\n");
+    script(&env, "agents/slow.sh", "sleep 30\n");
     let mut command = env.command(&["run", "--agent", &command_agent(&env, "./slow.sh"), "Go"]);
     command.env("MASTRA_ASK_READ_TIMEOUT", "300ms");
     let began = Instant::now();
     let out = env.run_with(command);
-    assert!(began.elapsed() < Duration::from_secs(4));
+    // Long before the 30 s the other side stays silent: the 300 ms timeout ended it.
+    assert!(
+        began.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        began.elapsed()
+    );
     out.assert_code(1);
     assert!(
         out.stderr
@@ -1130,4 +1214,202 @@ fn a_person_without_the_key_can_answer_for_a_waiter_that_has_it() {
     out.assert_code(2);
     assert!(out.stderr.contains("OPENAI_API_KEY"), "{}", out.stderr);
     assert_eq!(env.dump(), before);
+}
+
+// ---- 5. model settings, and the step budget --------------------------------------------
+
+const SETTINGS: &str = r#"{"temperature": 0.2, "maxOutputTokens": 256, "topP": 0.9, "seed": 42, "stopSequences": ["END", "\n\n"]}"#;
+
+/// An agent file on `model` with the settings above.
+fn settings_agent(env: &Env, model: &str) -> String {
+    let agent = json!({
+        "id": "tuned", "instructions": "Be brief.", "model": model,
+        "modelSettings": serde_json::from_str::<Value>(SETTINGS).unwrap(),
+    });
+    env.write("agents/tuned.json", &agent.to_string())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every request carries the settings under the wire names: `max_completion_tokens` for
+/// OpenAI itself, `max_tokens` for every other server (llama.cpp reads only that one).
+#[test]
+fn model_settings_are_sent_on_every_request_under_the_wire_names() {
+    for (server_kind, max_key) in [
+        ("openai", "max_completion_tokens"),
+        ("openai-compatible", "max_tokens"),
+    ] {
+        let env = Env::new();
+        let server = FakeServer::start(vec![
+            ask(Style::OpenAi, true, "q1", QUESTION),
+            text(Style::OpenAi, true, "Hello, Ada."),
+        ]);
+        let model = match server_kind {
+            "openai" => MODEL.to_string(),
+            _ => format!(
+                "openai-compatible/qwen2.5-7b-instruct@{}",
+                server.base_url()
+            ),
+        };
+        let agent = settings_agent(&env, &model);
+        let out = run_openai(&env, &server, &["run", "--agent", &agent, "Greet me"]);
+        out.assert_code(75);
+        let run = env.latest_run().unwrap();
+        let out = run_openai(&env, &server, &["answer", &run, "Ada"]);
+        out.assert_code(0);
+        assert_eq!(server.count(), 2);
+        for request in server.requests() {
+            let body = request.body.as_object().unwrap();
+            let keys: Vec<&str> = body.keys().map(String::as_str).collect();
+            let mut expected = vec![
+                "messages",
+                "model",
+                "seed",
+                "stop",
+                "stream",
+                "stream_options",
+                "temperature",
+                "tools",
+                "top_p",
+            ];
+            expected.push(max_key);
+            expected.sort();
+            let mut keys = keys.clone();
+            keys.sort();
+            assert_eq!(keys, expected, "{server_kind}");
+            assert_eq!(body["temperature"], json!(0.2));
+            assert_eq!(body[max_key], json!(256));
+            assert_eq!(body["top_p"], json!(0.9));
+            assert_eq!(body["seed"], json!(42));
+            assert_eq!(body["stop"], json!(["END", "\n\n"]));
+        }
+        // Kept with the run's agent, under Mastra's names.
+        assert_eq!(
+            show_json(&env, &run)["agent"]["modelSettings"],
+            serde_json::from_str::<Value>(SETTINGS).unwrap()
+        );
+    }
+}
+
+#[test]
+fn an_agent_without_settings_sends_none() {
+    let env = Env::new();
+    let server = FakeServer::start(vec![text(Style::OpenAi, false, "Hi.")]);
+    let mut command = openai(
+        &env,
+        &server.base_url(),
+        &["run", "--model", MODEL, "Greet me"],
+    );
+    command.env("MASTRA_ASK_STREAM", "0");
+    env.run_with(command).assert_code(0);
+    let body = server.requests()[0].body.clone();
+    let mut keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort();
+    assert_eq!(keys, ["messages", "model", "stream", "tools"]);
+}
+
+#[test]
+fn bad_model_settings_are_refused_before_anything_is_stored() {
+    let env = Env::new();
+    for (settings, message) in [
+        (
+            json!({"temperature": 3}),
+            "modelSettings.temperature must be a number from 0 to 2",
+        ),
+        (
+            json!({"maxTokens": 100}),
+            "unknown key \"maxTokens\" in modelSettings; the keys are temperature, maxOutputTokens, topP, seed, stopSequences",
+        ),
+        (
+            json!({"stopSequences": "END"}),
+            "modelSettings.stopSequences must be a list of at most 16 non-empty strings",
+        ),
+    ] {
+        let agent = json!({"id": "a", "instructions": "", "model": MODEL, "modelSettings": settings});
+        let file = env.write("agents/bad.json", &agent.to_string());
+        let out = env.run(&["run", "--agent", &file.to_string_lossy(), "Go"]);
+        out.assert_code(2);
+        assert_one_line_error(&out, message);
+        assert!(
+            out.stderr.starts_with(&format!(
+                "error: agent file {}: ",
+                file.to_string_lossy()
+            )),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_eq!(env.dump(), "no store");
+}
+
+#[test]
+fn a_command_model_gets_the_settings_on_stdin() {
+    let env = Env::new();
+    script(
+        &env,
+        "agents/model.sh",
+        "cat > \"$(dirname \"$0\")/input.json\"\nprintf '{\"content\":\"Hi.\"}\\n'\n",
+    );
+    let agent = settings_agent(&env, "command:./model.sh");
+    let (out, _) = env.start(&agent, &[]);
+    out.assert_code(0);
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.path("agents/input.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        input["modelSettings"],
+        serde_json::from_str::<Value>(SETTINGS).unwrap()
+    );
+}
+
+/// A model that keeps calling tools that fail (as small local models do) until the leg's
+/// budget runs out: each failure is shown as it happens, then the budget, naming
+/// `--max-steps`.
+#[test]
+fn a_leg_that_runs_out_of_steps_says_so_and_shows_each_failed_call() {
+    let env = Env::new();
+    let call = |id: &str, name: &str, args: &str| {
+        let mut frames = vec![chunk(
+            Style::LlamaCpp,
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": args}}
+            ]}),
+            None,
+        )];
+        frames.extend(stream_end(Style::LlamaCpp, "tool_calls", 10, 5));
+        Reply::sse(frames)
+    };
+    let server = FakeServer::start(vec![
+        call("c1", "submit_plan", r#"{"path":"plan.md"}"#),
+        call("c2", "deploy_web_app", r#"{"path":"/srv"}"#),
+    ]);
+    let spec = format!("openai-compatible/qwen@{}", server.base_url());
+    let out = env.run(&["run", "--max-steps", "2", "--model", &spec, "Ship it"]);
+    out.assert_code(0);
+    let run = env.latest_run().unwrap();
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "warning: tool call c1 (submit_plan) failed: Failed to submit plan: plan.md does not exist\n\
+             warning: tool call c2 (deploy_web_app) failed: Tool \"deploy_web_app\" not found. Available tools: ask_user, submit_plan. Call tools by their exact name only — never add prefixes, namespaces, or colons.\n\
+             warning: run {run} stopped after its step budget: the model was still calling tools (raise it with --max-steps, or `mastra-ask reply {run} ...` to go on)\n"
+        )
+    );
+    assert_eq!(server.count(), 2);
+    // The second request carried the first failure back, as a JSON result object.
+    assert_eq!(
+        server.requests()[1].body["messages"][3]["content"],
+        r#"{"content":"Failed to submit plan: plan.md does not exist","isError":true}"#
+    );
+    let shown = show_json(&env, &run);
+    assert_eq!(shown["status"], "completed");
+    let last = shown["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["type"], "finish");
+    assert_eq!(last["payload"]["finishReason"], "tool-calls");
 }

@@ -4,14 +4,12 @@
 use serde_json::json;
 
 use crate::common::{finish, Env};
+use crate::steps::{ask, say};
 
 #[test]
 fn eight_processes_answer_the_same_item_exactly_one_wins() {
     let env = Env::new();
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Who wins?"}}]},
-        {"text": "done"}
-    ]));
+    let agent = env.agent(json!([ask("q", "Who wins?"), say("done")]));
     let (_, run) = env.start(&agent, &[]);
     let children: Vec<_> = (0..8)
         .map(|i| {
@@ -61,7 +59,7 @@ fn parallel_answers_to_different_items_all_succeed() {
     let env = Env::new();
     let agent = env.agent(json!([
         {"toolCalls": [{"name": "ask_user", "args": {"question": "Q?"}}]},
-        {"text": "done"}
+        say("done")
     ]));
     let runs: Vec<String> = (0..8).map(|_| env.start(&agent, &[]).1).collect();
     let children: Vec<_> = runs

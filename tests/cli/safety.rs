@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, assert_same_store, Env, Out, BIN};
+use crate::steps::{ask, plan, say};
 
 /// The first character that must never reach a terminal raw: a control character other
 /// than a newline or tab, a bidi control, or an invisible one (SPEC §5.6).
@@ -221,7 +222,11 @@ fn verbatim_hostile_ids_print_escaped_and_paste_back_exactly() {
     assert_eq!(read_back, expected);
 
     // Every printed command, pasted, resolves its item.
-    let commands = printed_commands(&pending);
+    // (A plan shows two commands; its approval is the one pasted here.)
+    let commands: Vec<String> = printed_commands(&pending)
+        .into_iter()
+        .filter(|c| !c.contains("--reject"))
+        .collect();
     assert_eq!(commands.len(), ids.len() + 1);
     for (i, command) in commands.iter().enumerate() {
         let out = paste(&env, command, "ok");
@@ -437,7 +442,7 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
             {"id": "env", "name": "submit_plan", "args": {"path": "proc/self/environ"}},
             {"id": "abs", "name": "submit_plan", "args": {"path": "/proc/self/status"}}
         ]},
-        {"text": "done"}
+        say("done")
     ]));
     let mut c = env.command(&["run", "--agent", &agent, "--cwd", "/", "go"]);
     c.env("OPENAI_API_KEY", "sk-must-not-be-stored");
@@ -460,10 +465,7 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
     assert_one_line_error(&out, "is on procfs, not a plain file system");
     assert_same_store(&env.dump(), &before);
 
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "h", "name": "submit_plan", "args": {"path": "h.md"}}]},
-        {"text": "done"}
-    ]));
+    let agent = env.agent(json!([plan("h", "h.md"), say("done")]));
     let out = env.run(&["run", "--agent", &agent, "--cwd", "w", "go"]);
     out.assert_code(0);
     let run = env.latest_run().unwrap();
@@ -529,11 +531,7 @@ fn dev_zero() -> Stdio {
 #[test]
 fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
     let env = Env::new();
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Q?"}}]},
-        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "plan.md"}}]},
-        {"text": "done"}
-    ]));
+    let agent = env.agent(json!([ask("q", "Q?"), plan("p", "plan.md"), say("done")]));
     env.write("work/plan.md", "# Plan\n\nok\n");
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);

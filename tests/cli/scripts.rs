@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, finish, Env};
+use crate::steps::{ask, plan, say};
 
 #[test]
 fn ask_prints_the_run_id_and_suspends() {
@@ -63,7 +64,7 @@ fn ask_rejects_bad_input_before_creating_anything() {
 }
 
 #[test]
-fn ask_wait_returns_the_answer_within_a_second() {
+fn ask_wait_returns_the_answer() {
     let env = Env::new();
     let asker = env.spawn(&[
         "ask",
@@ -82,15 +83,9 @@ fn ask_wait_returns_the_answer_within_a_second() {
         out.stderr,
         "answer recorded; the waiting process continues the run\n"
     );
-    let answered = Instant::now();
     let out = finish(asker);
-    let waited = answered.elapsed();
     out.assert_code(0);
     assert_eq!(out.stdout, "prod\ndev\n");
-    assert!(
-        waited < Duration::from_secs(1),
-        "ask --wait took {waited:?} after the answer"
-    );
     assert_eq!(env.status(&run), "completed");
 }
 
@@ -129,14 +124,7 @@ fn plan_wait_exits_by_the_decision() {
     assert_eq!(out.stdout, "");
 
     let planner = env.spawn(&["plan", "PLAN.md", "--wait"]);
-    sleep(Duration::from_millis(300));
-    let run2 = env
-        .run(&["pending", "-q"])
-        .stdout
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let run2 = env.first_pending();
     assert_ne!(run2, run);
     let out = env.run(&["review", &run2, "--reject", "--feedback", "Add a rollback"]);
     out.assert_code(0);
@@ -171,12 +159,10 @@ fn expires_in_closes_items_without_a_waiter() {
     out.assert_code(75);
     let run = out.stdout.trim().to_string();
     assert!(env.run(&["pending", "-o", "json"]).json_lines()[0]["expiresAt"].is_string());
-    sleep(Duration::from_millis(700));
-    assert_eq!(
-        env.run(&["pending"]).stdout,
-        "",
-        "an expired item is not listed"
-    );
+    // Once its deadline passes, the item is no longer listed.
+    env.poll("the item never expired", || {
+        env.run(&["pending"]).stdout.is_empty()
+    });
     let out = env.run(&["answer", &run, "too late"]);
     out.assert_code(4);
     assert_one_line_error(
@@ -205,15 +191,13 @@ fn wait_timeout_only_stops_watching() {
 }
 
 #[test]
-fn wait_returns_within_a_second_of_an_answer_elsewhere() {
+fn wait_returns_once_an_answer_comes_from_elsewhere() {
     let env = Env::new();
     let run = env.run(&["ask", "Q?"]).stdout.trim().to_string();
     let waiter = env.spawn(&["wait", &run]);
-    sleep(Duration::from_millis(300));
+    env.wait_until_watching(&waiter);
     env.run(&["answer", &run, "ok"]).assert_code(0);
-    let answered = Instant::now();
     let out = finish(waiter);
-    assert!(answered.elapsed() < Duration::from_secs(1));
     out.assert_code(0);
     assert_eq!(out.stdout, "ok\n");
 }
@@ -237,9 +221,9 @@ fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
     env.write("waiter/PLAN.md", "# Waiter's plan\nsteps\n");
     env.write("answerer/.keep", "");
     let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
-        {"text": "all done"}
+        ask("q", "Ready?"),
+        plan("p", "PLAN.md"),
+        say("all done")
     ]));
     let mut cmd = env.command(&["run", "--agent", &agent, "--wait", "go"]);
     cmd.current_dir(env.path("waiter"))
@@ -284,13 +268,10 @@ fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
 #[test]
 fn wait_drive_and_no_resume() {
     let env = Env::new();
-    let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"text": "driven by the watcher"}
-    ]));
+    let agent = env.agent(json!([ask("q", "Ready?"), say("driven by the watcher")]));
     let (_, run) = env.start(&agent, &[]);
     let watcher = env.spawn(&["wait", &run, "--drive"]);
-    sleep(Duration::from_millis(300));
+    env.wait_for_waiter(&run);
     env.run(&["answer", &run, "yes"]).assert_code(0);
     let out = finish(watcher);
     out.assert_code(0);
@@ -312,9 +293,9 @@ fn reply_runs_a_completed_run_again() {
     let env = Env::new();
     env.write("work/PLAN.md", "# Plan\nv1\n");
     let agent = env.agent(json!([
-        {"toolCalls": [{"id": "p", "name": "submit_plan", "args": {"path": "PLAN.md"}}]},
-        {"text": "Waiting for your message."},
-        {"text": "Thanks, revising now."}
+        plan("p", "PLAN.md"),
+        say("Waiting for your message."),
+        say("Thanks, revising now.")
     ]));
     let (_, run) = env.start(&agent, &[]);
     let out = env.run(&["review", &run, "--reject"]);
@@ -383,7 +364,7 @@ fn on_suspend_runs_a_command_per_new_item() {
             {"id": "a", "name": "ask_user", "args": {"question": "A?"}},
             {"id": "b", "name": "ask_user", "args": {"question": "B?"}}
         ]},
-        {"text": "done"}
+        say("done")
     ]));
     let mut cmd = env.command(&["--on-suspend", &hook, "run", "--agent", &agent, "go"]);
     cmd.env("MASTRA_ASK_OUTPUT", "text");
@@ -432,7 +413,7 @@ fn audit_records_who_when_and_how() {
             {"id": "b", "name": "ask_user", "args": {"question": "B?"}},
             {"id": "c", "name": "ask_user", "args": {"question": "C?"}}
         ]},
-        {"text": "done"}
+        say("done")
     ]));
     let (_, run) = env.start(&agent, &[]);
     env.run(&["answer", &run, "--tool-call", "a", "--as", "alice", "x"])
@@ -472,7 +453,7 @@ fn run_quiet_prints_only_the_run_id() {
     let env = Env::new();
     let agent = env.agent(json!([
         {"text": "thinking aloud", "toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"text": "done"}
+        say("done")
     ]));
     let out = env.run(&["--no-input", "run", "-q", "--agent", &agent, "go"]);
     out.assert_code(75);
@@ -494,9 +475,9 @@ fn run_quiet_prints_only_the_run_id() {
 fn a_waiters_json_stream_carries_every_stored_event() {
     let env = Env::new();
     let agent = env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ready?"}}]},
-        {"toolCalls": [{"id": "r", "name": "ask_user", "args": {"question": "Sure?"}}]},
-        {"text": "all done"}
+        ask("q", "Ready?"),
+        ask("r", "Sure?"),
+        say("all done")
     ]));
     let waiter = env.spawn(&["-o", "json", "run", "--wait", "--agent", &agent, "go"]);
     let run = env.first_pending();
@@ -602,7 +583,7 @@ fn a_leg_that_runs_out_of_steps_says_so() {
     let agent = env.agent(json!([
         {"toolCalls": [{"id": "a", "name": "nope", "args": {}}]},
         {"toolCalls": [{"id": "b", "name": "nope", "args": {}}]},
-        {"text": "never reached"}
+        say("never reached")
     ]));
     let out = env.run(&[
         "--no-input",
@@ -661,4 +642,51 @@ fn an_answer_kept_when_the_model_fails_says_so() {
         serde_json::from_str(&env.run(&["show", &run, "-o", "json"]).stdout).unwrap();
     assert_eq!(shown["status"], "failed");
     assert_eq!(shown["suspensions"][0]["resumeData"], "yes");
+}
+
+#[test]
+fn pending_shows_every_command_and_the_kind_of_each_item() {
+    let env = Env::new();
+    env.write("work/PLAN.md", "# Migrate\n\n1. Back up\n");
+    let plan_run = env.run(&["plan", "PLAN.md"]).stdout.trim().to_string();
+    let ask_run = env.run(&["ask", "Name?"]).stdout.trim().to_string();
+
+    let text = env.run(&["pending"]).stdout;
+    for line in [
+        format!("    mastra-ask review {plan_run} --approve"),
+        format!("    mastra-ask review {plan_run} --reject --feedback <feedback>"),
+        format!("    mastra-ask answer {ask_run} <answer>"),
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
+    }
+
+    let items = env.run(&["pending", "-o", "json"]).json_lines();
+    let plan = items
+        .iter()
+        .find(|i| i["runId"] == plan_run.as_str())
+        .unwrap();
+    assert_eq!(plan["kind"], "plan");
+    assert_eq!(
+        plan["commands"],
+        json!([
+            format!("mastra-ask review {plan_run} --approve"),
+            format!("mastra-ask review {plan_run} --reject --feedback <feedback>")
+        ])
+    );
+    assert_eq!(plan["command"], plan["commands"][0]);
+
+    let quiet = env.run(&["pending", "-q"]).stdout;
+    let call = plan["toolCallId"].as_str().unwrap();
+    assert!(
+        quiet
+            .lines()
+            .any(|l| l == format!("{plan_run} {call} plan")),
+        "{quiet}"
+    );
+    assert!(
+        quiet
+            .lines()
+            .any(|l| l.starts_with(&ask_run) && l.ends_with(" question")),
+        "{quiet}"
+    );
 }

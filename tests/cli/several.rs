@@ -1,9 +1,10 @@
 //! Several human-input calls in one step: all suspend together, each is answered on its
 //! own, and the last answer resumes the run with every result in call order.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, Env};
+use crate::steps::say;
 
 fn two_questions(env: &Env) -> String {
     let agent = env.agent(json!([
@@ -12,7 +13,7 @@ fn two_questions(env: &Env) -> String {
             {"id": "bad", "name": "no_such_tool", "args": {}},
             {"id": "second", "name": "ask_user", "args": {"question": "Second?", "options": [{"label": "x"}, {"label": "y"}]}}
         ]},
-        {"text": "both answered"}
+        say("both answered")
     ]));
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
@@ -64,19 +65,14 @@ fn both_pending_then_answered_in_any_order() {
     assert_eq!(kinds[..3], ["tool-result", "tool-error", "tool-result"]);
     assert_eq!(events[1]["payload"]["error"]["name"], "ToolNotFoundError");
     let results = env.tool_results(&run);
-    let order: Vec<(&str, &str)> = results
-        .iter()
-        .map(|(id, r)| (id.as_str(), r["content"].as_str().unwrap()))
-        .collect();
+    let order: Vec<(&str, &Value)> = results.iter().map(|(id, r)| (id.as_str(), r)).collect();
     assert_eq!(
         order,
         [
-            ("first", "User answered: one"),
-            (
-                "bad",
-                "tool no_such_tool not found; the tools are: ask_user, submit_plan"
-            ),
-            ("second", "User answered: y"),
+            ("first", &json!({"content": "User answered: one", "isError": false})),
+            // Mastra's error-text: the plain message.
+            ("bad", &json!("Tool \"no_such_tool\" not found. Available tools: ask_user, submit_plan. Call tools by their exact name only — never add prefixes, namespaces, or colons.")),
+            ("second", &json!({"content": "User answered: y", "isError": false})),
         ]
     );
     assert_eq!(env.status(&run), "completed");

@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::common::{assert_one_line_error, assert_same_store, Env, Out};
 use crate::db::TestDb;
 use crate::faults::commands;
+use crate::steps::{ask, say};
 
 /// A store with two waiting questions and a finished run; returns their run ids.
 fn three_runs(env: &Env) -> (String, String, String) {
@@ -22,10 +23,7 @@ fn three_runs(env: &Env) -> (String, String, String) {
 }
 
 fn agent(env: &Env) -> String {
-    env.agent(json!([
-        {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Go?"}}]},
-        {"text": "done"}
-    ]))
+    env.agent(json!([ask("q", "Go?"), say("done")]))
 }
 
 /// Exit 1, one error line naming `needle`, a hint, and `STORE` in JSON mode.

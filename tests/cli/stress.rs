@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use crate::common::Env;
 use crate::invariants::assert_consistent;
 use crate::rng::Rng;
+use crate::steps::ask;
 
 const RUNS: usize = 200;
 const WORKERS: usize = 16;
@@ -30,7 +31,7 @@ const REFUSED: [i32; 2] = [3, 4];
 fn agent(env: &Env) -> String {
     env.write("work/plan.md", "# Plan\n\n1. Ship it.\n");
     env.agent(json!([
-        {"toolCalls": [{"id": "q1", "name": "ask_user", "args": {"question": "First?"}}]},
+        ask("q1", "First?"),
         {"toolCalls": [
             {"id": "q2", "name": "ask_user", "args": {
                 "question": "Which?",

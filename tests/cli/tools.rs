@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, Env};
+use crate::steps::say;
 
 fn call(id: &str, name: &str, args: Value) -> Value {
     json!({"id": id, "name": name, "args": args})
@@ -15,7 +16,7 @@ fn an_empty_question_returns_the_validation_object_and_the_run_goes_on() {
     let agent = env.agent(json!([
         {"toolCalls": [call("c1", "ask_user", json!({"question": ""}))]},
         {"toolCalls": [call("c2", "ask_user", json!({"question": "Q?", "selectionMode": "multi_select"}))]},
-        {"text": "gave up"}
+        say("gave up")
     ]));
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(0);
@@ -40,7 +41,7 @@ fn plan_agent(env: &Env) -> (String, String) {
     env.write("work/PLAN.md", "# Ship it\n\n- tag\n- publish\n");
     let agent = env.agent(json!([
         {"toolCalls": [call("p1", "submit_plan", json!({"path": "PLAN.md"}))]},
-        {"text": "after review"}
+        say("after review")
     ]));
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
@@ -203,7 +204,7 @@ fn a_plan_resolves_against_the_runs_working_directory() {
     env.write("elsewhere/PLAN.md", "# Elsewhere\nbody");
     let agent = env.agent(json!([
         {"toolCalls": [call("p1", "submit_plan", json!({"path": "PLAN.md"}))]},
-        {"text": "done"}
+        say("done")
     ]));
     let cwd = env.path("elsewhere");
     let (out, run) = env.start(&agent, &["--cwd", cwd.to_str().unwrap()]);

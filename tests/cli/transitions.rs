@@ -10,8 +10,8 @@ use serde_json::json;
 use tempfile::TempDir;
 
 use mastra_ask::domain::{
-    CallState, ItemKind, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall, Transition,
-    Usage, Via,
+    CallState, ItemKind, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall,
+    ToolProcess, Transition, Usage, Via,
 };
 use mastra_ask::store::{
     self, Access, Conflict, Error, Lease, LedgerEntry, LedgerKey, LedgerState, Location, NewRun,
@@ -110,6 +110,7 @@ fn asking(items: &[&str]) -> StepCommit {
             } else {
                 CallState::Pending
             },
+            kind: (c.id != "d").then_some(ItemKind::Question),
             payload: (c.id != "d").then(|| c.args.clone()),
             result: (c.id == "d").then(|| json!({"content": "known", "isError": false})),
             error: None,
@@ -152,7 +153,7 @@ fn suspended(s: &dyn Store) {
 fn answer() -> Resolution {
     Resolution {
         resume_data: json!("yes"),
-        result: json!({"content": "User answered: yes", "isError": false}),
+        result: Some(json!({"content": "User answered: yes", "isError": false})),
         by: "tester".into(),
         via: Via::Flag,
     }
@@ -711,4 +712,124 @@ fn an_expiry_too_far_away_to_store_is_refused_and_nothing_is_stored() {
     let forever = Some(Duration::from_millis(u64::MAX));
     assert_eq!(create(f.s(), None, forever), "refused: usage");
     assert_eq!(f.status(RUN), "none");
+}
+
+/// A step that calls a command tool needing approval (`a`) beside a call whose result was
+/// known at once (`d`).
+fn approving() -> StepCommit {
+    let mut step = asking(&["a"]);
+    step.calls[0].kind = Some(ItemKind::Approval);
+    step.calls[0].payload = None;
+    step
+}
+
+fn decision(approved: bool) -> Resolution {
+    Resolution {
+        resume_data: json!({ "approved": approved }),
+        result: (!approved).then(|| json!("Not now.")),
+        by: "tester".into(),
+        via: Via::Flag,
+    }
+}
+
+fn tool_messages(s: &dyn Store) -> Vec<(String, String)> {
+    s.messages(RUN)
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::Tool {
+                tool_call_id,
+                content,
+                ..
+            } => Some((tool_call_id, content)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_approval_leaves_the_results_to_the_driver_that_runs_the_tool() {
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    running(s, None);
+    s.commit_step(RUN, &lease("l1"), &approving()).unwrap();
+    let resolved = s.resolve(RUN, "a", &decision(true), Some(&lease("l2")));
+    assert_eq!(
+        resolved.unwrap(),
+        Resolved::Resumed {
+            events: vec![],
+            driving: true
+        }
+    );
+    assert_eq!(f.status(RUN), "running");
+    assert_eq!(tool_messages(s), []);
+    let call = &s.calls(RUN).unwrap()[0];
+    assert!(call.waits_to_run() && call.result.is_none());
+
+    // Only the driver's lease records anything.
+    let process = ToolProcess {
+        pgid: 4242,
+        leader_start: 7,
+        host: "h".into(),
+        started_at: 1,
+    };
+    assert!(!s.start_tool(RUN, &lease("l1"), "a", &process).unwrap());
+    assert_eq!(s.finish_step(RUN, &lease("l1"), 1).unwrap(), None);
+    assert!(s.start_tool(RUN, &lease("l2"), "a", &process).unwrap());
+    assert_eq!(s.calls(RUN).unwrap()[0].process, Some(process));
+    // The results wait for the tool's.
+    let early = s.finish_step(RUN, &lease("l2"), 1);
+    assert!(matches!(early, Err(Error::Damaged { .. })), "{early:?}");
+    let result = json!({"tagged": true});
+    assert!(!s
+        .finish_tool(RUN, &lease("l1"), "a", &result, None)
+        .unwrap());
+    assert!(s
+        .finish_tool(RUN, &lease("l2"), "a", &result, None)
+        .unwrap());
+    let events = s.finish_step(RUN, &lease("l2"), 1).unwrap().unwrap();
+    let kinds: Vec<&str> = events.iter().map(|e| e.event.kind.as_str()).collect();
+    assert_eq!(kinds, ["tool-result", "tool-result"]);
+    assert_eq!(events[0].event.payload["result"], result);
+    // Once.
+    assert_eq!(s.finish_step(RUN, &lease("l2"), 1).unwrap(), Some(vec![]));
+    let ids: Vec<String> = tool_messages(s).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, ["a", "d"]);
+    assert_eq!(s.events(RUN).unwrap().len(), 2);
+}
+
+#[test]
+fn a_decline_appends_the_reason_when_it_is_recorded() {
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    running(s, None);
+    s.commit_step(RUN, &lease("l1"), &approving()).unwrap();
+    let Resolved::Resumed { events, driving } = s
+        .resolve(RUN, "a", &decision(false), Some(&lease("l2")))
+        .unwrap()
+    else {
+        panic!("the last item resumes the run")
+    };
+    assert!(driving);
+    let kinds: Vec<&str> = events.iter().map(|e| e.event.kind.as_str()).collect();
+    assert_eq!(kinds, ["tool-output-denied", "tool-result"]);
+    assert_eq!(
+        events[0].event.payload["approval"],
+        json!({"id": "a", "approved": false, "reason": "Not now."})
+    );
+    assert_eq!(
+        tool_messages(s)[0],
+        ("a".to_string(), "Not now.".to_string())
+    );
+    // Read back from the store, the events are the same.
+    let stored: Vec<_> = s
+        .events(RUN)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.event)
+        .collect();
+    assert_eq!(
+        stored,
+        events.into_iter().map(|e| e.event).collect::<Vec<_>>()
+    );
 }

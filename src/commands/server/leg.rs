@@ -6,7 +6,7 @@
 //! run and delete its suspension): the leg is read to its end and the caller told that a
 //! stop was asked for. Nothing here decides what follows the leg.
 
-use crate::domain::{Event, Sink};
+use crate::domain::{Event, EventKind, Sink};
 use crate::remote::{Chunk, Leg, RemoteError, Stop, StopGuard};
 
 use super::Server;
@@ -34,12 +34,17 @@ pub fn stream(
             out.json_text_line(chunk.line);
             return;
         }
-        let event = Event {
-            kind: chunk.value["type"].as_str().unwrap_or_default().to_string(),
-            payload: chunk.value["payload"].clone(),
-        };
-        let run_id = chunk.value["runId"].as_str().unwrap_or_default();
-        sink.event(run_id, &event);
+        // Chunks of types local runs do not emit (`text-start`, `tool-call-delta`, ...)
+        // print nothing in text mode.
+        let kind = chunk.value["type"].as_str().and_then(EventKind::parse);
+        if let Some(kind) = kind {
+            let event = Event {
+                kind,
+                payload: chunk.value["payload"].clone(),
+            };
+            let run_id = chunk.value["runId"].as_str().unwrap_or_default();
+            sink.event(run_id, &event);
+        }
     };
     let leg = request(&mut print);
     let stop = guard.requested();

@@ -60,6 +60,8 @@ pub fn dispatch(ctx: &Ctx, config: &ServerConfig, command: Command) -> Result<Ex
         Command::Pending(a) => pending::run(&server, a),
         Command::Answer(a) => resolve::answer(&server, a),
         Command::Review(a) => resolve::review(&server, a),
+        Command::Approve(a) => resolve::decide(&server, &a, None),
+        Command::Decline(a) => resolve::decide(&server, &a.decision, Some(a.reason)),
         Command::Run(a) => run::run(&server, a),
         Command::Wait(a) => run::wait(&server, a),
         other => fail(
@@ -102,6 +104,8 @@ fn name(command: &Command) -> &'static str {
         Command::Pending(_) => "pending",
         Command::Answer(_) => "answer",
         Command::Review(_) => "review",
+        Command::Approve(_) => "approve",
+        Command::Decline(_) => "decline",
         Command::Show(_) => "show",
         Command::Runs(_) => "runs",
         Command::Cancel(_) => "cancel",

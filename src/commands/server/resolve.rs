@@ -9,6 +9,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::super::answer::{checked, given, USAGE};
+use super::super::approve;
 use super::super::input::who;
 use super::super::items::{announce_items, resolved_line};
 use super::super::prompting::{self, ask_question};
@@ -18,13 +19,14 @@ use super::leg::Streamed;
 use super::listing::{self, shown};
 use super::plan::{self, PlanSource};
 use super::Server;
-use crate::cli::{AnswerArgs, ItemArgs, ReviewArgs};
+use crate::cli::{AnswerArgs, ApproveArgs, ItemArgs, ReviewArgs};
 use crate::domain::{ItemKind, Via};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
 use crate::output::format;
 use crate::remote::{Answer, Item, LegEnd};
 use crate::store::Store;
+use crate::tools::approval::Decision as ApprovalDecision;
 use crate::tools::ask_user::Question;
 use crate::tools::submit_plan::{Decision, Plan};
 use crate::ui;
@@ -64,7 +66,10 @@ pub fn answer(server: &Server, args: AnswerArgs) -> Result<Exit> {
             };
             session.outgoing(Answer::Resume(data.clone()), data, via)
         }
-        None => session.prompt(&item)?,
+        None => match session.prompt(&item)? {
+            Some(outgoing) => outgoing,
+            None => return Ok(Exit::Suspended),
+        },
     };
     session.resolve(&item, outgoing)
 }
@@ -111,8 +116,38 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
         };
         session.outgoing(Answer::Resume(data.clone()), data, via)
     } else {
-        session.prompt(&item)?
+        match session.prompt(&item)? {
+            Some(outgoing) => outgoing,
+            None => return Ok(Exit::Suspended),
+        }
     };
+    session.resolve(&item, outgoing)
+}
+
+/// `approve` / `decline` on a server's approval item: the decision checked as for a local
+/// one (`approve::decision`: the verb is the decision, and a `--json` must agree with it),
+/// sent by `approve-tool-call` / `decline-tool-call`.
+pub fn decide(
+    server: &Server,
+    args: &ApproveArgs,
+    decline: Option<Option<String>>,
+) -> Result<Exit> {
+    let item_args = ItemArgs {
+        run: Some(args.run.clone()),
+        tool_call: args.tool_call.clone(),
+        as_: args.as_.clone(),
+        no_resume: args.no_resume,
+    };
+    no_resume_refused(&item_args)?;
+    let (decision, via) = approve::decision(args, decline)?;
+    let item = listing::find(
+        server,
+        Some(&args.run),
+        args.tool_call.as_deref(),
+        &[ItemKind::Approval],
+    )?;
+    let session = Session::new(server, &item_args, PlanSource::default());
+    let outgoing = session.approval(&decision, via);
     session.resolve(&item, outgoing)
 }
 
@@ -192,6 +227,19 @@ impl<'a> Session<'a> {
         )
     }
 
+    /// What an approval decision sends, and what the ledger keeps of it (Mastra's
+    /// approval resume data).
+    fn approval(&self, decision: &ApprovalDecision, via: Via) -> Outgoing {
+        let answer = if decision.approved {
+            Answer::Approve
+        } else {
+            Answer::Decline {
+                reason: decision.reason.clone(),
+            }
+        };
+        self.outgoing(answer, decision.resume_data(), via)
+    }
+
     fn outgoing(&self, answer: Answer, recorded: Value, via: Via) -> Outgoing {
         Outgoing {
             answer,
@@ -243,23 +291,24 @@ impl<'a> Session<'a> {
                 }
                 LegEnd::Suspended(items) => items,
             };
-            let next = items.first().filter(|i| {
-                self.prompt
-                    && streamed.stop.is_none()
-                    && matches!(i.kind, ItemKind::Question | ItemKind::Plan)
-            });
-            let Some(item) = next.cloned() else {
+            let next = items
+                .first()
+                .filter(|i| self.prompt && streamed.stop.is_none() && i.kind != ItemKind::Other);
+            let outgoing = match next {
+                Some(item) => self.prompt(item)?.map(|o| (item.clone(), o)),
+                None => None,
+            };
+            let Some((item, outgoing)) = outgoing else {
                 announce_items(self.server.ctx, run_id, &shown(&items));
                 return Ok(Exit::Suspended);
             };
-            let outgoing = self.prompt(&item)?;
             streamed = self.send(&item, &outgoing)?;
         }
     }
 
     /// Asks the person at the terminal about `item`; leaving the prompt is exit 130 with
-    /// nothing sent for it.
-    fn prompt(&self, item: &Item) -> Result<Outgoing> {
+    /// nothing sent for it, and "leave it for later" (an approval) is `None`.
+    fn prompt(&self, item: &Item) -> Result<Option<Outgoing>> {
         let ctx = self.server.ctx;
         let left = || {
             prompting::left(
@@ -272,7 +321,11 @@ impl<'a> Session<'a> {
         };
         match item.kind {
             ItemKind::Question => match ask_question(&question_of(item)?)? {
-                Some(data) => Ok(self.outgoing(Answer::Resume(data.clone()), data, Via::Prompt)),
+                Some(data) => Ok(Some(self.outgoing(
+                    Answer::Resume(data.clone()),
+                    data,
+                    Via::Prompt,
+                ))),
                 None => fail(left()),
             },
             ItemKind::Plan => {
@@ -287,16 +340,28 @@ impl<'a> Session<'a> {
                 match ui::review(&plan)? {
                     Some(d) => {
                         let data = d.resume_data(&plan);
-                        Ok(self.outgoing(Answer::Resume(data.clone()), data, Via::Prompt))
+                        Ok(Some(self.outgoing(
+                            Answer::Resume(data.clone()),
+                            data,
+                            Via::Prompt,
+                        )))
                     }
                     None => fail(left()),
                 }
             }
-            kind => fail(prompting::cannot_prompt(
+            ItemKind::Approval => {
+                let args = item.args.clone().unwrap_or_default();
+                match ui::approve(&item.tool_call_id, &item.tool_name, &args)? {
+                    Some(ui::Chosen::Decided(d)) => Ok(Some(self.approval(&d, Via::Prompt))),
+                    Some(ui::Chosen::Later) => Ok(None),
+                    None => fail(left()),
+                }
+            }
+            ItemKind::Other => fail(prompting::cannot_prompt(
                 ctx,
                 &item.run_id,
                 &item.tool_call_id,
-                kind,
+                ItemKind::Other,
             )),
         }
     }

@@ -66,7 +66,8 @@ pub fn run(server: &Server, args: RunArgs) -> Result<Exit> {
     let start = Start {
         run_id: run_id.clone(),
         prompt,
-        require_tool_approval: false,
+        // Mastra's `requireToolApproval`: every tool call of the run waits for approval.
+        require_tool_approval: args.require_approval,
     };
     let session = Session::starting(server);
     let streamed =

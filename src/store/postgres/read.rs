@@ -5,7 +5,7 @@
 use postgres::types::Type;
 use postgres::{Client, Row};
 
-use crate::domain::{CallRecord, Event, Message, StoredEvent};
+use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
@@ -13,7 +13,8 @@ use crate::store::{Result, Run, RunFilter};
 /// A call with its run's id, as `columns::call` reads it (payloads are stored whole).
 pub const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name, c.args, \
     c.state, c.payload, false, c.result, c.error, c.resume_data, c.resolved_by, \
-    c.resolved_via, c.resolved_at, c.expires_at, c.created_at";
+    c.resolved_via, c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, \
+    c.tool_start, c.tool_host, c.tool_started_at";
 
 /// A run, as `columns::run` reads it.
 const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reason, error, \
@@ -117,13 +118,16 @@ pub fn events(c: &mut Client, run_id: &str) -> Result<Vec<StoredEvent>> {
         &[&run_id],
     )?
     .iter()
-    .map(|r| StoredEvent {
-        seq: r.get(0),
-        at: r.get(1),
-        event: Event {
-            kind: r.get(2),
-            payload: columns::from_json(r.get::<_, &str>(3)).unwrap_or_default(),
-        },
+    // An event of a kind this program does not know is left out.
+    .filter_map(|r| {
+        Some(StoredEvent {
+            seq: r.get(0),
+            at: r.get(1),
+            event: Event {
+                kind: EventKind::parse(r.get::<_, &str>(2))?,
+                payload: columns::from_json(r.get::<_, &str>(3)).unwrap_or_default(),
+            },
+        })
     })
     .collect())
 }

@@ -8,7 +8,9 @@ use postgres::{Client, Transaction};
 use super::errors::classify;
 
 use super::read::{decoded, PgRow, CALL_COLUMNS};
-use crate::domain::{CallRecord, CallState, Message, Resolution, StoredEvent};
+use serde_json::Value;
+
+use crate::domain::{CallRecord, CallState, Message, Resolution, StoredEvent, ToolProcess};
 use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, Tx};
 use crate::store::columns::{self, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
@@ -76,8 +78,8 @@ impl<'c> PgTx<'c> {
     fn insert_calls(&mut self, run_id: &str, step: i64, batch: &Batch) -> Result<()> {
         let stmt = self.tx.prepare(
             "INSERT INTO calls (run_id, call_id, step, seq, tool_name, args, state, \
-             payload, result, error, created_at, expires_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+             payload, result, error, created_at, expires_at, kind) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         )?;
         for (seq, call) in (0i64..).zip(batch.calls) {
             let deadline = batch.deadline.filter(|_| call.state == CallState::Pending);
@@ -96,6 +98,7 @@ impl<'c> PgTx<'c> {
                     &call.error.as_ref().map(to_json),
                     &batch.at,
                     &deadline,
+                    &call.kind.map(|k| k.noun()),
                 ],
             )?;
         }
@@ -190,7 +193,7 @@ impl Tx for PgTx<'_> {
             &[
                 &run.id,
                 &call_id,
-                &to_json(&by.result),
+                &by.result.as_ref().map(to_json),
                 &to_json(&by.resume_data),
                 &by.by,
                 &by.via.as_str(),
@@ -198,6 +201,40 @@ impl Tx for PgTx<'_> {
             ],
         )?;
         Ok(())
+    }
+
+    fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()> {
+        self.tx.execute(
+            "UPDATE calls SET tool_pgid = $3, tool_start = $4, tool_host = $5, \
+             tool_started_at = $6 WHERE run_id = $1 AND call_id = $2",
+            &[
+                &run.id,
+                &call_id,
+                &i64::from(at.pgid),
+                &stored(at.leader_start),
+                &at.host,
+                &at.started_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn set_tool_result(
+        &mut self,
+        run: &RunRow,
+        call_id: &str,
+        result: &Value,
+        error: Option<&Value>,
+    ) -> Result<()> {
+        self.tx.execute(
+            "UPDATE calls SET result = $3, error = $4 WHERE run_id = $1 AND call_id = $2",
+            &[&run.id, &call_id, &to_json(result), &error.map(to_json)],
+        )?;
+        Ok(())
+    }
+
+    fn message_count(&mut self, run: &RunRow) -> Result<i64> {
+        self.next_seq("messages", &run.id)
     }
 
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {
@@ -231,7 +268,13 @@ impl Tx for PgTx<'_> {
         for (seq, e) in (first..).zip(batch.events) {
             self.tx.execute(
                 &stmt,
-                &[&run.id, &seq, &e.kind, &to_json(&e.payload), &batch.at],
+                &[
+                    &run.id,
+                    &seq,
+                    &e.kind.as_str(),
+                    &to_json(&e.payload),
+                    &batch.at,
+                ],
             )?;
             stored.push(StoredEvent {
                 seq,

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::domain::{Event, Message};
+use crate::domain::{Event, EventKind, Message};
 
 pub fn to_json(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v).expect("values built by this program serialize")
@@ -74,8 +74,8 @@ pub struct Cursor {
 }
 
 impl Cursor {
-    fn observe(&mut self, kind: &str, payload: &Value) {
-        if kind == "step-start" {
+    fn observe(&mut self, kind: EventKind, payload: &Value) {
+        if kind == EventKind::StepStart {
             self.message_id = payload["messageId"].as_str().map(str::to_string);
         }
     }
@@ -103,7 +103,7 @@ pub fn encode_event(
     let original = to_json(&event.payload);
     let row = reference(event, step_message)
         .filter(|row| {
-            decode_event(&event.kind, row, cursor, sources).map(|v| to_json(&v))
+            decode_event(event.kind, row, cursor, sources).map(|v| to_json(&v))
                 == Some(original.clone())
         })
         .unwrap_or(EventRow {
@@ -112,13 +112,13 @@ pub fn encode_event(
             message: None,
             payload: Some(original),
         });
-    cursor.observe(&event.kind, &event.payload);
+    cursor.observe(event.kind, &event.payload);
     row
 }
 
 /// The payload of a stored event; `None` when a reference cannot be followed.
 pub fn read_event(
-    kind: &str,
+    kind: EventKind,
     row: &EventRow,
     cursor: &mut Cursor,
     sources: &Sources,
@@ -141,13 +141,16 @@ fn reference(event: &Event, step_message: Option<i64>) -> Option<EventRow> {
             .collect();
         Some(to_json(&rest))
     };
-    let (call_id, message, payload) = match event.kind.as_str() {
-        "tool-call" | "tool-result" => (call(), None, None),
-        "tool-error" => (call(), None, keep(&["error"])),
-        "tool-call-suspended" => (call(), None, keep(&["resumeSchema"])),
-        "step-finish" => (None, None, keep(&["finishReason"])),
-        "text-delta" => (None, step_message, None),
-        "finish" => (None, step_message, keep(&["finishReason", "usage"])),
+    let (call_id, message, payload) = match event.kind {
+        EventKind::ToolCall | EventKind::ToolResult => (call(), None, None),
+        EventKind::ToolError => (call(), None, keep(&["error"])),
+        EventKind::ToolCallSuspended | EventKind::ToolCallApproval => {
+            (call(), None, keep(&["resumeSchema"]))
+        }
+        EventKind::ToolOutputDenied => (call(), None, keep(&["approval"])),
+        EventKind::StepFinish => (None, None, keep(&["finishReason"])),
+        EventKind::TextDelta => (None, step_message, None),
+        EventKind::Finish => (None, step_message, keep(&["finishReason", "usage"])),
         _ => return None,
     };
     Some(EventRow {
@@ -158,7 +161,7 @@ fn reference(event: &Event, step_message: Option<i64>) -> Option<EventRow> {
     })
 }
 
-fn decode_event(kind: &str, row: &EventRow, cursor: &Cursor, src: &Sources) -> Option<Value> {
+fn decode_event(kind: EventKind, row: &EventRow, cursor: &Cursor, src: &Sources) -> Option<Value> {
     let rest: Value = match &row.payload {
         Some(text) => serde_json::from_str(text).ok()?,
         None => Value::Null,
@@ -173,20 +176,20 @@ fn decode_event(kind: &str, row: &EventRow, cursor: &Cursor, src: &Sources) -> O
     };
     let text = || src.texts.get(&row.message?).cloned();
     let v = match kind {
-        "tool-call" => {
+        EventKind::ToolCall => {
             let (id, name, args) = call()?;
             json!({"toolCallId": id, "toolName": name, "args": args})
         }
-        "tool-result" => {
+        EventKind::ToolResult => {
             let (id, name, args) = call()?;
             let result = src.results.get(id)?;
             json!({"toolCallId": id, "toolName": name, "args": args, "result": result})
         }
-        "tool-error" => {
+        EventKind::ToolError => {
             let (id, name, args) = call()?;
             json!({"toolCallId": id, "toolName": name, "args": args, "error": rest.get("error")?})
         }
-        "tool-call-suspended" => {
+        EventKind::ToolCallSuspended => {
             let (id, name, args) = call()?;
             json!({
                 "toolCallId": id,
@@ -196,12 +199,25 @@ fn decode_event(kind: &str, row: &EventRow, cursor: &Cursor, src: &Sources) -> O
                 "resumeSchema": rest.get("resumeSchema")?,
             })
         }
-        "step-finish" => json!({
+        EventKind::ToolCallApproval => {
+            let (id, name, args) = call()?;
+            json!({
+                "toolCallId": id,
+                "toolName": name,
+                "args": args,
+                "resumeSchema": rest.get("resumeSchema")?,
+            })
+        }
+        EventKind::ToolOutputDenied => {
+            let (id, name, args) = call()?;
+            json!({"toolCallId": id, "toolName": name, "args": args, "approval": rest.get("approval")?})
+        }
+        EventKind::StepFinish => json!({
             "messageId": cursor.message_id.as_deref()?,
             "finishReason": rest.get("finishReason")?,
         }),
-        "text-delta" => json!({"id": cursor.message_id.as_deref()?, "text": text()??}),
-        "finish" => json!({
+        EventKind::TextDelta => json!({"id": cursor.message_id.as_deref()?, "text": text()??}),
+        EventKind::Finish => json!({
             "finishReason": rest.get("finishReason")?,
             "text": text()?.unwrap_or_default(),
             "usage": rest.get("usage")?,
@@ -307,7 +323,7 @@ mod tests {
             .collect();
         let mut r = Cursor::default();
         for (e, row) in events.iter().zip(&rows) {
-            let back = read_event(&e.kind, row, &mut r, sources).unwrap();
+            let back = read_event(e.kind, row, &mut r, sources).unwrap();
             assert_eq!(to_json(&back), to_json(&e.payload), "{}", e.kind);
         }
         rows
@@ -351,6 +367,28 @@ mod tests {
         assert_eq!(
             rows[6].payload.as_deref(),
             Some(r#"{"resumeSchema":"{\"type\":\"string\"}"}"#)
+        );
+    }
+
+    #[test]
+    fn approval_events_keep_only_what_the_call_does_not_hold() {
+        let a = assistant();
+        let Message::Assistant { tool_calls, .. } = &a else {
+            unreachable!()
+        };
+        let mut src = Sources::default();
+        src.add_message(1, &a);
+        let schema = crate::tools::approval::resume_schema();
+        let events = [
+            Event::step_start("m1"),
+            Event::approval(&tool_calls[0], &schema),
+            Event::output_denied("q", "ask_user", &tool_calls[0].args, "Not now."),
+        ];
+        let rows = roundtrip(&events, &src);
+        assert!(rows[1].derived && rows[2].derived);
+        assert_eq!(
+            rows[2].payload.as_deref(),
+            Some(r#"{"approval":{"id":"q","approved":false,"reason":"Not now."}}"#)
         );
     }
 
@@ -413,19 +451,7 @@ mod tests {
     fn no_stored_row_makes_reading_panic() {
         use crate::testing::{damage, string, value, Rng, CASES};
         let mut rng = Rng::new(8);
-        let kinds = [
-            "tool-call",
-            "tool-result",
-            "tool-error",
-            "tool-call-suspended",
-            "step-start",
-            "step-finish",
-            "text-delta",
-            "finish",
-            "start",
-            "error",
-            "other",
-        ];
+        let kinds = EventKind::ALL;
         for _ in 0..CASES / 10 {
             // Sources from whatever messages and payloads a damaged store yields.
             let mut src = Sources::default();

@@ -6,7 +6,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{params, CachedStatement, Connection, OptionalExtension, Params, Row};
 
 use super::compact::{self, Cursor, EventRow, Sources};
-use crate::domain::{CallRecord, Event, Message, StoredEvent};
+use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
@@ -15,7 +15,8 @@ use crate::store::{Result, Run, RunFilter};
 /// reads it.
 pub const CALL_COLUMNS: &str = "r.id, c.call_id, c.seq, c.step, c.tool_name, c.args, c.state, \
     c.payload, c.payload_is_args, c.result, c.error, c.resume_data, c.resolved_by, \
-    c.resolved_via, c.resolved_at, c.expires_at, c.created_at";
+    c.resolved_via, c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, \
+    c.tool_start, c.tool_host, c.tool_started_at";
 
 /// A run with its agent definition (`r` is `runs`, `d` its agent's `documents` row), as
 /// `columns::run` reads it.
@@ -158,7 +159,11 @@ pub fn events(c: &Connection, run_id: &str) -> Result<Vec<StoredEvent>> {
     let mut events = Vec::new();
     for row in rows {
         let (seq, at, kind, row) = row?;
-        let payload = compact::read_event(&kind, &row, &mut cursor, &sources)
+        // An event of a kind this program does not know is left out.
+        let Some(kind) = EventKind::parse(&kind) else {
+            continue;
+        };
+        let payload = compact::read_event(kind, &row, &mut cursor, &sources)
             .unwrap_or(serde_json::Value::Null);
         events.push(StoredEvent {
             seq,

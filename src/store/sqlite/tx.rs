@@ -10,7 +10,11 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 use super::compact::{self, to_json, Cursor, Sources};
 use super::errors::classify;
 use super::read::{decoded, SqlRow};
-use crate::domain::{CallRecord, CallState, Event, Message, NewCall, Resolution, StoredEvent};
+use serde_json::Value;
+
+use crate::domain::{
+    CallRecord, CallState, Event, Message, NewCall, Resolution, StoredEvent, ToolProcess,
+};
 use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, Tx};
 use crate::store::columns::{self, from_json, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
@@ -149,8 +153,8 @@ impl<'c> SqliteTx<'c> {
     ) -> Result<()> {
         let mut stmt = self.tx.prepare_cached(
             "INSERT INTO calls (run, call_id, step, seq, tool_name, args, state, payload, \
-             payload_is_args, result, error, created_at, expires_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             payload_is_args, result, error, created_at, expires_at, kind) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?;
         for (seq, call) in (0i64..).zip(batch.calls) {
             let (payload, payload_is_args) =
@@ -172,6 +176,7 @@ impl<'c> SqliteTx<'c> {
                 call.error.as_ref().map(to_json),
                 batch.at,
                 deadline(call, batch.deadline),
+                call.kind.map(|k| k.noun()),
             ])?;
         }
         Ok(())
@@ -199,7 +204,7 @@ impl<'c> SqliteTx<'c> {
             stmt.execute(params![
                 run,
                 seq,
-                e.kind,
+                e.kind.as_str(),
                 row.derived,
                 row.call_id,
                 row.message,
@@ -318,13 +323,54 @@ impl Tx for SqliteTx<'_> {
             .execute(params![
                 run.key,
                 call_id,
-                to_json(&by.result),
+                by.result.as_ref().map(to_json),
                 to_json(&by.resume_data),
                 by.by,
                 by.via.as_str(),
                 run.updated_at
             ])?;
         Ok(())
+    }
+
+    fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE calls SET tool_pgid = ?3, tool_start = ?4, tool_host = ?5, \
+                 tool_started_at = ?6 WHERE run = ?1 AND call_id = ?2",
+            )?
+            .execute(params![
+                run.key,
+                call_id,
+                at.pgid,
+                stored(at.leader_start),
+                at.host,
+                at.started_at
+            ])?;
+        Ok(())
+    }
+
+    fn set_tool_result(
+        &mut self,
+        run: &RunRow,
+        call_id: &str,
+        result: &Value,
+        error: Option<&Value>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE calls SET result = ?3, error = ?4 WHERE run = ?1 AND call_id = ?2",
+            )?
+            .execute(params![
+                run.key,
+                call_id,
+                to_json(result),
+                error.map(to_json)
+            ])?;
+        Ok(())
+    }
+
+    fn message_count(&mut self, run: &RunRow) -> Result<i64> {
+        Ok(self.next_seqs(run.key)?.0)
     }
 
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {

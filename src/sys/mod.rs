@@ -4,6 +4,9 @@
 //! with its reason.
 //!
 //! Nothing here decides policy (who may drive a run): `agent::lease` does, with these facts.
+//! The programs we start live in process groups of their own (`group`).
+
+pub mod group;
 
 use std::sync::OnceLock;
 

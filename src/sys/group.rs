@@ -1,17 +1,20 @@
-//! A program we start (a `command:` model, an `--on-suspend` hook) runs in its own process
-//! group, so that whatever it starts in turn ends with it: at its deadline, or when this
-//! process is interrupted (SIGINT, SIGTERM, SIGHUP), the whole group is killed. Without
-//! this, a killed program's children (a `sleep 30`, a server) would live on as orphans.
+//! A program we start (a `command:` model, an `--on-suspend` hook, a command tool) runs in its
+//! own process group, so that whatever it starts in turn ends with it: at its deadline, or
+//! when this process is interrupted (SIGINT, SIGTERM, SIGHUP), the whole group is killed.
+//! Without this, a killed program's children (a `sleep 30`, a server) would live on as
+//! orphans.
 //!
 //! While a group runs, those signals are caught (unless they were ignored) and only noted;
 //! the waiter kills the group, and the caller then re-raises the signal with its previous
-//! action restored ([`reraise`]), so the process ends as it would have. Nothing here knows
-//! what the program is for.
+//! action restored ([`reraise`]), so the process ends as it would have. A group started by a
+//! process that has died since (a driver killed while its tool ran) is found again by its
+//! number and its leader's start time ([`Recorded`]). Nothing here knows what the program is
+//! for.
 
 use std::io;
 use std::mem::MaybeUninit;
 use std::process::{Child, Command, ExitStatus};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use std::os::unix::process::CommandExt;
@@ -61,22 +64,43 @@ impl Group {
         &mut self.child
     }
 
+    /// The group as another process can find it again: its number (the leader's pid) and
+    /// the leader's start time.
+    pub fn recorded(&self) -> Recorded {
+        let pgid = self.child.id();
+        Recorded {
+            pgid,
+            leader_start: super::process_start(pgid).unwrap_or(0),
+        }
+    }
+
     /// Waits for the leader until `deadline`; past it, or on an interrupting signal, kills
     /// the whole group.
     pub fn wait(&mut self, deadline: Instant) -> io::Result<End> {
+        let never = AtomicBool::new(false);
+        Ok(self.wait_unless(deadline, &never)?.unwrap_or(End::TimedOut))
+    }
+
+    /// `wait`, but also kills the group as soon as `stop` is set (e.g. by a thread that
+    /// read too much of its output); `None` then.
+    pub fn wait_unless(&mut self, deadline: Instant, stop: &AtomicBool) -> io::Result<Option<End>> {
         loop {
             let sig = CAUGHT.load(Ordering::SeqCst);
             if sig != 0 {
                 self.kill();
-                return Ok(End::Interrupted(sig));
+                return Ok(Some(End::Interrupted(sig)));
+            }
+            if stop.load(Ordering::SeqCst) {
+                self.kill();
+                return Ok(None);
             }
             if let Some(status) = self.child.try_wait()? {
                 self.done = true;
-                return Ok(End::Exited(status));
+                return Ok(Some(End::Exited(status)));
             }
             if Instant::now() >= deadline {
                 self.kill();
-                return Ok(End::TimedOut);
+                return Ok(Some(End::TimedOut));
             }
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -102,6 +126,71 @@ impl Drop for Group {
             self.kill();
         }
     }
+}
+
+/// A process group as recorded for another process: its number and its leader's start time
+/// (clock ticks after boot; 0 when unknown).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub pgid: u32,
+    pub leader_start: u64,
+}
+
+impl Recorded {
+    /// Whether some process of this very group still runs here. The kernel never gives a
+    /// group's number to a new process while the group has members, so a live leader with
+    /// another start time means the recorded group is gone; members must not be zombies and
+    /// must have started no earlier than the leader.
+    pub fn lives(self) -> bool {
+        if self.pgid <= 1 {
+            return false;
+        }
+        let leader = stat(self.pgid);
+        if let Some(l) = &leader {
+            if self.leader_start != 0 && l.start != self.leader_start {
+                return false;
+            }
+        }
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return false;
+        };
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter_map(stat)
+            .any(|p| p.pgrp == self.pgid && !p.zombie && p.start >= self.leader_start)
+    }
+
+    /// Kills every process of the group, if it still lives.
+    pub fn kill(self) {
+        let Ok(pgid) = libc::pid_t::try_from(self.pgid) else {
+            return;
+        };
+        if self.lives() {
+            // SAFETY: a signal to a process group that `lives` just found to be the one
+            // recorded.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// What `/proc/PID/stat` says of a process that matters here.
+struct Stat {
+    pgrp: u32,
+    start: u64,
+    zombie: bool,
+}
+
+fn stat(pid: u32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces and parentheses): state is
+    // field 3, the process group field 5, the start time field 22.
+    let rest: Vec<&str> = text[text.rfind(')')? + 1..].split_whitespace().collect();
+    Some(Stat {
+        zombie: *rest.first()? == "Z",
+        pgrp: rest.get(2)?.parse().ok()?,
+        start: rest.get(19)?.parse().ok()?,
+    })
 }
 
 /// Restores the previous actions of the interrupting signals and raises `sig` again, so the

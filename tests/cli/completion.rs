@@ -1,0 +1,275 @@
+//! The completion scripts work in real shells: each script `mastra-ask completions SHELL`
+//! prints is loaded into bash, zsh or fish and asked what it offers, as a person's TAB would
+//! (bash: the registered function with `COMP_WORDS`/`COMP_CWORD`, read from `COMPREPLY`;
+//! zsh: a TAB typed into an interactive zsh in a pseudo-terminal; fish: `complete -C`).
+//! A shell that is not installed is skipped with a printed reason; with `CI` set it fails
+//! instead (.ci/run installs them).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::Env;
+
+const SHELLS: [&str; 5] = ["bash", "elvish", "fish", "powershell", "zsh"];
+const STATUSES: [&str; 5] = ["running", "suspended", "completed", "failed", "cancelled"];
+
+/// Whether `shell` can be run; if not, says why the test is skipped (or fails in CI).
+fn have(shell: &str) -> bool {
+    let found = Command::new(shell)
+        .arg("-c")
+        .arg("exit 0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            "{shell} is not installed, and CI must test its completions (.ci/run installs it)"
+        );
+        eprintln!("skipped: {shell} is not installed, so its completions are not tested here");
+    }
+    found
+}
+
+/// The completion script the binary prints for `shell`, written into the test's directory.
+fn script(env: &Env, shell: &str) -> PathBuf {
+    let out = env.run(&["completions", shell]);
+    out.assert_code(0);
+    let dir = env.path(&format!("completions-{shell}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    // zsh finds a completion function by its file name in $fpath.
+    let path = dir.join(if shell == "zsh" {
+        "_mastra-ask"
+    } else {
+        "script"
+    });
+    std::fs::write(&path, &out.stdout).unwrap();
+    path
+}
+
+/// Runs a shell with a clean environment and a private HOME; its stdout, once it exits,
+/// within a deadline.
+fn run_shell(env: &Env, program: &str, args: &[&str]) -> String {
+    let home = env.path("shell-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut child = Command::new(program)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("TERM", "xterm")
+        .current_dir(env.work())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{program} {args:?} did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What bash completes for `words` (the last one is the word under the cursor): the
+/// function `complete -p mastra-ask` names, called as bash would, and its `COMPREPLY`.
+fn bash_offers(env: &Env, script: &Path, words: &[&str]) -> Vec<String> {
+    const DRIVER: &str = r#"
+source "$1"; shift
+spec=$(complete -p mastra-ask) || exit 3
+fn=${spec##*-F }; fn=${fn%% *}
+COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 ))
+COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+"$fn" "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\n' "${COMPREPLY[@]}"
+"#;
+    let mut args = vec![
+        "--norc",
+        "--noprofile",
+        "-c",
+        DRIVER,
+        "bash",
+        script.to_str().unwrap(),
+    ];
+    args.extend(words);
+    lines(&run_shell(env, "bash", &args))
+}
+
+/// What zsh offers when TAB is typed after `line` in an interactive zsh (in a pty made by
+/// zsh's own zpty module), with the script's directory in `$fpath` and `compinit` loaded.
+/// Every candidate that reaches `compadd` is printed as `<<cand:WORD>>`.
+fn zsh_offers(env: &Env, script: &Path, line: &str) -> Vec<String> {
+    const DRIVER: &str = r#"
+zmodload zsh/zpty || exit 3
+zpty z zsh -f -i
+out=""
+# Reads the pty until its output holds $1, for at most 30 s.
+upto() {
+  integer i=0
+  while (( i++ < 600 )); do
+    if zpty -r -t z chunk; then out+=$chunk; [[ $out == *$1* ]] && return 0; else sleep 0.05; fi
+  done
+  print -r -- "no $1 from zsh: $out" >&2
+  exit 4
+}
+zpty -w z "PS1='' RPS1=''; fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z 'compadd() { if (( ${@[(I)-(O|A|D)]} )); then builtin compadd "$@"; return; fi; local -a h; builtin compadd -A h "$@"; local w; for w in $h; do print -r -- "<<cand:$w>>"; done; builtin compadd "$@"; }'
+zpty -w z 'print -r -- "<<rea""dy>>"'
+upto '<<ready>>'
+out=""
+zpty -n -w z "$2"$'\t'
+zpty -n -w z $'\C-u'
+zpty -w z 'print -r -- "<<do""ne>>"'
+upto '<<done>>'
+zpty -d z
+print -r -- "$out"
+"#;
+    let dir = script.parent().unwrap().to_str().unwrap();
+    let out = run_shell(env, "zsh", &["-f", "-c", DRIVER, "zsh", dir, line]);
+    let mut offers = Vec::new();
+    for piece in out.split("<<cand:").skip(1) {
+        if let Some(word) = piece.split(">>").next() {
+            if !offers.iter().any(|o| o == word) {
+                offers.push(word.to_string());
+            }
+        }
+    }
+    offers
+}
+
+/// What fish offers for `line` (`complete -C`), without descriptions.
+fn fish_offers(env: &Env, script: &Path, line: &str) -> Vec<String> {
+    let code = "source $argv[1]; complete -C $argv[2]";
+    let out = run_shell(
+        env,
+        "fish",
+        &["--no-config", "-c", code, script.to_str().unwrap(), line],
+    );
+    out.lines()
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .collect()
+}
+
+fn lines(s: &str) -> Vec<String> {
+    s.lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+fn sorted_strs(v: &[&str]) -> Vec<String> {
+    sorted(v.iter().map(|s| s.to_string()).collect())
+}
+
+#[track_caller]
+fn assert_offers_all(offers: &[String], expected: &[&str]) {
+    for e in expected {
+        assert!(offers.iter().any(|o| o == e), "{e} not offered: {offers:?}");
+    }
+}
+
+#[test]
+fn bash_completes_below_the_first_word() {
+    if !have("bash") {
+        return;
+    }
+    let env = Env::new();
+    let s = script(&env, "bash");
+    let review = bash_offers(&env, &s, &["mastra-ask", "review", "--"]);
+    assert_offers_all(&review, &["--approve", "--reject", "--feedback", "--db"]);
+    assert!(review.iter().all(|o| o.starts_with("--")), "{review:?}");
+    assert_eq!(
+        sorted(bash_offers(
+            &env,
+            &s,
+            &["mastra-ask", "runs", "--status", ""]
+        )),
+        sorted_strs(&STATUSES)
+    );
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "runs", "--status", "su"]),
+        ["suspended"]
+    );
+    assert_eq!(
+        sorted(bash_offers(
+            &env,
+            &s,
+            &["mastra-ask", "prune", "--status", ""]
+        )),
+        sorted_strs(&["completed", "failed", "cancelled"])
+    );
+    let shells = bash_offers(&env, &s, &["mastra-ask", "completions", ""]);
+    assert_offers_all(&shells, &SHELLS);
+    let top = bash_offers(&env, &s, &["mastra-ask", ""]);
+    assert_offers_all(&top, &["run", "pending", "answer", "review", "--db"]);
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "answer", "--mu"]),
+        ["--multi"]
+    );
+}
+
+#[test]
+fn zsh_completes_below_the_first_word() {
+    if !have("zsh") {
+        return;
+    }
+    let env = Env::new();
+    let s = script(&env, "zsh");
+    let review = zsh_offers(&env, &s, "mastra-ask review --");
+    assert_offers_all(&review, &["--approve", "--reject", "--feedback", "--db"]);
+    assert_eq!(
+        sorted(zsh_offers(&env, &s, "mastra-ask runs --status ")),
+        sorted_strs(&STATUSES)
+    );
+    assert_eq!(
+        sorted(zsh_offers(&env, &s, "mastra-ask prune --status ")),
+        sorted_strs(&["completed", "failed", "cancelled"])
+    );
+    assert_eq!(
+        sorted(zsh_offers(&env, &s, "mastra-ask completions ")),
+        sorted_strs(&SHELLS)
+    );
+}
+
+#[test]
+fn fish_completes_below_the_first_word() {
+    if !have("fish") {
+        return;
+    }
+    let env = Env::new();
+    let s = script(&env, "fish");
+    let review = fish_offers(&env, &s, "mastra-ask review --");
+    assert_offers_all(&review, &["--approve", "--reject", "--feedback", "--db"]);
+    assert_eq!(
+        sorted(fish_offers(&env, &s, "mastra-ask runs --status ")),
+        sorted_strs(&STATUSES)
+    );
+    assert_eq!(
+        sorted(fish_offers(&env, &s, "mastra-ask prune --status ")),
+        sorted_strs(&["completed", "failed", "cancelled"])
+    );
+    assert_eq!(
+        sorted(fish_offers(&env, &s, "mastra-ask completions ")),
+        sorted_strs(&SHELLS)
+    );
+}

@@ -1,0 +1,150 @@
+//! What a person reads, as snapshots (`insta`): `pending`, `show`, `runs`, error lines and
+//! `--help`. Ids, times, ages and paths are filtered, so a snapshot changes only when the
+//! text does. A change in wording is reviewed here and blessed with
+//! `INSTA_UPDATE=always cargo test --test cli snapshots` (or `cargo insta review`).
+
+use serde_json::json;
+
+use crate::common::Env;
+use crate::steps::{ask, plan, say};
+
+/// Runs `f` with the filters that make output stable across runs.
+fn stable(f: impl FnOnce()) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    for (pattern, replacement) in [
+        (
+            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+            "[RUN]",
+        ),
+        (r"call_[0-9a-f]{24}", "[CALL]"),
+        (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
+        (r"\b\d+[smhd] ago\b", "[AGE] ago"),
+        (r"/tmp/\.tmp[A-Za-z0-9]+", "[DIR]"),
+    ] {
+        settings.add_filter(pattern, replacement);
+    }
+    settings.bind(f);
+}
+
+/// One store with a question, a multi-select question and a plan waiting, and a run that
+/// went through an answer and a rejected plan.
+fn store_with_runs() -> (Env, String) {
+    let env = Env::new();
+    env.write("work/PLAN.md", "# Release plan\n\n1. Freeze main\n2. Tag\n");
+    let agent = env.agent(json!([
+        ask("call_name", "What is the release called?"),
+        plan("call_plan", "PLAN.md"),
+        say("Waiting for your next message.")
+    ]));
+    let (_, done) = env.start(&agent, &[]);
+    env.run(&["answer", &done, "Aurora"]).assert_code(75);
+    env.run(&["review", &done, "--reject"]).assert_code(0);
+    env.run(&[
+        "ask",
+        "Deploy where?",
+        "--option",
+        "staging",
+        "--option",
+        "production",
+    ])
+    .assert_code(75);
+    env.run(&[
+        "ask",
+        "What comes first?",
+        "--option",
+        "Add tests",
+        "--option",
+        "Update docs",
+        "--multi",
+    ])
+    .assert_code(75);
+    env.run(&["plan", "PLAN.md"]).assert_code(75);
+    (env, done)
+}
+
+#[test]
+fn listings_and_a_run_in_full() {
+    let (env, done) = store_with_runs();
+    stable(|| {
+        insta::assert_snapshot!("pending", env.run(&["pending"]).stdout);
+        insta::assert_snapshot!("pending-q", env.run(&["pending", "-q"]).stdout);
+        insta::assert_snapshot!("runs", env.run(&["runs"]).stdout);
+        insta::assert_snapshot!("show", env.run(&["show", &done]).stdout);
+    });
+}
+
+#[test]
+fn error_lines() {
+    let (env, done) = store_with_runs();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("no-run", vec!["answer", "deadbeef", "x"]),
+        ("too-short", vec!["answer", "abc", "x"]),
+        ("finished", vec!["answer", &done, "x"]),
+        ("lone-argument", vec!["answer", "2.0.0"]),
+        ("no-decision", vec!["--no-input", "review", &done]),
+        ("bad-flag", vec!["runs", "--status", "sleeping"]),
+        (
+            "bad-duration",
+            vec!["ask", "Q?", "--expires-in", "9223372036854775807ms"],
+        ),
+    ];
+    let mut text = String::new();
+    for (name, args) in cases {
+        let out = env.run(&args);
+        text.push_str(&format!("## {name} (exit {})\n{}\n", out.code, out.stderr));
+    }
+    stable(|| insta::assert_snapshot!("errors", text));
+}
+
+#[test]
+fn help_of_every_command() {
+    let env = Env::new();
+    let mut text = env.run(&["--help"]).stdout;
+    for command in [
+        "run",
+        "pending",
+        "answer",
+        "review",
+        "approve",
+        "decline",
+        "show",
+        "runs",
+        "cancel",
+        "wait",
+        "resume",
+        "ask",
+        "plan",
+        "reply",
+        "prune",
+        "tool",
+        "completions",
+        "man",
+    ] {
+        text.push_str(&format!("\n===== {command} --help\n"));
+        text.push_str(&env.run(&[command, "--help"]).stdout);
+    }
+    stable(|| insta::assert_snapshot!("help", text));
+}
+
+/// A URL in the environment may carry a password: help names the variable, never its value.
+#[test]
+fn help_never_shows_the_environments_values() {
+    let env = Env::new();
+    let mut c = env.command(&["run", "--help"]);
+    c.env("MASTRA_ASK_DB", "postgres://u:s3cret@db/x")
+        .env(
+            "MASTRA_ASK_MODEL",
+            "openai-compatible/m@http://u:s3cret@h/v1",
+        )
+        .env("MASTRA_ASK_ON_SUSPEND", "notify --token s3cret");
+    let out = env.run_with(c);
+    out.assert_code(0);
+    assert!(!out.stdout.contains("s3cret"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("[env: MASTRA_ASK_DB]"),
+        "{}",
+        out.stdout
+    );
+}
