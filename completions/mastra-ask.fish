@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mastra_ask_global_optspecs
-    string join \n db= o/output= no-input color= on-suspend= h/help V/version
+    string join \n db= o/output= no-input color= on-suspend= server= server-token-file= h/help V/version
 end
 
 function __fish_mastra_ask_needs_command
@@ -31,6 +31,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l color -d 'When to
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -s V -l version -d 'Print version'
@@ -52,8 +54,9 @@ complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "reply" -d 'Ad
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "prune" -d 'Delete finished runs'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "man" -d 'Print the man page (or write every page to a directory)'
+complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "agents" -d 'With --server: list the Mastra server\'s agents'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l agent -d 'An agent file (JSON) [default: the built-in `assistant` agent]' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l agent -d 'An agent file (JSON) [default: the built-in `assistant` agent]; with --server, the id of one of the server\'s agents' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l model -d 'The model, overriding the agent\'s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps -d 'Model calls allowed per leg [default: the agent\'s maxSteps, else 5]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
@@ -66,6 +69,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l color -d '
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s q -l quiet -d 'Print only the run id on stdout, as soon as the run exists (not the agent\'s text)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l require-approval -d 'Every call of the agent\'s command tools waits for approval (approve / decline)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l wait -d 'Block until the run ends; this process drives it after each answer'
@@ -73,6 +78,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l run -d 'Only this run\'s items' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l agent -d 'With --server: only this agent\'s items' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -80,6 +86,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l color 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s q -l quiet -d 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s h -l help -d 'Print help'
@@ -87,7 +95,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s V -l v
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-call -d 'Which item, when the run has several pending' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels (a Mastra server\'s `other` item: its resume data, sent as given)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -95,6 +103,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l color -
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-resume -d 'Only record it; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s h -l help -d 'Print help'
@@ -104,6 +114,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d '
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject (not empty)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-root -d 'With --server: the directory the agent\'s plan paths are relative to [default: the current directory]' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-file -d 'With --server: the plan\'s text, when its file cannot be read under --plan-root' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -111,9 +123,12 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l color -
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-resume -d 'Only record it; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l approve -d 'Approve the plan'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l reject -d 'Reject the plan'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l unseen -d 'With --server: approve a plan whose file cannot be read, unseen'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l version -d 'Print version'
@@ -127,6 +142,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l color 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s h -l help -d 'Print help'
@@ -142,6 +159,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l color 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s h -l help -d 'Print help'
@@ -153,6 +172,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l color -d 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s V -l version -d 'Print version'
@@ -169,6 +190,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l color -d 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s V -l version -d 'Print version'
@@ -179,6 +202,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l color -
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand cancel" -s V -l version -d 'Print version'
@@ -189,6 +214,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l color -
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s V -l version -d 'Print version'
@@ -200,6 +227,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l color -d 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s V -l version -d 'Print version'
@@ -214,6 +243,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l color -d '
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l multi -d 'Let the person choose several options'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l wait -d 'Block until the run ends; this process drives it after each answer'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l no-input -d 'Never prompt; a missing answer is a usage error'
@@ -228,6 +259,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l color -d 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l wait -d 'Block until the run ends; this process drives it after each answer'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s h -l help -d 'Print help'
@@ -240,6 +273,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l color -d 
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l drive -d 'Also drive the run after each answer, as `run --wait` does'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s h -l help -d 'Print help'
@@ -251,6 +286,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l color -d
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s V -l version -d 'Print version'
@@ -265,6 +302,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l color -d
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s V -l version -d 'Print version'
@@ -275,6 +314,8 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l co
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s V -l version -d 'Print version'
@@ -286,26 +327,41 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l color -d '
 always\t''
 never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "run" -d 'Start a run of an agent on a prompt'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "answer" -d 'Answer an ask_user question'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "approve" -d 'Let a tool call that waits for approval run'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "decline" -d 'Refuse a tool call that waits for approval: the tool never runs'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "runs" -d 'List runs, newest first'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "prune" -d 'Delete finished runs'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
+json\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l color -d 'When to use colours (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s h -l help -d 'Print help'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s V -l version -d 'Print version'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "run" -d 'Start a run of an agent on a prompt'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "pending" -d 'List pending items (questions and plans waiting for a person), oldest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "answer" -d 'Answer an ask_user question'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "review" -d 'Approve or reject a plan submitted with submit_plan'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "approve" -d 'Let a tool call that waits for approval run'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "decline" -d 'Refuse a tool call that waits for approval: the tool never runs'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "show" -d 'Show a run: status, transcript, items and who resolved them, events'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "runs" -d 'List runs, newest first'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "cancel" -d 'Cancel a run; its pending items are closed as cancelled'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "resume" -d 'Continue a run whose driver died (expired lease) or that failed'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "tool" -d 'Call a tool outside any run and print its fallback text'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "ask" -d 'Ask a person one question from a shell script (a one-question run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "plan" -d 'Have a person review a plan file from a shell script (a one-plan run)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "wait" -d 'Block until a run is neither running nor suspended; exit by its final state'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "reply" -d 'Add the user\'s next message to a completed run and run it again'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "prune" -d 'Delete finished runs'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "completions" -d 'Print shell completions'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "man" -d 'Print the man page (or write every page to a directory)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "agents" -d 'With --server: list the Mastra server\'s agents'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand help; and not __fish_seen_subcommand_from run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

@@ -95,6 +95,24 @@ pub struct Cli {
     )]
     pub on_suspend: Option<String>,
 
+    /// Work on the runs of a Mastra server (its path is the API prefix, default /api):
+    /// agents, pending, answer, review, approve, decline, run and wait. The token comes from
+    /// MASTRA_SERVER_TOKEN or --server-token-file
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        env = "MASTRA_SERVER_URL",
+        hide_env_values = true,
+        help_heading = GLOBAL
+    )]
+    pub server: Option<String>,
+
+    /// With --server: read the token from this file (one line) instead of
+    /// MASTRA_SERVER_TOKEN
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
+    pub server_token_file: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -159,6 +177,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (or write every page to a directory)
     Man(ManArgs),
+    /// With --server: list the Mastra server's agents
+    Agents,
 }
 
 /// Waiting for the outcome, for `run`, `ask` and `plan`.
@@ -180,7 +200,8 @@ pub struct RunArgs {
     /// The prompt; `-` reads it from stdin
     #[arg(value_parser = text)]
     pub prompt: Option<String>,
-    /// An agent file (JSON) [default: the built-in `assistant` agent]
+    /// An agent file (JSON) [default: the built-in `assistant` agent]; with --server, the
+    /// id of one of the server's agents
     #[arg(long, value_name = "FILE")]
     pub agent: Option<PathBuf>,
     /// The model, overriding the agent's: openai/MODEL, ollama/MODEL, openrouter/MODEL,
@@ -284,6 +305,9 @@ pub struct PendingArgs {
     /// Only this run's items
     #[arg(long, value_name = "RUN")]
     pub run: Option<String>,
+    /// With --server: only this agent's items
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
     /// One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)
     #[arg(short, long)]
     pub quiet: bool,
@@ -317,7 +341,8 @@ pub struct AnswerArgs {
     /// The chosen labels of a multi-select question
     #[arg(long, num_args = 1.., value_name = "LABEL", value_parser = text)]
     pub multi: Option<Vec<String>>,
-    /// The answer as JSON: a string, or an array of labels
+    /// The answer as JSON: a string, or an array of labels (a Mastra server's `other`
+    /// item: its resume data, sent as given)
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
 }
@@ -353,6 +378,16 @@ pub struct ReviewArgs {
     /// The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: the directory the agent's plan paths are relative to [default: the
+    /// current directory]
+    #[arg(long, value_name = "DIR")]
+    pub plan_root: Option<PathBuf>,
+    /// With --server: the plan's text, when its file cannot be read under --plan-root
+    #[arg(long, value_name = "FILE", conflicts_with = "unseen")]
+    pub plan_file: Option<PathBuf>,
+    /// With --server: approve a plan whose file cannot be read, unseen
+    #[arg(long)]
+    pub unseen: bool,
 }
 
 /// What `approve` and `decline` take: the run (required: a shared store may hold others'
@@ -452,6 +487,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ("Everything that waits, oldest first, with the commands that resolve it", "mastra-ask pending"),
             ("One run's items as JSON lines", "mastra-ask pending --run 3f2c9a1b -o json"),
             ("Ids only, for a shell loop", "mastra-ask pending -q"),
+            (
+                "What waits on a Mastra server, every agent's suspended runs",
+                "mastra-ask --server http://localhost:4111 pending",
+            ),
         ],
     ),
     (
@@ -462,6 +501,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ("The answer from stdin", "git log -1 --format=%s | mastra-ask answer 3f2c9a1b -"),
             ("In a set -e script: 75 (suspended again) is not a failure", "mastra-ask answer \"$RUN\" beta || [ $? -eq 75 ]"),
             ("At a terminal: pick a pending question and answer it in a menu", "mastra-ask answer"),
+            (
+                "A Mastra server's run: checked here, sent once, the leg streamed",
+                "mastra-ask --server http://localhost:4111 answer 7c9e6679 --multi \"Add tests\" \"Update docs\"",
+            ),
         ],
     ),
     (
@@ -474,6 +517,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             ("Feedback from a file", "mastra-ask review 3f2c9a1b --reject --feedback-file review-notes.md"),
             ("At a terminal: read the plan, then choose in a menu", "mastra-ask review"),
+            (
+                "A Mastra server's plan, read where the agent wrote it",
+                "mastra-ask --server http://localhost:4111 review 7c9e6679 --plan-root ~/app --approve",
+            ),
         ],
     ),
     (
@@ -491,6 +538,16 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "Mastra's resume data as JSON",
                 "mastra-ask decline 3f2c9a1b --json '{\"approved\":false,\"reason\":\"Not on a Friday\"}'",
+            ),
+        ],
+    ),
+    (
+        "agents",
+        &[
+            ("The agents of a Mastra server", "mastra-ask --server http://localhost:4111 agents"),
+            (
+                "As JSON lines, from a server mounted under /mastra/api",
+                "mastra-ask --server https://agents.example.com/mastra/api agents -o json",
             ),
         ],
     ),
@@ -607,7 +664,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "MASTRA_SERVER_URL",
-        "The Mastra server of the --server commands (planned: not on the command line yet).",
+        "The Mastra server the commands work on, as --server.",
     ),
     ("MASTRA_SERVER_TOKEN", "The token for that Mastra server."),
     ("OPENAI_API_KEY", "The key for openai/ models."),

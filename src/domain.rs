@@ -427,19 +427,61 @@ pub struct ToolProcess {
     pub started_at: i64,
 }
 
-/// What a pending item asks of a person; decides the command that resolves it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a pending item asks of a person; decides the command that resolves it, and on a
+/// Mastra server the route its answer takes (SPEC §12). One type for local items and a
+/// server's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ItemKind {
-    /// An `ask_user` question: `answer`.
+    /// An `ask_user` question: `answer` (a server's: `resume-stream` with a string or a list
+    /// of labels).
     Question,
-    /// A `submit_plan` plan: `review`.
+    /// A `submit_plan` plan: `review` (a server's: `resume-stream` with `{action, path,
+    /// title, plan}`).
     Plan,
-    /// A command tool's call that needs approval: `approve` or `decline` (SPEC §11).
+    /// A tool call that needs approval: `approve` / `decline` (a server's:
+    /// `approve-tool-call` / `decline-tool-call`).
     Approval,
+    /// A server's tool that suspended with a payload of its own: `answer --json`, the resume
+    /// data sent as given.
+    Other,
 }
 
 impl ItemKind {
-    pub const ALL: [ItemKind; 3] = [ItemKind::Question, ItemKind::Plan, ItemKind::Approval];
+    pub const ALL: [ItemKind; 4] = [
+        ItemKind::Question,
+        ItemKind::Plan,
+        ItemKind::Approval,
+        ItemKind::Other,
+    ];
+
+    /// The kind of a server's suspended call: `approval` when the server says it requires
+    /// approval, `plan` when the suspend payload's `toolId` is `submit_plan`, `question` when
+    /// the payload is an `ask_user` one (a `question` string and, if any, a list of `{label}`
+    /// options), else `other`.
+    pub fn of_suspension(requires_approval: bool, suspend_payload: Option<&Value>) -> ItemKind {
+        if requires_approval {
+            return ItemKind::Approval;
+        }
+        let Some(payload) = suspend_payload.and_then(Value::as_object) else {
+            return ItemKind::Other;
+        };
+        if payload.get("toolId").and_then(Value::as_str) == Some(SUBMIT_PLAN) {
+            return ItemKind::Plan;
+        }
+        let options_ok = match payload.get("options") {
+            None | Some(Value::Null) => true,
+            Some(Value::Array(list)) => list
+                .iter()
+                .all(|o| o.get("label").is_some_and(Value::is_string)),
+            Some(_) => false,
+        };
+        if payload.get("question").is_some_and(Value::is_string) && options_ok {
+            ItemKind::Question
+        } else {
+            ItemKind::Other
+        }
+    }
 
     /// The word `pending` and its JSON show (`kind`), and the store keeps.
     pub fn noun(self) -> &'static str {
@@ -447,6 +489,7 @@ impl ItemKind {
             ItemKind::Question => "question",
             ItemKind::Plan => "plan",
             ItemKind::Approval => "approval",
+            ItemKind::Other => "other",
         }
     }
 
@@ -458,7 +501,7 @@ impl ItemKind {
     /// lets it run; `decline` refuses it).
     pub fn command(self) -> &'static str {
         match self {
-            ItemKind::Question => "answer",
+            ItemKind::Question | ItemKind::Other => "answer",
             ItemKind::Plan => "review",
             ItemKind::Approval => "approve",
         }
@@ -608,6 +651,58 @@ pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds() {
+        let q = json!({"question": "Name?"});
+        let multi = json!({"question": "Which?", "options": [{"label": "A"}, {"label": "B", "description": "b"}], "selectionMode": "multi_select"});
+        let plan = json!({"toolId": "submit_plan", "path": "plans/a.md"});
+        let custom = json!({"service": "billing", "windows": ["tonight"]});
+        assert_eq!(ItemKind::of_suspension(false, Some(&q)), ItemKind::Question);
+        assert_eq!(
+            ItemKind::of_suspension(false, Some(&multi)),
+            ItemKind::Question
+        );
+        assert_eq!(ItemKind::of_suspension(false, Some(&plan)), ItemKind::Plan);
+        assert_eq!(
+            ItemKind::of_suspension(false, Some(&custom)),
+            ItemKind::Other
+        );
+        assert_eq!(ItemKind::of_suspension(true, None), ItemKind::Approval);
+        assert_eq!(ItemKind::of_suspension(true, Some(&q)), ItemKind::Approval);
+        assert_eq!(ItemKind::of_suspension(false, None), ItemKind::Other);
+        assert_eq!(
+            ItemKind::of_suspension(false, Some(&json!("text"))),
+            ItemKind::Other
+        );
+        assert_eq!(
+            ItemKind::of_suspension(false, Some(&json!({"question": 3}))),
+            ItemKind::Other
+        );
+        assert_eq!(
+            ItemKind::of_suspension(false, Some(&json!({"question": "q", "options": ["A"]}))),
+            ItemKind::Other,
+            "options that are not {{label}} objects are not an ask_user payload"
+        );
+        assert_eq!(
+            ItemKind::of_suspension(false, Some(&json!({"toolId": "other", "question": "q"}))),
+            ItemKind::Question
+        );
+    }
+
+    #[test]
+    fn kinds_parse_back_from_their_nouns() {
+        for k in [
+            ItemKind::Question,
+            ItemKind::Plan,
+            ItemKind::Approval,
+            ItemKind::Other,
+        ] {
+            assert_eq!(ItemKind::parse(k.noun()), Some(k));
+            assert_eq!(serde_json::to_value(k).unwrap(), k.noun());
+        }
+        assert_eq!(ItemKind::parse("nope"), None);
+    }
 
     fn record(
         id: &str,

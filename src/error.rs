@@ -18,6 +18,8 @@ pub enum Kind {
     Conflict,
     /// A model provider failed.
     Provider,
+    /// A Mastra server failed, could not be reached, or refused the token (`--server`).
+    Server,
     /// The person interrupted (Ctrl-C, Esc).
     Interrupted,
     /// A deadline passed: the items expired.
@@ -36,7 +38,9 @@ impl Kind {
             Kind::Usage | Kind::Invalid => Exit::Usage,
             Kind::NotFound => Exit::NotFound,
             Kind::Conflict => Exit::Conflict,
-            Kind::Provider | Kind::Store | Kind::Io | Kind::Internal => Exit::Failure,
+            Kind::Provider | Kind::Server | Kind::Store | Kind::Io | Kind::Internal => {
+                Exit::Failure
+            }
             Kind::Interrupted => Exit::Interrupted,
             Kind::TimedOut => Exit::TimedOut,
         }
@@ -50,6 +54,7 @@ impl Kind {
             Kind::NotFound => "NOT_FOUND",
             Kind::Conflict => "CONFLICT",
             Kind::Provider => "PROVIDER",
+            Kind::Server => "SERVER",
             Kind::Interrupted => "INTERRUPTED",
             Kind::TimedOut => "TIMEOUT",
             Kind::Store => "STORE",

@@ -50,12 +50,19 @@ pub fn main() -> i32 {
     let db_flag = (matches.value_source("db") == Some(ValueSource::CommandLine))
         .then(|| cli.db.clone())
         .flatten();
+    let out = output::Out::new(cli.output == OutputFormat::Json);
+    let server = match server_config(cli.server.as_deref(), cli.server_token_file.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return report(&out, &e),
+    };
     let ctx = commands::Ctx {
         location: store::Location::resolve(cli.db.as_deref()),
         db_flag,
-        out: output::Out::new(cli.output == OutputFormat::Json),
+        out,
         no_input: cli.no_input,
         on_suspend: cli.on_suspend.clone(),
+        server,
+        token_file_given: cli.server_token_file.is_some(),
     };
     match commands::dispatch(&ctx, cli.command) {
         Ok(exit) => exit.code(),
@@ -80,6 +87,21 @@ fn parse_error(e: &clap::Error) -> i32 {
         out.details(&rest);
     }
     Exit::Usage.code()
+}
+
+/// The Mastra server of `--server` (or `MASTRA_SERVER_URL`), with its token.
+fn server_config(
+    url: Option<&str>,
+    token_file: Option<&std::path::Path>,
+) -> anyhow::Result<Option<remote::ServerConfig>> {
+    let Some(url) = url.filter(|u| !u.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let token = remote::read_token(std::env::var(remote::TOKEN_ENV).ok(), token_file)
+        .map_err(|e| error::Error::usage(e.to_string()))?;
+    let config =
+        remote::ServerConfig::new(url, token).map_err(|e| error::Error::usage(e.to_string()))?;
+    Ok(Some(config))
 }
 
 /// The environment variable that sets `--output`.

@@ -7,7 +7,10 @@
 //!    end, wall time and peak RSS of each whole process; and the store's growth per run;
 //! 2. the same growth with a 4 KiB plan (how the size scales with the plan);
 //! 3. a store seeded to 100,000 runs, 1,000 of them waiting: `pending`, `runs`, `show`;
-//! 4. 8 processes at a time answering those 1,000 items.
+//! 4. 8 processes at a time answering those 1,000 items;
+//! 5. with node and the Mastra server fixture installed, `pending` and `answer` with
+//!    `--server` against it, beside curl making the same requests (`-- --server-only`
+//!    measures only these).
 //!
 //! It prints a Markdown table and the machine it ran on. Nothing here is asserted by
 //! tests: speed is measured, never tested.
@@ -20,6 +23,7 @@ mod lifecycle;
 mod pg;
 mod report;
 mod seed;
+mod server;
 mod spawn;
 
 use std::ffi::OsString;
@@ -49,6 +53,8 @@ struct Options {
     /// as a role that may create databases.
     postgres: Option<String>,
     keep: bool,
+    /// Only the `--server` figures (against the Mastra server fixture).
+    server_only: bool,
 }
 
 fn options() -> Result<Options, String> {
@@ -62,6 +68,7 @@ fn options() -> Result<Options, String> {
         bin: PathBuf::from(env!("CARGO_BIN_EXE_mastra-ask")),
         postgres: None,
         keep: false,
+        server_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -72,6 +79,7 @@ fn options() -> Result<Options, String> {
                 o.store_runs = 10_000;
             }
             "--keep" => o.keep = true,
+            "--server-only" => o.server_only = true,
             "--dir" => o.dir = PathBuf::from(args.next().ok_or("--dir needs a directory")?),
             "--bin" => o.bin = PathBuf::from(args.next().ok_or("--bin needs a path")?),
             "--postgres" => {
@@ -89,7 +97,7 @@ fn options() -> Result<Options, String> {
             other => {
                 return Err(format!(
                     "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, \
-                     --postgres URL, --keep"
+                     --postgres URL, --keep, --server-only"
                 ))
             }
         }
@@ -131,6 +139,11 @@ fn bench() -> Result<(), String> {
     };
     let load_before = report::load_average();
     let mut table = Table::new();
+    if o.server_only {
+        server_rows(&mut backend, &bin, &root, &mut table)?;
+        table.print();
+        return Ok(());
+    }
 
     // 1. Lifecycles of the example agent.
     progress(&format!(
@@ -249,6 +262,8 @@ fn bench() -> Result<(), String> {
         Some(out.succeeded == out.items && out.lock_errors == 0),
     );
 
+    server_rows(&mut backend, &bin, &root, &mut table)?;
+
     println!();
     println!("Store: {}", backend.name());
     println!();
@@ -281,6 +296,25 @@ fn bench() -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The `--server` figures against the Mastra server fixture, beside curl (skipped, saying
+/// why, where the fixture cannot run).
+fn server_rows(
+    backend: &mut Backend,
+    bin: &Path,
+    root: &Path,
+    table: &mut Table,
+) -> Result<(), String> {
+    if let Some(why) = server::unavailable() {
+        progress(&format!("skipping the --server figures: {why}"));
+        return Ok(());
+    }
+    progress("`pending` and `answer` against the Mastra server fixture, and curl");
+    let r = backend.runner(bin, root, "server")?;
+    let data = root.join("server-data");
+    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+    server::measure(table, &r, &data, 30)
 }
 
 /// Where the measured stores live.

@@ -353,7 +353,11 @@ impl<'a> Advance<'a> {
         let resolved = self
             .store
             .resolve(&run.id, &item.call_id, resolution, offer.as_ref())?;
-        self.recorded.push(resolved_line(item, resolution));
+        self.recorded.push(resolved_line(
+            &item.call_id,
+            item.kind(),
+            &resolution.resume_data,
+        ));
         match resolved {
             Resolved::Recorded { still_pending } => {
                 self.ctx.out.info(&format!(

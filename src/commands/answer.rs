@@ -13,19 +13,16 @@ use crate::cli::AnswerArgs;
 use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::tools::ask_user;
+use crate::tools::ask_user::{self, Question};
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let item_args = &args.item;
-    let (given, via) = match (&args.answer, &args.multi, &args.json) {
-        (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
-        (Some(a), _, _) => (json!(a), Via::Flag),
-        (_, Some(labels), _) => (json!(labels), Via::Flag),
-        (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
-        _ if ctx.interactive() => {
+    let (given, via) = match given(&args)? {
+        Some(given) => given,
+        None if ctx.interactive() => {
             return advance::prompt_chosen(ctx, item_args, ItemKind::Question)
         }
-        _ => return fail(missing_answer(ctx, item_args.run.as_deref())),
+        None => return fail(missing_answer(ctx, item_args.run.as_deref())),
     };
     if item_args.run.is_none() {
         return fail(which_run(ctx, &args));
@@ -37,13 +34,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         item_args.tool_call.as_deref(),
     )?;
     let question = question_of(&item)?;
-    if args.multi.is_some() && question.mode != ask_user::Mode::Multi {
-        return fail(Error::usage(format!(
-            "--multi is for multi-select questions; tool call {} takes one answer: pass it as ANSWER",
-            item.call_id
-        )));
-    }
-    let resume_data: Value = question.check_answer(&given).map_err(Error::invalid)?;
+    let resume_data = checked(&question, &item.call_id, &given, args.multi.is_some())?;
     let resolution = Resolution {
         result: Some(ask_user::result(&resume_data)),
         resume_data,
@@ -54,7 +45,30 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&item, &resolution)
 }
 
-const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";
+/// The answer given on the command line (ANSWER, `-` for stdin, `--multi`, `--json`) and
+/// how; `None` when none was.
+pub fn given(args: &AnswerArgs) -> Result<Option<(Value, Via)>> {
+    Ok(Some(match (&args.answer, &args.multi, &args.json) {
+        (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
+        (Some(a), _, _) => (json!(a), Via::Flag),
+        (_, Some(labels), _) => (json!(labels), Via::Flag),
+        (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
+        _ => return Ok(None),
+    }))
+}
+
+/// The resume data of an answer to `question` (SPEC §5.4): checked against its options, and
+/// `--multi` only for a multi-select question.
+pub fn checked(question: &Question, call_id: &str, given: &Value, multi: bool) -> Result<Value> {
+    if multi && question.mode != ask_user::Mode::Multi {
+        return fail(Error::usage(format!(
+            "--multi is for multi-select questions; tool call {call_id} takes one answer: pass it as ANSWER"
+        )));
+    }
+    Ok(question.check_answer(given).map_err(Error::invalid)?)
+}
+
+pub const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";
 
 /// No answer given, and no terminal to ask at. A lone positional is RUN (SPEC §5): say so
 /// when it names no run.

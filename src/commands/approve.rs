@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, decline: Option<Option<String>>) -> Re
 }
 
 /// The decision the command stands for, checked before anything is looked up.
-fn decision(args: &ApproveArgs, decline: Option<Option<String>>) -> Result<(Decision, Via)> {
+pub fn decision(args: &ApproveArgs, decline: Option<Option<String>>) -> Result<(Decision, Via)> {
     let approving = decline.is_none();
     let verb = if approving { "approve" } else { "decline" };
     if let Some(j) = &args.json {

@@ -27,6 +27,7 @@ mod resume;
 mod review;
 mod run;
 mod runs;
+mod server;
 mod show;
 mod start;
 mod target;
@@ -51,9 +52,17 @@ pub struct Ctx {
     pub no_input: bool,
     /// `--on-suspend CMD`.
     pub on_suspend: Option<String>,
+    /// `--server URL` (with its token): the commands work on that Mastra server's runs.
+    pub server: Option<crate::remote::ServerConfig>,
+    /// `--server-token-file` was given.
+    pub token_file_given: bool,
 }
 
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
+    if let Some(config) = &ctx.server {
+        return server::dispatch(ctx, config, command);
+    }
+    server::refuse_server_flags(ctx, &command)?;
     match command {
         Command::Run(a) => run::run(ctx, a),
         Command::Pending(a) => pending::run(ctx, a),
@@ -73,6 +82,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Prune(a) => prune::run(ctx, a),
         Command::Completions(a) => generate::completions(ctx, a),
         Command::Man(a) => generate::man(ctx, a),
+        Command::Agents => crate::error::fail(server::needs_server("agents")),
     }
 }
 
@@ -99,11 +109,16 @@ impl Ctx {
         !self.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
     }
 
-    /// `mastra-ask` with the `--db` this command was given.
+    /// `mastra-ask` with the `--db` this command was given, and the `--server` (as shown:
+    /// no credentials) it works on.
     pub fn program(&self) -> String {
-        match &self.db_flag {
-            Some(db) => format!("mastra-ask {}", format::flag("--db", &store::redact(db))),
-            None => "mastra-ask".to_string(),
+        let mut words = vec!["mastra-ask".to_string()];
+        if let Some(db) = &self.db_flag {
+            words.push(format::flag("--db", &store::redact(db)));
         }
+        if let Some(server) = &self.server {
+            words.push(format::flag("--server", server.display()));
+        }
+        words.join(" ")
     }
 }

@@ -28,7 +28,8 @@ pub struct OneShot {
 pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
     let (id, tool) = match shot.kind {
         ItemKind::Question => ("ask", ASK_USER),
-        ItemKind::Plan | ItemKind::Approval => ("plan", SUBMIT_PLAN),
+        // `ask` and `plan` are the only one-step runs.
+        ItemKind::Plan | ItemKind::Approval | ItemKind::Other => ("plan", SUBMIT_PLAN),
     };
     let agent = AgentDef {
         id: id.into(),

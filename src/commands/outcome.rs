@@ -42,12 +42,13 @@ pub fn print(ctx: &Ctx, store: &dyn Store, run: &Run) -> Result<Exit> {
                 .iter()
                 .for_each(|l| ctx.out.line(l.as_str().unwrap_or_default())),
             (ItemKind::Question, other) => ctx.out.line(other.as_str().unwrap_or_default()),
-            (ItemKind::Approval, _) => {}
             (ItemKind::Plan, _) => {
                 if let Some(feedback) = answer["feedback"].as_str().filter(|_| rejected) {
                     ctx.out.line(feedback);
                 }
             }
+            // One-step runs ask a question or a plan, nothing else.
+            (ItemKind::Approval | ItemKind::Other, _) => {}
         }
     }
     Ok(if rejected {

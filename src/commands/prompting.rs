@@ -9,9 +9,11 @@ use super::review::warn_if_changed;
 use super::Ctx;
 use crate::domain::{CallRecord, ItemKind, Resolution, Via};
 use crate::error::{fail, Error, Kind};
+use crate::output::format;
 use crate::store::{Run, Store};
-use crate::tools::ask_user;
+use crate::tools::ask_user::{self, Question};
 use crate::ui;
+use serde_json::Value;
 
 /// What a person did at a prompt.
 pub enum Prompted {
@@ -33,16 +35,8 @@ pub fn prompt(ctx: &Ctx, run: &Run, call: &CallRecord, by: &str) -> Result<Promp
             via: Via::Prompt,
         };
     let chosen = match call.kind() {
-        ItemKind::Question => {
-            let question = question_of(call)?;
-            match ui::ask(&question)? {
-                Some(answer) => {
-                    let data = question.check_answer(&answer).map_err(Error::invalid)?;
-                    Some(resolution(data.clone(), Some(ask_user::result(&data))))
-                }
-                None => None,
-            }
-        }
+        ItemKind::Question => ask_question(&question_of(call)?)?
+            .map(|data| resolution(data.clone(), Some(ask_user::result(&data)))),
         ItemKind::Plan => {
             let plan = plan_of(call)?;
             warn_if_changed(ctx, run, &plan);
@@ -53,8 +47,63 @@ pub fn prompt(ctx: &Ctx, run: &Run, call: &CallRecord, by: &str) -> Result<Promp
             Some(ui::Chosen::Later) => return Ok(Prompted::Later),
             None => None,
         },
+        ItemKind::Other => {
+            return fail(cannot_prompt(
+                ctx,
+                &call.run_id,
+                &call.call_id,
+                ItemKind::Other,
+            ))
+        }
     };
     Ok(chosen.map_or(Prompted::Left, Prompted::Resolved))
+}
+
+/// Asks a question at the terminal; the answer checked against it (SPEC §5.4) as resume
+/// data, or `None` when the person left.
+pub fn ask_question(question: &Question) -> Result<Option<Value>> {
+    match ui::ask(question)? {
+        Some(answer) => Ok(Some(
+            question.check_answer(&answer).map_err(Error::invalid)?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// An item no prompt can answer (a server's custom suspension wants JSON of its own shape):
+/// the command that answers it, and a stop.
+pub fn cannot_prompt(ctx: &Ctx, run_id: &str, call_id: &str, kind: ItemKind) -> Error {
+    Error::usage(format!(
+        "tool call {} of run {run_id} is {} item, which cannot be answered at a prompt",
+        format::shell_quote(call_id),
+        article(kind)
+    ))
+    .with_hint(
+        format!(
+            "answer it with: {} {} {} {} {}",
+            ctx.program(),
+            kind.command(),
+            format::shell_quote(run_id),
+            format::flag("--tool-call", call_id),
+            if kind == ItemKind::Other {
+                "--json <value>"
+            } else {
+                ""
+            }
+        )
+        .trim_end()
+        .to_string(),
+    )
+}
+
+/// `a question`, `an approval`: the kind with its article.
+pub fn article(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::Question => "a question",
+        ItemKind::Plan => "a plan",
+        ItemKind::Approval => "an approval",
+        ItemKind::Other => "an `other`",
+    }
 }
 
 /// The pending item of `kind` (of one run, or of all) to prompt for: the only one, or the one
@@ -81,6 +130,7 @@ pub fn choose(
         ItemKind::Question => "Which question?",
         ItemKind::Plan => "Which plan?",
         ItemKind::Approval => "Which tool call?",
+        ItemKind::Other => "Which item?",
     };
     match ui::pick(what, &lines)? {
         Some(i) => Ok(Some(items.swap_remove(i))),
@@ -94,6 +144,11 @@ pub fn choose(
 /// The person left the prompt for `call`: nothing was recorded for it and it still waits;
 /// `recorded` are the items recorded earlier in the same sitting.
 pub fn interrupted(ctx: &Ctx, call: &CallRecord, recorded: &[String]) -> Error {
+    left(ctx, &call.run_id, &call.call_id, call.kind(), recorded)
+}
+
+/// `interrupted` for any item, local or a server's.
+pub fn left(ctx: &Ctx, run_id: &str, call_id: &str, kind: ItemKind, recorded: &[String]) -> Error {
     let kept = if recorded.is_empty() {
         String::new()
     } else {
@@ -102,15 +157,14 @@ pub fn interrupted(ctx: &Ctx, call: &CallRecord, recorded: &[String]) -> Error {
     Error::new(
         Kind::Interrupted,
         format!(
-            "interrupted; nothing recorded for tool call {} of run {}, which is still pending{kept}",
-            call.call_id, call.run_id
+            "interrupted; nothing recorded for tool call {call_id} of run {run_id}, which is still pending{kept}"
         ),
     )
     .with_hint(format!(
         "answer it later with: {} {} {} (or list what waits with: {} pending)",
         ctx.program(),
-        call.kind().commands(),
-        call.run_id,
+        kind.commands(),
+        format::shell_quote(run_id),
         ctx.program()
     ))
 }
@@ -121,6 +175,7 @@ pub fn nothing_pending(kind: ItemKind) -> Error {
         ItemKind::Question => "no question is waiting for an answer",
         ItemKind::Plan => "no plan is waiting for a review",
         ItemKind::Approval => "no tool call is waiting for approval",
+        ItemKind::Other => "nothing is waiting for an answer",
     };
     Error::not_found(what).with_hint("list what waits with: mastra-ask pending")
 }

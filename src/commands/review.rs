@@ -52,7 +52,8 @@ pub fn warn_if_changed(ctx: &Ctx, run: &Run, plan: &Plan) {
     }
 }
 
-fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {
+/// The decision given on the command line, and how.
+pub fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {
     if let Some(j) = &args.json {
         let d = Decision::from_json(&parse_json_flag(j)?)
             .map_err(|e| Error::invalid(format!("--json: {e}")))?;

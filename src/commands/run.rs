@@ -18,19 +18,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
             "-q prints only the run id; with -o json the events carry it (runId)",
         ));
     }
-    let prompt = match args.prompt.as_deref() {
-        None => {
-            return fail(
-                Error::usage("no prompt given")
-                    .with_hint("pass PROMPT, or - to read it from stdin"),
-            )
-        }
-        Some("-") => read_stdin("the prompt")?,
-        Some(p) => p.to_string(),
-    };
-    if prompt.trim().is_empty() {
-        return fail(Error::usage("the prompt is empty"));
-    }
+    let prompt = prompt_of(&args)?;
     let here = absolute(std::path::Path::new("."))?;
     let override_model = args
         .model
@@ -76,6 +64,24 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
             print_id: args.quiet,
         },
     )
+}
+
+/// The prompt: PROMPT, or stdin for `-`; never empty.
+pub fn prompt_of(args: &RunArgs) -> Result<String> {
+    let prompt = match args.prompt.as_deref() {
+        None => {
+            return fail(
+                Error::usage("no prompt given")
+                    .with_hint("pass PROMPT, or - to read it from stdin"),
+            )
+        }
+        Some("-") => read_stdin("the prompt")?,
+        Some(p) => p.to_string(),
+    };
+    if prompt.trim().is_empty() {
+        return fail(Error::usage("the prompt is empty"));
+    }
+    Ok(prompt)
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.

@@ -17,7 +17,8 @@ fn no_run(input: &str) -> Error {
     Error::not_found(wording.to_string()).with_hint("list runs with: mastra-ask runs")
 }
 
-fn check_prefix(input: &str) -> Result<()> {
+/// A run id or a prefix of it: at least 4 characters.
+pub fn check_prefix(input: &str) -> Result<()> {
     if input.chars().count() < 4 {
         return fail(Error::usage(format!(
             "run id \"{input}\" is too short: give at least 4 characters"

@@ -81,6 +81,12 @@ impl Out {
         self.emit(&format!("{v}\n"));
     }
 
+    /// One line of JSON text on stdout exactly as given (a Mastra server's chunk, passed
+    /// through byte for byte).
+    pub fn json_text_line(&self, line: &str) {
+        self.emit(&format!("{line}\n"));
+    }
+
     /// A hint or progress line on stderr (text mode only).
     pub fn info(&self, s: &str) {
         if !self.json {

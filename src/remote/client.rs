@@ -14,10 +14,11 @@ use serde_json::{json, Value};
 
 use super::config::ServerConfig;
 use super::error::{Delivery, RemoteError};
-use super::items::{Item, Kind};
+use super::items::Item;
 use super::stream::{read_leg, Chunk, Leg, StreamBroke};
 use super::transport::{Http, Request};
 use super::wire::{self, AgentInfo, SuspendedRunsPage};
+use crate::domain::ItemKind;
 
 /// Runs per page of `suspended-runs`.
 const PAGE: u64 = 100;
@@ -149,15 +150,15 @@ impl Client {
     ) -> Result<Leg, RemoteError> {
         let ids = json!({"runId": item.run_id, "toolCallId": item.tool_call_id});
         let (route, body) = match (item.kind, answer) {
-            (Kind::Approval, Answer::Approve) => ("approve-tool-call", ids),
-            (Kind::Approval, Answer::Decline { reason }) => {
+            (ItemKind::Approval, Answer::Approve) => ("approve-tool-call", ids),
+            (ItemKind::Approval, Answer::Decline { reason }) => {
                 let mut body = ids;
                 if let Some(reason) = reason {
                     body["reason"] = json!(reason);
                 }
                 ("decline-tool-call", body)
             }
-            (Kind::Question | Kind::Plan | Kind::Other, Answer::Resume(data)) => {
+            (ItemKind::Question | ItemKind::Plan | ItemKind::Other, Answer::Resume(data)) => {
                 let mut body = ids;
                 body["resumeData"] = data.clone();
                 self.add_max_steps(&mut body);
@@ -171,7 +172,7 @@ impl Client {
                 };
                 return Err(RemoteError::Mismatch(format!(
                     "{what} does not answer a {} item (Mastra would consume the suspension)",
-                    kind.as_str()
+                    kind.noun()
                 )));
             }
         };
@@ -262,7 +263,7 @@ mod tests {
             run_id: "r".into(),
             tool_call_id: "c".into(),
             tool_name: "submit_plan".into(),
-            kind: Kind::Plan,
+            kind: ItemKind::Plan,
             args: None,
             suspend_payload: None,
             agent_id: "a".into(),
@@ -276,7 +277,7 @@ mod tests {
             "an approval does not answer a plan item (Mastra would consume the suspension)"
         );
         let approval = Item {
-            kind: Kind::Approval,
+            kind: ItemKind::Approval,
             ..item
         };
         let e = client

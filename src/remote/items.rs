@@ -1,6 +1,6 @@
 //! A pending tool call of a Mastra server, in the shape the rest of the program uses for
 //! items (SPEC §7 `pending -o json`: runId, toolCallId, toolName, kind, args,
-//! suspendPayload, agentId, suspendedAt, plus server), and the one rule that gives it a kind.
+//! suspendPayload, agentId, suspendedAt, plus server); its kind is `domain::ItemKind`'s rule.
 //!
 //! Ids are the server's, kept verbatim: escaping and quoting them for a terminal or a shell is
 //! the printer's job. Nothing here talks to the server.
@@ -9,59 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::wire;
-
-/// How a pending call is answered, which decides the route.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// An `ask_user` suspension: `resume-stream` with a string or a list of strings.
-    Question,
-    /// A `submit_plan` suspension: `resume-stream` with `{action, path, title, plan}`.
-    Plan,
-    /// A tool that needs approval: `approve-tool-call` / `decline-tool-call`.
-    Approval,
-    /// Any other `suspend()`: `resume-stream` with the data given as JSON.
-    Other,
-}
-
-impl Kind {
-    /// The kind of a call: `approval` when the server says it requires approval, `plan` when
-    /// the suspend payload's `toolId` is `submit_plan`, `question` when the payload is an
-    /// `ask_user` one (a `question` string and, if any, a list of `{label}` options), else
-    /// `other`.
-    pub fn of(requires_approval: bool, suspend_payload: Option<&Value>) -> Kind {
-        if requires_approval {
-            return Kind::Approval;
-        }
-        let Some(payload) = suspend_payload.and_then(Value::as_object) else {
-            return Kind::Other;
-        };
-        if payload.get("toolId").and_then(Value::as_str) == Some("submit_plan") {
-            return Kind::Plan;
-        }
-        let options_ok = match payload.get("options") {
-            None | Some(Value::Null) => true,
-            Some(Value::Array(list)) => list
-                .iter()
-                .all(|o| o.get("label").is_some_and(Value::is_string)),
-            Some(_) => false,
-        };
-        if payload.get("question").is_some_and(Value::is_string) && options_ok {
-            Kind::Question
-        } else {
-            Kind::Other
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Question => "question",
-            Kind::Plan => "plan",
-            Kind::Approval => "approval",
-            Kind::Other => "other",
-        }
-    }
-}
+use crate::domain::ItemKind;
 
 /// One suspended tool call of a server run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -70,7 +18,7 @@ pub struct Item {
     pub run_id: String,
     pub tool_call_id: String,
     pub tool_name: String,
-    pub kind: Kind,
+    pub kind: ItemKind,
     /// The call's arguments; Mastra's listing gives them for approvals only.
     pub args: Option<Value>,
     /// What the tool suspended with; absent for approvals.
@@ -97,7 +45,10 @@ impl Item {
                 run_id: run.run_id.clone(),
                 tool_call_id: call.tool_call_id.clone(),
                 tool_name: call.tool_name.clone(),
-                kind: Kind::of(call.requires_approval, call.suspend_payload.as_ref()),
+                kind: ItemKind::of_suspension(
+                    call.requires_approval,
+                    call.suspend_payload.as_ref(),
+                ),
                 args: call.args.clone(),
                 suspend_payload: call.suspend_payload.clone(),
                 agent_id: agent_id.to_string(),
@@ -127,7 +78,7 @@ impl Item {
             run_id: chunk.get("runId").and_then(Value::as_str)?.to_string(),
             tool_call_id: text("toolCallId")?,
             tool_name: text("toolName").unwrap_or_default(),
-            kind: Kind::of(approval, suspend_payload.as_ref()),
+            kind: ItemKind::of_suspension(approval, suspend_payload.as_ref()),
             args: payload.get("args").cloned(),
             suspend_payload,
             agent_id: agent_id.to_string(),
@@ -151,32 +102,6 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn kinds() {
-        let q = json!({"question": "Name?"});
-        let multi = json!({"question": "Which?", "options": [{"label": "A"}, {"label": "B", "description": "b"}], "selectionMode": "multi_select"});
-        let plan = json!({"toolId": "submit_plan", "path": "plans/a.md"});
-        let custom = json!({"service": "billing", "windows": ["tonight"]});
-        assert_eq!(Kind::of(false, Some(&q)), Kind::Question);
-        assert_eq!(Kind::of(false, Some(&multi)), Kind::Question);
-        assert_eq!(Kind::of(false, Some(&plan)), Kind::Plan);
-        assert_eq!(Kind::of(false, Some(&custom)), Kind::Other);
-        assert_eq!(Kind::of(true, None), Kind::Approval);
-        assert_eq!(Kind::of(true, Some(&q)), Kind::Approval);
-        assert_eq!(Kind::of(false, None), Kind::Other);
-        assert_eq!(Kind::of(false, Some(&json!("text"))), Kind::Other);
-        assert_eq!(Kind::of(false, Some(&json!({"question": 3}))), Kind::Other);
-        assert_eq!(
-            Kind::of(false, Some(&json!({"question": "q", "options": ["A"]}))),
-            Kind::Other,
-            "options that are not {{label}} objects are not an ask_user payload"
-        );
-        assert_eq!(
-            Kind::of(false, Some(&json!({"toolId": "other", "question": "q"}))),
-            Kind::Question
-        );
-    }
-
-    #[test]
     fn items_from_listing_and_chunks() {
         let run: wire::SuspendedRun = serde_json::from_value(json!({
             "runId": "r1", "status": "suspended", "suspendedAt": "2026-12-01T03:13:33.727Z",
@@ -197,7 +122,7 @@ mod tests {
             "toolCallId": "c2", "toolName": "submit_plan", "args": {"path": "p.md"},
             "suspendPayload": {"toolId": "submit_plan", "path": "p.md"}, "resumeSchema": "{}"}});
         let item = Item::from_chunk(&chunk, "planner", "s").unwrap();
-        assert_eq!((item.kind, item.run_id.as_str()), (Kind::Plan, "r2"));
+        assert_eq!((item.kind, item.run_id.as_str()), (ItemKind::Plan, "r2"));
         assert_eq!(item.resume_schema.as_deref(), Some("{}"));
         assert!(item.suspended_at.parse::<jiff::Timestamp>().is_ok());
         assert_eq!(

@@ -20,6 +20,6 @@ pub use client::{new_run_id, Answer, Client, Start};
 pub use config::{read_token, Origin, Scheme, ServerConfig, DEFAULT_PREFIX, TOKEN_ENV, URL_ENV};
 pub use error::{Delivery, Issue, RemoteError};
 pub use interrupt::{Stop, StopGuard};
-pub use items::{Item, Kind};
+pub use items::Item;
 pub use stream::{Chunk, Leg, LegEnd, MAX_FRAME};
 pub use wire::AgentInfo;

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use super::error::Result;
-use super::{Lease, NewRun, Run, RunFilter};
+use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
 use serde_json::Value;
 
 use crate::domain::{
@@ -140,6 +140,16 @@ pub trait Tx {
     fn due_runs(&mut self, now: i64) -> Result<Vec<String>>;
     /// Tells listeners that the run changed (PostgreSQL's NOTIFY; nothing for SQLite).
     fn notify(&mut self, run: &RunRow) -> Result<()>;
+    /// The ledger's entry for `key`, locked until the transaction ends.
+    fn ledger_entry(&mut self, key: &LedgerKey) -> Result<Option<LedgerEntry>>;
+    /// Inserts an entry unless one with its key exists (committed by another transaction
+    /// meanwhile included); whether it was inserted.
+    fn insert_ledger(&mut self, entry: &LedgerEntry) -> Result<bool>;
+    /// Writes an entry's state, outcome and update time.
+    fn save_ledger(&mut self, entry: &LedgerEntry) -> Result<()>;
+    fn delete_ledger(&mut self, key: &LedgerKey) -> Result<()>;
+    /// The entries of one run of one server, oldest first.
+    fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>>;
 }
 
 /// Migrations whose SQL is the same for both backends (SQLite reads `BIGINT` as an
@@ -169,6 +179,29 @@ ALTER TABLE calls ADD COLUMN tool_pgid BIGINT;
 ALTER TABLE calls ADD COLUMN tool_start BIGINT;
 ALTER TABLE calls ADD COLUMN tool_host TEXT;
 ALTER TABLE calls ADD COLUMN tool_started_at BIGINT;
+";
+    /// 5: the ledger of answers sent to Mastra servers (SPEC §12), one row per (server,
+    /// run, tool call, kind).
+    pub const LEDGER: &str = "
+CREATE TABLE ledger (
+    run_id TEXT NOT NULL,
+    server TEXT NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    resume_data TEXT NOT NULL,
+    resolved_by TEXT NOT NULL,
+    resolved_via TEXT NOT NULL,
+    token TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid BIGINT NOT NULL,
+    start BIGINT NOT NULL,
+    outcome TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (server, run_id, tool_call_id, kind)
+);
 ";
 }
 

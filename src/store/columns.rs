@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::backend::{Outcome, RunRow};
-use super::{Lease, Run, LEASE_MS};
+use super::{Lease, LedgerEntry, LedgerKey, LedgerState, Run, LEASE_MS};
 use crate::domain::{CallRecord, CallState, ItemKind, RunStatus, ToolProcess, Usage};
 
 /// What reading one row gives: the value, or what is wrong with the row.
@@ -250,6 +250,41 @@ pub fn waiter(c: &dyn Columns) -> Read<Lease> {
         pid: u32::try_from(int(c, 2)?).unwrap_or(0),
         start: u64::try_from(int(c, 3)?).unwrap_or(0),
         expires_at: int(c, 4)?.saturating_add(LEASE_MS),
+    })
+}
+
+/// The columns of a ledger entry, in the order `LEDGER_COLUMNS` of each backend gives them.
+pub const LEDGER_COLUMNS: &str = "run_id, server, tool_call_id, kind, agent_id, state, \
+    resume_data, resolved_by, resolved_via, token, host, pid, start, outcome, created_at, \
+    updated_at";
+
+/// Columns of a ledger entry: `LEDGER_COLUMNS`.
+pub fn ledger(c: &dyn Columns) -> Read<LedgerEntry> {
+    let kind = text(c, 3)?;
+    let state = text(c, 5)?;
+    Ok(LedgerEntry {
+        key: LedgerKey {
+            run_id: text(c, 0)?,
+            server: text(c, 1)?,
+            tool_call_id: text(c, 2)?,
+            kind: ItemKind::parse(&kind).ok_or_else(|| format!("unknown item kind {kind:?}"))?,
+        },
+        agent_id: text(c, 4)?,
+        state: LedgerState::parse(&state)
+            .ok_or_else(|| format!("unknown ledger state {state:?}"))?,
+        resume_data: json(c, 6)?,
+        by: text(c, 7)?,
+        via: text(c, 8)?,
+        holder: Lease {
+            token: text(c, 9)?,
+            host: text(c, 10)?,
+            pid: u32::try_from(int(c, 11)?).unwrap_or(0),
+            start: u64::try_from(int(c, 12)?).unwrap_or(0),
+            expires_at: i64::MAX,
+        },
+        outcome: c.text(13)?,
+        created_at: int(c, 14)?,
+        updated_at: int(c, 15)?,
     })
 }
 

@@ -9,7 +9,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::domain::{CallState, RunStatus};
+use super::LedgerState;
+use crate::domain::{CallState, ItemKind, RunStatus};
 use crate::error::Kind;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -99,6 +100,18 @@ pub enum Conflict {
     Finished { run: String, status: RunStatus },
     #[error("run {run} is not completed (it is {}); reply continues a completed run", status.as_str())]
     NotCompleted { run: String, status: RunStatus },
+    /// A server's item that a process sharing this store answered already (SPEC §12).
+    #[error("{} {call} of run {run} was already answered by {by} ({})", kind.noun(), match state {
+        LedgerState::Delivered => "the server took that answer",
+        LedgerState::Sending => "that answer is being sent, or it is unknown whether it arrived",
+    })]
+    Answered {
+        run: String,
+        call: String,
+        kind: ItemKind,
+        by: String,
+        state: LedgerState,
+    },
 }
 
 fn by_whom(by: &Option<String>) -> String {

@@ -11,6 +11,7 @@ mod columns;
 mod damage;
 mod error;
 mod lease;
+mod ledger;
 mod location;
 mod postgres;
 mod redact;
@@ -28,6 +29,7 @@ pub use backend::{
 };
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
 pub use lease::{holder_alive, holder_alive_with, Lease};
+pub use ledger::{LedgerEntry, LedgerKey, LedgerState};
 pub use location::Location;
 pub use redact::redact;
 pub use transitions::{Store, EXPIRED};

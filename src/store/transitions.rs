@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use super::backend::{Backend, Batch, Durability, Origin, Outcome, RunInsert, RunRow, Tx};
 use super::error::{Conflict, Error, NotFound, Result};
-use super::{damage, holder_alive, now_ms, Lease, NewRun, PendingItem, Resolved, LEASE_MS};
+use super::{
+    damage, holder_alive, now_ms, Lease, LedgerEntry, LedgerKey, LedgerState, NewRun, PendingItem,
+    Resolved, LEASE_MS,
+};
 use serde_json::Value;
 
 use crate::domain::{
@@ -421,9 +424,81 @@ pub trait Store: Backend {
             tx.notify(&run)
         })
     }
+
+    /// Claims the right to send an answer to a pending call of a Mastra server (the ledger,
+    /// SPEC §12): of the processes sharing this store, exactly one gets it for a key; the
+    /// others get `Conflict::Answered` naming who did. The entry is `Sending`, held by
+    /// `entry.holder`.
+    fn claim_answer(&self, entry: &LedgerEntry) -> Result<()> {
+        write(self, Durability::Durable, |tx| {
+            // A claim committed by another transaction while this one waited is read again;
+            // one released meanwhile is gone, and the insert is tried once more.
+            for _ in 0..3 {
+                if let Some(found) = tx.ledger_entry(&entry.key)? {
+                    return Err(answered(found));
+                }
+                if tx.insert_ledger(entry)? {
+                    return Ok(());
+                }
+            }
+            Err(Error::usage(format!(
+                "the ledger entry of tool call {} kept changing; try again",
+                entry.key.tool_call_id
+            )))
+        })
+    }
+
+    /// The server accepted the answer of `holder` and streamed the resumed leg, which ended
+    /// as `outcome`. False when the entry is not that holder's.
+    fn settle_answer(&self, key: &LedgerKey, holder: &str, outcome: &str) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let Some(mut entry) = tx.ledger_entry(key)?.filter(|e| e.holder.token == holder) else {
+                return Ok(false);
+            };
+            entry.state = LedgerState::Delivered;
+            entry.outcome = Some(outcome.to_string());
+            entry.updated_at = now;
+            tx.save_ledger(&entry)?;
+            Ok(true)
+        })
+    }
+
+    /// Gives up the claim of `holder` on an answer that never reached the server, so that
+    /// another one may be sent. False when the entry is not that holder's, or was delivered.
+    fn release_answer(&self, key: &LedgerKey, holder: &str) -> Result<bool> {
+        write(self, Durability::Durable, |tx| {
+            match tx.ledger_entry(key)? {
+                Some(e) if e.holder.token == holder && e.state == LedgerState::Sending => {
+                    tx.delete_ledger(key)?;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        })
+    }
+
+    /// The answers this store sent to one run of a server, oldest first.
+    fn answers_of_run(&self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>> {
+        write(self, Durability::Deferred, |tx| {
+            tx.ledger_of_run(server, run_id)
+        })
+    }
 }
 
 impl<B: Backend> Store for B {}
+
+/// The refusal of a claim that another process holds.
+fn answered(found: LedgerEntry) -> Error {
+    Conflict::Answered {
+        run: found.key.run_id,
+        call: found.key.tool_call_id,
+        kind: found.key.kind,
+        by: found.by,
+        state: found.state,
+    }
+    .into()
+}
 
 /// Runs `f` in one write transaction of `store` and returns its value.
 fn write<T>(

@@ -3,6 +3,8 @@
 //! when its npm packages are not installed, a failure in CI), and against the canned fake
 //! server for what a well-behaved server never does.
 
+mod cli;
 mod fixture;
 mod flows;
+mod ledger;
 mod transport;

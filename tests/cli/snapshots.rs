@@ -121,6 +121,7 @@ fn help_of_every_command() {
         "tool",
         "completions",
         "man",
+        "agents",
     ] {
         text.push_str(&format!("\n===== {command} --help\n"));
         text.push_str(&env.run(&[command, "--help"]).stdout);

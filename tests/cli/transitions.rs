@@ -14,7 +14,8 @@ use mastra_ask::domain::{
     ToolProcess, Transition, Usage, Via,
 };
 use mastra_ask::store::{
-    self, Access, Conflict, Error, Lease, Location, NewRun, NotFound, Resolved, Store,
+    self, Access, Conflict, Error, Lease, LedgerEntry, LedgerKey, LedgerState, Location, NewRun,
+    NotFound, Resolved, Store,
 };
 use mastra_ask::sys::{self, Process};
 
@@ -275,6 +276,9 @@ fn described<T: Described>(r: Result<T, Error>) -> String {
         Err(Error::Conflict(Conflict::NotCompleted { status, .. })) => {
             format!("not completed: {}", status.as_str())
         }
+        Err(Error::Conflict(Conflict::Answered { by, state, .. })) => {
+            format!("answered by {by}, {}", state.as_str())
+        }
         Err(Error::Usage(_)) => "refused: usage".into(),
         Err(e) => panic!("unexpected error: {e}"),
     }
@@ -369,6 +373,99 @@ fn completing() -> StepCommit {
     })
 }
 
+const SERVER: &str = "http://127.0.0.1:4111/api";
+
+/// The ledger key of the server's call `c` of run `RUN`, of `kind`.
+fn key(kind: ItemKind) -> LedgerKey {
+    LedgerKey {
+        server: SERVER.into(),
+        run_id: RUN.into(),
+        tool_call_id: "c".into(),
+        kind,
+    }
+}
+
+/// An answer to call `c` claimed by the process with lease token `holder`.
+fn entry(holder: &str, kind: ItemKind) -> LedgerEntry {
+    LedgerEntry {
+        key: key(kind),
+        agent_id: "planner".into(),
+        state: LedgerState::Sending,
+        resume_data: json!("yes"),
+        by: format!("by-{holder}"),
+        via: "flag".into(),
+        holder: lease(holder),
+        outcome: None,
+        created_at: 1,
+        updated_at: 1,
+    }
+}
+
+/// The ledger of run `RUN` in words: `kind state holder` per entry.
+fn ledger(s: &dyn Store) -> String {
+    let entries = s.answers_of_run(SERVER, RUN).unwrap();
+    if entries.is_empty() {
+        return "empty".into();
+    }
+    entries
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}{}",
+                e.key.kind.noun(),
+                e.state.as_str(),
+                e.holder.token,
+                e.outcome
+                    .as_ref()
+                    .map(|o| format!(" {o}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn claim(s: &dyn Store, holder: &str, kind: ItemKind) -> String {
+    let outcome = described(s.claim_answer(&entry(holder, kind)));
+    format!("{outcome}; {}", ledger(s))
+}
+
+fn settle(s: &dyn Store, holder: &str) -> String {
+    let outcome = described(s.settle_answer(&key(ItemKind::Question), holder, "finished"));
+    format!("{outcome}; {}", ledger(s))
+}
+
+fn release(s: &dyn Store, holder: &str) -> String {
+    let outcome = described(s.release_answer(&key(ItemKind::Question), holder));
+    format!("{outcome}; {}", ledger(s))
+}
+
+fn claimed_by_p1(f: &Fixture) {
+    f.s()
+        .claim_answer(&entry("p1", ItemKind::Question))
+        .unwrap();
+}
+
+fn delivered_by_p1(f: &Fixture) {
+    claimed_by_p1(f);
+    f.s()
+        .settle_answer(&key(ItemKind::Question), "p1", "suspended")
+        .unwrap();
+}
+
+fn released_by_p1(f: &Fixture) {
+    claimed_by_p1(f);
+    f.s()
+        .release_answer(&key(ItemKind::Question), "p1")
+        .unwrap();
+}
+
+fn approval_claimed_by_p1(f: &Fixture) {
+    f.s()
+        .claim_answer(&entry("p1", ItemKind::Approval))
+        .unwrap();
+}
+
 /// Every transition, from every state it can meet: one row a line (rustfmt would spread
 /// each row over ten).
 #[rustfmt::skip]
@@ -455,6 +552,30 @@ fn table() -> Vec<(&'static str, Action, Vec<From>)> {
         ]),
         ("add a waiter", |s| described(s.add_waiter(RUN, &lease("w"))), vec![
             ("no run", nothing, "no run → none"),
+        ]),
+        ("claim an answer as p2", |s| claim(s, "p2", ItemKind::Question), vec![
+            ("no entry", nothing, "ok; question sending p2 → none"),
+            ("claimed by p1", claimed_by_p1, "answered by by-p1, sending; question sending p1 → none"),
+            ("delivered by p1", delivered_by_p1, "answered by by-p1, delivered; question delivered p1 suspended → none"),
+            ("released by p1", released_by_p1, "ok; question sending p2 → none"),
+            ("the approval of the same call claimed", approval_claimed_by_p1, "ok; approval sending p1, question sending p2 → none"),
+        ]),
+        ("settle p1's answer", |s| settle(s, "p1"), vec![
+            ("claimed by p1", claimed_by_p1, "true; question delivered p1 finished → none"),
+            ("no entry", nothing, "false; empty → none"),
+            ("released by p1", released_by_p1, "false; empty → none"),
+        ]),
+        ("settle p2's answer", |s| settle(s, "p2"), vec![
+            ("claimed by p1", claimed_by_p1, "false; question sending p1 → none"),
+        ]),
+        ("release p1's answer", |s| release(s, "p1"), vec![
+            ("claimed by p1", claimed_by_p1, "true; empty → none"),
+            ("delivered by p1", delivered_by_p1, "false; question delivered p1 suspended → none"),
+            ("no entry", nothing, "false; empty → none"),
+            ("the approval of the same call claimed", approval_claimed_by_p1, "false; approval sending p1 → none"),
+        ]),
+        ("release p2's answer", |s| release(s, "p2"), vec![
+            ("claimed by p1", claimed_by_p1, "false; question sending p1 → none"),
         ]),
         ("ask for a live waiter", |s| described(s.has_waiter(RUN)), vec![
             ("a live waiter", waiter_alive, "true → suspended"),
@@ -552,6 +673,30 @@ fn pending_lists_and_counts_only_items_whose_deadline_has_not_passed() {
     let f = Fixture::new();
     due(f.store.as_ref());
     assert_eq!(listed(f.store.as_ref()), []);
+}
+
+#[test]
+fn of_processes_claiming_one_answer_at_once_exactly_one_wins() {
+    let f = Fixture::new();
+    let url = f.db.url();
+    let claims: Vec<_> = (0..8)
+        .map(|i| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let store = store::open(&Location::resolve(Some(&url)), Access::Existing)
+                    .unwrap()
+                    .unwrap();
+                described(store.claim_answer(&entry(&format!("t{i}"), ItemKind::Question)))
+            })
+        })
+        .collect();
+    let outcomes: Vec<String> = claims.into_iter().map(|c| c.join().unwrap()).collect();
+    let (won, lost): (Vec<_>, Vec<_>) = outcomes.iter().partition(|o| *o == "ok");
+    assert_eq!(won.len(), 1, "{outcomes:?}");
+    let winner = &f.s().answers_of_run(SERVER, RUN).unwrap()[0].by;
+    let named = format!("answered by {winner}, sending");
+    assert!(lost.iter().all(|o| **o == named), "{outcomes:?}");
+    assert_eq!(ledger(f.s()).matches("sending").count(), 1);
 }
 
 #[test]

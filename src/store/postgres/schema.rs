@@ -86,6 +86,7 @@ CREATE TABLE waiters (
     migrations::HOSTS_AND_STARTS,
     migrations::RUNS_BY_CREATION,
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
+    migrations::LEDGER,
 ];
 
 /// The store's schema version; `None` when the database has no store yet.

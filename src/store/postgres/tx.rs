@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::domain::{CallRecord, CallState, Message, Resolution, StoredEvent, ToolProcess};
 use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, Tx};
-use crate::store::columns::{self, stored};
-use crate::store::{damage, Lease, Result};
+use crate::store::columns::{self, stored, LEDGER_COLUMNS};
+use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
 pub const CHANNEL: &str = "mastra_ask";
 
@@ -348,5 +348,93 @@ impl Tx for PgTx<'_> {
         self.tx
             .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &run.id])?;
         Ok(())
+    }
+
+    fn ledger_entry(&mut self, key: &LedgerKey) -> Result<Option<LedgerEntry>> {
+        let sql = format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger \
+             WHERE server = $1 AND run_id = $2 AND tool_call_id = $3 AND kind = $4 FOR UPDATE"
+        );
+        let rows = self.tx.query(
+            &sql,
+            &[
+                &key.server,
+                &key.run_id,
+                &key.tool_call_id,
+                &key.kind.noun(),
+            ],
+        )?;
+        Ok(damage::all(decoded(&rows, columns::ledger))?
+            .into_iter()
+            .next())
+    }
+
+    fn insert_ledger(&mut self, e: &LedgerEntry) -> Result<bool> {
+        let inserted = self.tx.execute(
+            "INSERT INTO ledger (run_id, server, tool_call_id, kind, agent_id, state, \
+             resume_data, resolved_by, resolved_via, token, host, pid, start, outcome, \
+             created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+             ON CONFLICT DO NOTHING",
+            &[
+                &e.key.run_id,
+                &e.key.server,
+                &e.key.tool_call_id,
+                &e.key.kind.noun(),
+                &e.agent_id,
+                &e.state.as_str(),
+                &to_json(&e.resume_data),
+                &e.by,
+                &e.via,
+                &e.holder.token,
+                &e.holder.host,
+                &i64::from(e.holder.pid),
+                &stored(e.holder.start),
+                &e.outcome,
+                &e.created_at,
+                &e.updated_at,
+            ],
+        )?;
+        Ok(inserted == 1)
+    }
+
+    fn save_ledger(&mut self, e: &LedgerEntry) -> Result<()> {
+        self.tx.execute(
+            "UPDATE ledger SET state = $5, outcome = $6, updated_at = $7 \
+             WHERE server = $1 AND run_id = $2 AND tool_call_id = $3 AND kind = $4",
+            &[
+                &e.key.server,
+                &e.key.run_id,
+                &e.key.tool_call_id,
+                &e.key.kind.noun(),
+                &e.state.as_str(),
+                &e.outcome,
+                &e.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn delete_ledger(&mut self, key: &LedgerKey) -> Result<()> {
+        self.tx.execute(
+            "DELETE FROM ledger \
+             WHERE server = $1 AND run_id = $2 AND tool_call_id = $3 AND kind = $4",
+            &[
+                &key.server,
+                &key.run_id,
+                &key.tool_call_id,
+                &key.kind.noun(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>> {
+        let sql = format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = $1 AND run_id = $2 \
+             ORDER BY created_at, tool_call_id"
+        );
+        let rows = self.tx.query(&sql, &[&server, &run_id])?;
+        damage::all(decoded(&rows, columns::ledger))
     }
 }

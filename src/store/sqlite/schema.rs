@@ -99,6 +99,7 @@ CREATE TABLE waiters (
     migrations::HOSTS_AND_STARTS,
     migrations::RUNS_BY_CREATION,
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
+    migrations::LEDGER,
 ];
 
 /// How long a command waits for another one's write lock before it fails.

@@ -16,8 +16,8 @@ use crate::domain::{
     CallRecord, CallState, Event, Message, NewCall, Resolution, StoredEvent, ToolProcess,
 };
 use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, Tx};
-use crate::store::columns::{self, from_json, stored};
-use crate::store::{damage, Lease, Result};
+use crate::store::columns::{self, from_json, stored, LEDGER_COLUMNS};
+use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
 /// One open write transaction.
 pub struct SqliteTx<'c> {
@@ -473,6 +473,97 @@ impl Tx for SqliteTx<'_> {
 
     fn notify(&mut self, _run: &RunRow) -> Result<()> {
         Ok(())
+    }
+
+    fn ledger_entry(&mut self, key: &LedgerKey) -> Result<Option<LedgerEntry>> {
+        let sql = format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger \
+             WHERE server = ?1 AND run_id = ?2 AND tool_call_id = ?3 AND kind = ?4"
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let rows = decoded(
+            &mut stmt,
+            params![key.server, key.run_id, key.tool_call_id, key.kind.noun()],
+            columns::ledger,
+        )?;
+        Ok(damage::all(rows)?.into_iter().next())
+    }
+
+    fn insert_ledger(&mut self, e: &LedgerEntry) -> Result<bool> {
+        let inserted = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO ledger (run_id, server, tool_call_id, kind, agent_id, state, \
+                 resume_data, resolved_by, resolved_via, token, host, pid, start, outcome, \
+                 created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                 ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![
+                e.key.run_id,
+                e.key.server,
+                e.key.tool_call_id,
+                e.key.kind.noun(),
+                e.agent_id,
+                e.state.as_str(),
+                to_json(&e.resume_data),
+                e.by,
+                e.via,
+                e.holder.token,
+                e.holder.host,
+                e.holder.pid,
+                stored(e.holder.start),
+                e.outcome,
+                e.created_at,
+                e.updated_at
+            ])?;
+        Ok(inserted == 1)
+    }
+
+    fn save_ledger(&mut self, e: &LedgerEntry) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE ledger SET state = ?5, outcome = ?6, updated_at = ?7 \
+                 WHERE server = ?1 AND run_id = ?2 AND tool_call_id = ?3 AND kind = ?4",
+            )?
+            .execute(params![
+                e.key.server,
+                e.key.run_id,
+                e.key.tool_call_id,
+                e.key.kind.noun(),
+                e.state.as_str(),
+                e.outcome,
+                e.updated_at
+            ])?;
+        Ok(())
+    }
+
+    fn delete_ledger(&mut self, key: &LedgerKey) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "DELETE FROM ledger \
+                 WHERE server = ?1 AND run_id = ?2 AND tool_call_id = ?3 AND kind = ?4",
+            )?
+            .execute(params![
+                key.server,
+                key.run_id,
+                key.tool_call_id,
+                key.kind.noun()
+            ])?;
+        Ok(())
+    }
+
+    fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>> {
+        let sql = format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = ?1 AND run_id = ?2 \
+             ORDER BY created_at, tool_call_id"
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        damage::all(decoded(
+            &mut stmt,
+            params![server, run_id],
+            columns::ledger,
+        )?)
     }
 }
 

@@ -210,56 +210,85 @@ fn get_json(port: u16, path: &str) -> Option<Value> {
     serde_json::from_str(&response.body_mut().read_to_string().ok()?).ok()
 }
 
-/// A loopback relay to the server that records every byte the server sends back, for
-/// comparing what the client handed over with what was on the wire.
+/// A loopback relay to the server that records every byte the server sends back, one
+/// record per connection, for comparing what a client handed over with what was on the
+/// wire.
 pub struct Tap {
     pub port: u16,
-    recorded: Arc<Mutex<Vec<u8>>>,
+    recorded: Arc<Mutex<Vec<Record>>>,
 }
+
+/// The bytes one connection's server side sent.
+type Record = Arc<Mutex<Vec<u8>>>;
 
 impl Tap {
     pub fn new(upstream: u16) -> Tap {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let recorded = Arc::new(Mutex::new(Vec::new()));
-        let record = recorded.clone();
+        let connections = recorded.clone();
         std::thread::spawn(move || {
-            let Ok((mut client, _)) = listener.accept() else {
-                return;
-            };
-            let mut server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
-            let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-            std::thread::spawn(move || {
-                let _ = std::io::copy(&mut c2, &mut s2);
-            });
-            let mut buf = [0u8; 16 * 1024];
-            loop {
-                let n = match server.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => n,
-                };
-                // Recorded before it is passed on, so the client never has a byte the
-                // record lacks.
-                record.lock().unwrap().extend_from_slice(&buf[..n]);
-                if client.write_all(&buf[..n]).is_err() {
-                    break;
-                }
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { return };
+                let record = Arc::new(Mutex::new(Vec::new()));
+                connections.lock().unwrap().push(record.clone());
+                std::thread::spawn(move || {
+                    let mut server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
+                    let (mut c2, mut s2) =
+                        (client.try_clone().unwrap(), server.try_clone().unwrap());
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut c2, &mut s2);
+                    });
+                    let mut buf = [0u8; 16 * 1024];
+                    loop {
+                        let n = match server.read(&mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => n,
+                        };
+                        // Recorded before it is passed on, so the client never has a byte
+                        // the record lacks.
+                        record.lock().unwrap().extend_from_slice(&buf[..n]);
+                        if client.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = client.shutdown(std::net::Shutdown::Both);
+                });
             }
         });
         Tap { port, recorded }
     }
 
-    /// The `data:` payloads of the one recorded event stream, `[DONE]` excluded.
+    /// The `data:` payloads of the one recorded event stream, `[DONE]` excluded (other
+    /// answers on the same connections, JSON ones, are skipped).
     pub fn data_payloads(&self) -> Vec<String> {
-        let raw = self.recorded.lock().unwrap().clone();
-        let split = raw
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .expect("a complete response head");
-        let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
-        assert!(head.contains("transfer-encoding: chunked"), "{head}");
-        let body = dechunk(&raw[split + 4..]);
-        let text = String::from_utf8(body).expect("the stream is UTF-8");
+        let mut streams = Vec::new();
+        for record in self.recorded.lock().unwrap().iter() {
+            let raw = record.lock().unwrap().clone();
+            let mut rest = raw.as_slice();
+            while let Some(split) = rest.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&rest[..split]).to_ascii_lowercase();
+                let body = &rest[split + 4..];
+                let (content, used) = if head.contains("transfer-encoding: chunked") {
+                    dechunk(body)
+                } else {
+                    let length = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .map_or(0, |n| n.trim().parse::<usize>().unwrap());
+                    (
+                        body[..length.min(body.len())].to_vec(),
+                        length.min(body.len()),
+                    )
+                };
+                if head.contains("content-type: text/event-stream") {
+                    streams.push(content);
+                }
+                rest = &body[used..];
+            }
+        }
+        assert_eq!(streams.len(), 1, "one event stream went through the tap");
+        let text = String::from_utf8(streams.pop().unwrap()).expect("the stream is UTF-8");
         text.split("\n\n")
             .filter(|f| !f.is_empty())
             .map(|f| {
@@ -272,23 +301,26 @@ impl Tap {
     }
 }
 
-/// The body of a chunked transfer encoding (as far as it was recorded).
-fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+/// The body of a chunked transfer encoding (as far as it was recorded), and how many bytes
+/// of `raw` it took.
+fn dechunk(raw: &[u8]) -> (Vec<u8>, usize) {
     let mut body = Vec::new();
-    while let Some(eol) = raw.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&raw[..eol]).into_owned();
+    let mut at = 0;
+    while let Some(eol) = raw[at..].windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&raw[at..at + eol]).into_owned();
         let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
             .unwrap_or_else(|_| panic!("a chunk size, not {size_text:?}"));
+        let start = at + eol + 2;
         if size == 0 {
-            break;
+            // The last chunk, then the (empty) trailer's CRLF.
+            return (body, (start + 2).min(raw.len()));
         }
-        let start = eol + 2;
         let end = (start + size).min(raw.len());
         body.extend_from_slice(&raw[start..end]);
         if end + 2 > raw.len() {
-            break;
+            return (body, raw.len());
         }
-        raw = &raw[end + 2..];
+        at = end + 2;
     }
-    body
+    (body, raw.len())
 }

@@ -3,9 +3,10 @@
 //! of answering a gone or answered call, the request counter, the chunks passed on byte for
 //! byte, and a stop signal that does not drop a leg.
 
+use mastra_ask::domain::ItemKind;
 use mastra_ask::exit::Exit;
 use mastra_ask::remote::{
-    new_run_id, Answer, Client, Item, Kind, Leg, LegEnd, RemoteError, ServerConfig, Start, Stop,
+    new_run_id, Answer, Client, Item, Leg, LegEnd, RemoteError, ServerConfig, Start, Stop,
     StopGuard,
 };
 use serde_json::{json, Value};
@@ -87,11 +88,26 @@ fn mastra_lists_agents_and_each_kind_of_suspended_call() {
 
     let mut started = Vec::new();
     for (agent, tags, kind, tool) in [
-        ("planner", "[scenario:question]", Kind::Question, "ask_user"),
-        ("planner", "[scenario:multi]", Kind::Question, "ask_user"),
-        ("planner", "[scenario:plan]", Kind::Plan, "submit_plan"),
-        ("planner", "[scenario:custom]", Kind::Other, "choose_window"),
-        ("ops", "[scenario:approval]", Kind::Approval, "deploy"),
+        (
+            "planner",
+            "[scenario:question]",
+            ItemKind::Question,
+            "ask_user",
+        ),
+        (
+            "planner",
+            "[scenario:multi]",
+            ItemKind::Question,
+            "ask_user",
+        ),
+        ("planner", "[scenario:plan]", ItemKind::Plan, "submit_plan"),
+        (
+            "planner",
+            "[scenario:custom]",
+            ItemKind::Other,
+            "choose_window",
+        ),
+        ("ops", "[scenario:approval]", ItemKind::Approval, "deploy"),
     ] {
         let (run_id, leg) = start(&client, agent, tags);
         let from_stream = suspended_on(&leg);
@@ -121,7 +137,7 @@ fn mastra_lists_agents_and_each_kind_of_suspended_call() {
             "{item:?}"
         );
         match item.kind {
-            Kind::Approval => {
+            ItemKind::Approval => {
                 assert_eq!(item.args, Some(json!({"target": "prod-db"})));
                 assert_eq!(item.suspend_payload, None);
             }
@@ -214,7 +230,7 @@ fn mastra_plan_rejected_with_feedback_then_approved() {
     std::fs::write(root.path().join(&rel), "# Dark mode\n\n1. Add a setting.\n").unwrap();
     let (run_id, leg) = start(&client, "planner", &format!("[scenario:plan] [plan:{rel}]"));
     let first = suspended_on(&leg);
-    assert_eq!(first.kind, Kind::Plan);
+    assert_eq!(first.kind, ItemKind::Plan);
     let path = first.suspend_payload.as_ref().unwrap()["path"]
         .as_str()
         .unwrap()
@@ -240,7 +256,7 @@ fn mastra_plan_rejected_with_feedback_then_approved() {
         .unwrap()
         .contains("User feedback: More tests, please."));
     let second = suspended_on(&leg);
-    assert_eq!(second.kind, Kind::Plan);
+    assert_eq!(second.kind, ItemKind::Plan);
     assert_eq!(second.run_id, run_id);
     assert_ne!(
         second.tool_call_id, first.tool_call_id,
@@ -280,7 +296,10 @@ fn mastra_approval_approved_and_another_declined_with_a_reason() {
     let yes = suspended_on(&leg);
     let (no_run, leg) = start(&client, "ops", "[scenario:approval]");
     let no = suspended_on(&leg);
-    assert_eq!((yes.kind, no.kind), (Kind::Approval, Kind::Approval));
+    assert_eq!(
+        (yes.kind, no.kind),
+        (ItemKind::Approval, ItemKind::Approval)
+    );
 
     let (leg, chunks) = answer(&client, &yes, Answer::Approve);
     finished_with(&leg, r#"Received: {"deployed":"prod-db"}"#);
@@ -334,7 +353,7 @@ fn mastra_custom_suspension_is_other_and_resumes_with_json() {
     let client = fx.client();
     let (_, leg) = start(&client, "planner", "[scenario:custom]");
     let item = suspended_on(&leg);
-    assert_eq!(item.kind, Kind::Other);
+    assert_eq!(item.kind, ItemKind::Other);
     let (leg, _) = answer(
         &client,
         &item,
@@ -383,18 +402,24 @@ fn mastra_require_tool_approval_approves_then_the_same_call_suspends() {
     let approval = suspended_on(&leg);
     assert_eq!(
         (approval.kind, approval.tool_name.as_str()),
-        (Kind::Approval, "ask_user")
+        (ItemKind::Approval, "ask_user")
     );
-    assert_eq!(listed(&client, "planner", &run_id)[0].kind, Kind::Approval);
+    assert_eq!(
+        listed(&client, "planner", &run_id)[0].kind,
+        ItemKind::Approval
+    );
 
     let (leg, _) = answer(&client, &approval, Answer::Approve);
     let question = suspended_on(&leg);
-    assert_eq!(question.kind, Kind::Question);
+    assert_eq!(question.kind, ItemKind::Question);
     assert_eq!(
         question.tool_call_id, approval.tool_call_id,
         "Mastra reuses the call id"
     );
-    assert_eq!(listed(&client, "planner", &run_id)[0].kind, Kind::Question);
+    assert_eq!(
+        listed(&client, "planner", &run_id)[0].kind,
+        ItemKind::Question
+    );
 
     let (leg, _) = answer(&client, &question, Answer::Resume(json!("x")));
     finished_with(
@@ -532,7 +557,7 @@ fn mastra_counter_counts_requests_per_route_and_call() {
     let e = client
         .answer(
             &Item {
-                kind: Kind::Question,
+                kind: ItemKind::Question,
                 ..item.clone()
             },
             &Answer::Approve,
@@ -656,12 +681,12 @@ fn mastra_a_question_then_a_plan_in_one_run() {
     let client = fx.client();
     let (run_id, leg) = start(&client, "planner", "[scenario:chain]");
     let question = suspended_on(&leg);
-    assert_eq!(question.kind, Kind::Question);
+    assert_eq!(question.kind, ItemKind::Question);
     let (leg, _) = answer(&client, &question, Answer::Resume(json!("darkMode")));
     let plan = suspended_on(&leg);
     assert_eq!(
         (plan.kind, plan.run_id.as_str()),
-        (Kind::Plan, run_id.as_str())
+        (ItemKind::Plan, run_id.as_str())
     );
     assert_eq!(
         listed(&client, "planner", &run_id)[0].tool_call_id,

@@ -2,8 +2,9 @@
 //! canned fake server: redirects and where the token goes, every error status, a stream cut
 //! short, an unreachable server, and paging.
 
+use mastra_ask::domain::ItemKind;
 use mastra_ask::exit::Exit;
-use mastra_ask::remote::{Answer, Client, Delivery, Item, Kind, RemoteError, ServerConfig};
+use mastra_ask::remote::{Answer, Client, Delivery, Item, RemoteError, ServerConfig};
 use serde_json::{json, Value};
 
 use crate::fake_server::{DeadPort, End, FakeServer, Reply};
@@ -25,7 +26,7 @@ fn question() -> Item {
         run_id: "run-1".into(),
         tool_call_id: "call-1".into(),
         tool_name: "ask_user".into(),
-        kind: Kind::Question,
+        kind: ItemKind::Question,
         args: None,
         suspend_payload: Some(json!({"question": "Name?"})),
         agent_id: "planner".into(),

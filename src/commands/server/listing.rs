@@ -1,0 +1,228 @@
+//! Finding what a command acts on among a server's suspended calls: every listed item (of
+//! all agents, or one), the run a prefix names, and the pending item an `answer`, `review`,
+//! `approve` or `decline` means. Mastra lists only what is suspended now; what this store's
+//! ledger remembers tells an answered call (exit 4) from one nobody knows (exit 3).
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+
+use super::super::items::{describe_item, Shown};
+use super::super::prompting::{self, article as a};
+use super::super::target::check_prefix;
+use super::{error, Server};
+use crate::domain::ItemKind;
+use crate::error::{fail, Error};
+use crate::output::format;
+use crate::remote::Item;
+use crate::store::Conflict;
+use crate::ui;
+
+/// Every suspended call of the server's agents (or of `agent`), oldest first.
+pub fn items(server: &Server, agent: Option<&str>) -> Result<Vec<Item>> {
+    let agents = match agent {
+        Some(a) => vec![a.to_string()],
+        None => server
+            .client
+            .agents()
+            .map_err(error)?
+            .into_iter()
+            .map(|a| a.id)
+            .collect(),
+    };
+    let mut items = Vec::new();
+    for agent in &agents {
+        items.extend(server.client.suspended(agent).map_err(error)?);
+    }
+    let at = |i: &Item| i.suspended_at.parse::<jiff::Timestamp>().ok();
+    items.sort_by_key(at);
+    Ok(items)
+}
+
+/// The items as shown, each knowing how many calls of its run are listed.
+pub fn shown(items: &[Item]) -> Vec<Shown<'_>> {
+    let mut per_run: HashMap<&str, usize> = HashMap::new();
+    for i in items {
+        *per_run.entry(i.run_id.as_str()).or_default() += 1;
+    }
+    items
+        .iter()
+        .map(|i| Shown::remote(i, per_run[i.run_id.as_str()]))
+        .collect()
+}
+
+/// The listed run whose id is `input` or starts with it (server ids are verbatim).
+pub fn run_of(server: &Server, items: &[Item], input: &str) -> Result<String> {
+    check_prefix(input)?;
+    if items.iter().any(|i| i.run_id == input) {
+        return Ok(input.to_string());
+    }
+    let mut ids: Vec<&str> = items
+        .iter()
+        .map(|i| i.run_id.as_str())
+        .filter(|id| id.starts_with(input))
+        .collect();
+    ids.dedup();
+    ids.sort_unstable();
+    ids.dedup();
+    match ids.as_slice() {
+        [id] => Ok(id.to_string()),
+        [] => fail(not_listed(server, input)?),
+        many => fail(Error::conflict(format!(
+            "run id prefix {input} is ambiguous: {}",
+            many.iter()
+                .take(5)
+                .map(|id| format::shell_quote(id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Why no listed run is `input`: this store answered it before (4), or the server has no
+/// suspended run by that id (3).
+fn not_listed(server: &Server, input: &str) -> Result<Error> {
+    let answered = match server.ctx.existing_store()? {
+        Some(store) => store.answers_of_run(&server.shown, input)?,
+        None => Vec::new(),
+    };
+    Ok(match answered.last() {
+        Some(last) => Error::conflict(format!(
+            "run {} is no longer suspended on {}: {} {} was answered by {} from this store",
+            format::shell_quote(input),
+            server.shown,
+            last.key.kind.noun(),
+            format::shell_quote(&last.key.tool_call_id),
+            last.by
+        )),
+        None => Error::not_found(format!(
+            "no suspended run {} on {}",
+            format::shell_quote(input),
+            server.shown
+        ))
+        .with_hint(format!(
+            "list what waits with: {}",
+            server.pending_command()
+        )),
+    })
+}
+
+/// The pending item of the run `input` names that a command for `kinds` acts on: the one
+/// named by `tool_call`, else the only one of those kinds.
+pub fn find(
+    server: &Server,
+    input: Option<&str>,
+    tool_call: Option<&str>,
+    kinds: &[ItemKind],
+) -> Result<Item> {
+    let Some(input) = input else {
+        if server.ctx.interactive() && tool_call.is_none() {
+            return choose(server, kinds);
+        }
+        return fail(Error::usage("which run? pass RUN").with_hint(format!(
+            "list what waits with: {}",
+            server.pending_command()
+        )));
+    };
+    check_prefix(input)?;
+    let items = items(server, None)?;
+    let run_id = run_of(server, &items, input)?;
+    let mut of_run: Vec<Item> = items.into_iter().filter(|i| i.run_id == run_id).collect();
+    let wrong_kind = |i: &Item| {
+        Error::usage(format!(
+            "tool call {} of run {} is {} item, not {}",
+            format::shell_quote(&i.tool_call_id),
+            format::shell_quote(&i.run_id),
+            a(i.kind),
+            kinds.iter().map(|k| a(*k)).collect::<Vec<_>>().join(" or ")
+        ))
+        .with_hint(format!(
+            "use: {} {} {}",
+            server.ctx.program(),
+            i.kind.command(),
+            format::shell_quote(&i.run_id)
+        ))
+    };
+    if let Some(id) = tool_call {
+        let Some(at) = of_run.iter().position(|i| i.tool_call_id == id) else {
+            return fail(call_not_listed(server, &run_id, id, &of_run)?);
+        };
+        let item = of_run.swap_remove(at);
+        if !kinds.contains(&item.kind) {
+            return fail(wrong_kind(&item));
+        }
+        return Ok(item);
+    }
+    let (mut mine, others): (Vec<Item>, Vec<Item>) =
+        of_run.into_iter().partition(|i| kinds.contains(&i.kind));
+    match (mine.len(), others.first()) {
+        (1, _) => Ok(mine.swap_remove(0)),
+        (0, Some(other)) => fail(wrong_kind(other)),
+        (0, None) => fail(Error::not_found(format!(
+            "run {run_id} has nothing pending"
+        ))),
+        (n, _) => fail(Error::conflict(format!(
+            "run {} has {n} pending items; choose one with --tool-call: {}",
+            format::shell_quote(&run_id),
+            mine.iter()
+                .map(|i| format::shell_quote(&i.tool_call_id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// At a terminal, with no run named: the only pending item of `kinds`, or the one the
+/// person picks (leaving the picker is an interruption).
+fn choose(server: &Server, kinds: &[ItemKind]) -> Result<Item> {
+    let mut mine: Vec<Item> = items(server, None)?
+        .into_iter()
+        .filter(|i| kinds.contains(&i.kind))
+        .collect();
+    if mine.len() <= 1 {
+        return mine
+            .pop()
+            .ok_or_else(|| prompting::nothing_pending(kinds[0]).into());
+    }
+    let lines: Vec<String> = shown(&mine)
+        .iter()
+        .map(|i| format!("{}  {}", i.run_id, describe_item(i)))
+        .collect();
+    match ui::pick("Which item?", &lines)? {
+        Some(i) => Ok(mine.swap_remove(i)),
+        None => fail(Error::new(
+            crate::error::Kind::Interrupted,
+            "interrupted; nothing sent",
+        )),
+    }
+}
+
+/// Why tool call `id` of a listed run is not listed: this store answered it (4), the run
+/// waits on another call now (4), or neither is known (3).
+fn call_not_listed(server: &Server, run_id: &str, id: &str, listed: &[Item]) -> Result<Error> {
+    let answered = match server.ctx.existing_store()? {
+        Some(store) => store.answers_of_run(&server.shown, run_id)?,
+        None => Vec::new(),
+    };
+    let waits_on = listed
+        .iter()
+        .map(|i| format::shell_quote(&i.tool_call_id))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(entry) = answered.iter().rev().find(|e| e.key.tool_call_id == id) {
+        let answered = Conflict::Answered {
+            run: run_id.to_string(),
+            call: id.to_string(),
+            kind: entry.key.kind,
+            by: entry.by.clone(),
+            state: entry.state,
+        };
+        return Ok(Error::conflict(answered.to_string()));
+    }
+    Ok(Error::conflict(format!(
+        "tool call {} of run {} is not pending on {}: the run waits on {waits_on}",
+        format::shell_quote(id),
+        format::shell_quote(run_id),
+        server.shown
+    )))
+}

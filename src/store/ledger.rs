@@ -1,0 +1,66 @@
+//! The ledger of answers sent to Mastra servers (SPEC §12): what one entry holds and the key
+//! that makes an answer exactly-once among the processes sharing a store. A Mastra server has
+//! no lock of its own (two resumes of one call both run), so the answering process claims the
+//! entry before it sends anything; the transitions over it are in `transitions.rs`.
+//!
+//! Entries hold the server as shown (never its credentials) and the answer as sent. Data
+//! only: no SQL and no decisions here.
+
+use serde_json::Value;
+
+use super::Lease;
+use crate::domain::ItemKind;
+
+/// One answer to one pending call of a server's run. The kind belongs to the key: under
+/// `requireToolApproval` Mastra asks to approve a call and then suspends the same call id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerKey {
+    /// The server as `remote::ServerConfig::display` shows it.
+    pub server: String,
+    pub run_id: String,
+    pub tool_call_id: String,
+    pub kind: ItemKind,
+}
+
+/// Where an answer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LedgerState {
+    /// Claimed: its process sends it, or sent it and never learnt whether it arrived.
+    Sending,
+    /// The server accepted it and streamed the resumed leg.
+    Delivered,
+}
+
+impl LedgerState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LedgerState::Sending => "sending",
+            LedgerState::Delivered => "delivered",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LedgerState> {
+        [LedgerState::Sending, LedgerState::Delivered]
+            .into_iter()
+            .find(|st| st.as_str() == s)
+    }
+}
+
+/// An answer in the ledger.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedgerEntry {
+    pub key: LedgerKey,
+    pub agent_id: String,
+    pub state: LedgerState,
+    /// What was sent: the resume data, or for an approval `{approved, reason?}`.
+    pub resume_data: Value,
+    /// Who answered (`--as`), and how (`flag`, `json`, `prompt`).
+    pub by: String,
+    pub via: String,
+    /// The process that claimed it (its `expires_at` is unused).
+    pub holder: Lease,
+    /// How the resumed leg ended (`suspended`, `finished`, `failed`), once delivered.
+    pub outcome: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
