@@ -18,9 +18,6 @@ pub mod exit;
 pub mod limits;
 pub mod output;
 pub mod providers;
-// Only `remote::interrupt` (signal handlers) needs this; it moves into `sys::signals` when
-// the lead merges the remote branch, and then this allow goes.
-#[allow(unsafe_code)]
 pub mod remote;
 pub mod store;
 #[allow(unsafe_code)]

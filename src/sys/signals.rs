@@ -5,11 +5,11 @@
 //! action it had before, so the process ends as the signal would have ended it).
 //!
 //! Every handler installed here is written in `sys` and does only async-signal-safe work
-//! (nothing, or a store to an atomic); the functions that take a handler are visible to
-//! `sys` only. `remote::interrupt`'s handler (which writes a notice with `write(2)`) moves
-//! here when the lead folds that module in. Nothing here decides what a signal means.
+//! (nothing, a store to an atomic, one `write(2)`); the functions that take a handler are
+//! visible to `sys` only. Nothing here decides what a signal means.
 
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
 use libc::c_int;
 
@@ -32,26 +32,41 @@ impl Drop for Previous {
 /// interrupted); returns the action it replaces, or `None` when sigaction failed. `handler`
 /// must do only async-signal-safe work.
 pub(super) fn catch(sig: c_int, handler: extern "C" fn(c_int)) -> Option<Previous> {
-    // SAFETY: sigaction with zero-initialised structs (a valid "no flags, empty mask"
-    // action), a handler that the callers in `sys` keep async-signal-safe, and an out
+    install(sig, handler, 0)
+}
+
+fn install(sig: c_int, handler: extern "C" fn(c_int), flags: c_int) -> Option<Previous> {
+    // SAFETY: sigaction with zero-initialised structs (a valid "empty mask" action with the
+    // flags given), a handler that the callers in `sys` keep async-signal-safe, and an out
     // pointer to a struct we own.
     unsafe {
         let mut action: libc::sigaction = MaybeUninit::zeroed().assume_init();
         action.sa_sigaction = handler as libc::sighandler_t;
+        action.sa_flags = flags;
         libc::sigemptyset(&mut action.sa_mask);
         let mut old: libc::sigaction = MaybeUninit::zeroed().assume_init();
         (libc::sigaction(sig, &action, &mut old) == 0).then_some(Previous { sig, action: old })
     }
 }
 
-/// Whether `sig` is ignored (as SIGINT is under `nohup` or `&`), or its action cannot be
-/// read: then it is best left alone.
-pub(super) fn ignored(sig: c_int) -> bool {
+/// `sig`'s handler now, `None` when its action cannot be read.
+fn handler_of(sig: c_int) -> Option<libc::sighandler_t> {
     // SAFETY: a query only (a null new action) into a struct we own.
     unsafe {
         let mut now: libc::sigaction = MaybeUninit::zeroed().assume_init();
-        libc::sigaction(sig, std::ptr::null(), &mut now) != 0 || now.sa_sigaction == libc::SIG_IGN
+        (libc::sigaction(sig, std::ptr::null(), &mut now) == 0).then_some(now.sa_sigaction)
     }
+}
+
+/// Whether `sig` is ignored (as SIGINT is under `nohup` or `&`), or its action cannot be
+/// read: then it is best left alone.
+pub(super) fn ignored(sig: c_int) -> bool {
+    handler_of(sig).is_none_or(|h| h == libc::SIG_IGN)
+}
+
+/// Whether `record_stops` records `sig` now.
+pub fn is_caught(sig: c_int) -> bool {
+    handler_of(sig) == Some(on_stop as extern "C" fn(c_int) as libc::sighandler_t)
 }
 
 extern "C" fn do_nothing(_: c_int) {}
@@ -61,6 +76,58 @@ extern "C" fn do_nothing(_: c_int) {}
 /// its default for any program started meanwhile.
 pub fn interrupt_reads(sig: c_int) -> Option<Previous> {
     catch(sig, do_nothing)
+}
+
+/// The first stop request (SIGINT or SIGTERM) recorded since `reset_stops` (0: none).
+static FIRST_STOP: AtomicI32 = AtomicI32::new(0);
+static STOPS: AtomicUsize = AtomicUsize::new(0);
+/// The notice written on each stop request. Notices are leaked, so the handler never reads
+/// freed memory (one short line each), and swapped whole, text and length together.
+static NOTICE: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
+
+extern "C" fn on_stop(sig: c_int) {
+    let _ = FIRST_STOP.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+    STOPS.fetch_add(1, Ordering::SeqCst);
+    let notice = NOTICE.load(Ordering::SeqCst);
+    if !notice.is_null() {
+        // SAFETY: notices are leaked, so this one outlives the handler; write(2) is
+        // async-signal-safe. A short write is not retried.
+        unsafe {
+            let bytes: &[u8] = *notice;
+            libc::write(libc::STDERR_FILENO, bytes.as_ptr().cast(), bytes.len());
+        }
+    }
+}
+
+/// Records `sig` (SIGINT, SIGTERM) instead of ending the process, restarting interrupted
+/// system calls, and writes the stop notice (if any) to stderr each time it arrives.
+pub fn record_stops(sig: c_int) -> Option<Previous> {
+    install(sig, on_stop, libc::SA_RESTART)
+}
+
+/// The line `record_stops` writes on each request from now on (`None`: nothing).
+pub fn set_stop_notice(text: Option<&str>) {
+    let notice = text.map(|text| {
+        let mut line = text.trim_end().to_string();
+        line.push('\n');
+        let bytes: &'static [u8] = Box::leak(line.into_bytes().into_boxed_slice());
+        Box::leak(Box::new(bytes)) as *mut &'static [u8]
+    });
+    NOTICE.store(notice.unwrap_or(std::ptr::null_mut()), Ordering::SeqCst);
+}
+
+/// The first stop request recorded (0: none) and how many arrived.
+pub fn stops() -> (c_int, usize) {
+    (
+        FIRST_STOP.load(Ordering::SeqCst),
+        STOPS.load(Ordering::SeqCst),
+    )
+}
+
+/// Forgets the stop requests recorded so far.
+pub fn reset_stops() {
+    FIRST_STOP.store(0, Ordering::SeqCst);
+    STOPS.store(0, Ordering::SeqCst);
 }
 
 /// Raises `sig` in this thread: its action runs before this returns (or ends the process).
