@@ -1,6 +1,8 @@
-//! The measured workload: runs of the example release agent (examples/release), three
-//! questions and a plan, driven through the real binary as people would: many runs open
-//! at once (a batch), each answered step by step.
+//! The measured workload: runs of a release agent with three questions and a plan (SPEC
+//! §10), driven through the real binary as people would: many runs open at once (a batch),
+//! each answered step by step. The agent is the bench's own (`workload/`, the example
+//! release agent as it was before it gained branches and an approval step), so that the
+//! figures stay comparable across versions, and an older build can run it too (`--bin`).
 
 use std::path::Path;
 
@@ -41,10 +43,10 @@ impl Item {
     }
 }
 
-/// Copies the example agent into the runner's working directory; `plan_bytes` replaces
+/// Copies the workload's agent into the runner's working directory; `plan_bytes` replaces
 /// its plan with one of about that size.
 pub fn prepare(runner: &Runner, plan_bytes: Option<usize>) -> Result<(), String> {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/perf/workload");
     for f in ["agent.json", "script.json", "RELEASE_PLAN.md"] {
         std::fs::copy(example.join(f), runner.cwd.join(f))
             .map_err(|e| format!("copying {f}: {e}"))?;

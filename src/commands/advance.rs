@@ -263,7 +263,9 @@ impl<'a> Advance<'a> {
             provider,
             &mut self.ctx.out.sink(),
         )?;
-        self.seen = self.store.events(&run.id)?.last().map(|e| e.seq);
+        if self.streams_every_event() {
+            self.seen = self.store.events(&run.id)?.last().map(|e| e.seq);
+        }
         match end {
             LegEnd::Status(RunStatus::Suspended) => {
                 notify::on_suspend(self.ctx, &self.store.pending(Some(&run.id))?);
@@ -286,13 +288,19 @@ impl<'a> Advance<'a> {
         Ok(())
     }
 
+    /// Whether this process's output carries every stored event of the run (a waiter's JSON
+    /// stream), not only those of its own legs.
+    fn streams_every_event(&self) -> bool {
+        self.policy.wait.is_some() && self.ctx.out.is_json()
+    }
+
     /// A waiter's JSON stream: prints the stored events this process has not printed yet
     /// (the results another process's answer appended, a leg another driver ran).
     fn catch_up(&mut self, run: &Run) -> Result<()> {
         let Some(seen) = self.seen else {
             return Ok(());
         };
-        if self.policy.wait.is_none() || !self.ctx.out.is_json() {
+        if !self.streams_every_event() {
             return Ok(());
         }
         let new: Vec<_> = self

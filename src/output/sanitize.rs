@@ -62,11 +62,24 @@ fn escape_into(out: &mut String, c: char) {
 
 /// Whether `c` is shown escaped: control, bidi or invisible.
 pub fn needs_escape(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
     c.is_control() || is_bidi(c) || is_invisible(c)
+}
+
+/// Whether `s` is printable ASCII only (besides the bytes `keep` allows): nothing in it
+/// needs escaping. The common case, checked a byte at a time.
+fn plain(s: &str, keep: &[u8]) -> bool {
+    s.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) || keep.contains(&b))
 }
 
 /// For text shown on one line (questions, labels, titles, ids): newlines become `\n`.
 pub fn one_line(s: &str) -> String {
+    if plain(s, b"") {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if needs_escape(c) {
@@ -80,6 +93,9 @@ pub fn one_line(s: &str) -> String {
 
 /// For text shown as a block (plans, agent output): newlines and tabs are kept.
 pub fn block(s: &str) -> String {
+    if plain(s, b"\n\t") {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c != '\n' && c != '\t' && needs_escape(c) {
