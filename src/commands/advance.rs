@@ -63,6 +63,17 @@ pub struct Wait {
 }
 
 impl Policy {
+    /// The policy of a command that holds the run's lease (`resume`, `reply`): drive it,
+    /// prompt on at a terminal.
+    pub fn driving(ctx: &Ctx) -> Policy {
+        Policy {
+            drive: true,
+            prompt: ctx.interactive(),
+            wait: None,
+            by: input::who(None),
+        }
+    }
+
     /// The policy of a command that resolves an item: drive the leg it resumes (unless
     /// `--no-resume`), prompt on at a terminal for what the run asks next.
     pub fn acting(ctx: &Ctx, item: &ItemArgs, by: &str) -> Policy {

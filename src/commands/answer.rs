@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::advance::{self, Advance, Policy};
 use super::input::{parse_json_flag, read_stdin, who};
 use super::items::question_of;
-use super::target::{find_run, target};
+use super::target::{find_run, target_of};
 use super::Ctx;
 use crate::cli::AnswerArgs;
 use crate::domain::{ItemKind, Resolution, Via};
@@ -27,12 +27,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     if item_args.run.is_none() {
         return fail(which_run(ctx, &args));
     }
-    let (store, run, item) = target(
-        ctx,
-        item_args.run.as_deref(),
-        ItemKind::Question,
-        item_args.tool_call.as_deref(),
-    )?;
+    let (store, run, item) = target_of(ctx, item_args, ItemKind::Question)?;
     let question = question_of(&item)?;
     let resume_data = checked(&question, &item.call_id, &given, args.multi.is_some())?;
     let resolution = Resolution {

@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::advance::{on_own_host, provider_for, Advance, Policy};
-use super::input::{read_stdin, who};
+use super::input::read_stdin;
 use super::{resume, Ctx};
 use crate::agent::lease;
 use crate::cli::ReplyArgs;
@@ -26,13 +26,7 @@ pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
     let provider = provider_for(&run)?;
     let me = lease::mine();
     store.reply(&run.id, &message, &me)?;
-    let policy = Policy {
-        drive: true,
-        prompt: ctx.interactive(),
-        wait: None,
-        by: who(None),
-    };
-    Advance::new(ctx, store.as_ref(), &run.id, policy)
+    Advance::new(ctx, store.as_ref(), &run.id, Policy::driving(ctx))
         .holding(me, provider)
         .run()
 }

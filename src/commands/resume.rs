@@ -4,7 +4,6 @@
 use anyhow::Result;
 
 use super::advance::{on_own_host, provider_for, Advance, Policy};
-use super::input::who;
 use super::Ctx;
 use crate::agent::lease::{self, Held};
 use crate::domain::RunStatus;
@@ -54,13 +53,7 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             run.id, run.id
         )));
     }
-    let policy = Policy {
-        drive: true,
-        prompt: ctx.interactive(),
-        wait: None,
-        by: who(None),
-    };
-    Advance::new(ctx, store.as_ref(), &run.id, policy)
+    Advance::new(ctx, store.as_ref(), &run.id, Policy::driving(ctx))
         .holding(lease, provider)
         .run()
 }

@@ -6,7 +6,7 @@ use anyhow::Result;
 use super::advance::{self, Advance, Policy};
 use super::input::{parse_json_flag, read_stdin, read_text_file, who};
 use super::items::plan_of;
-use super::target::target;
+use super::target::target_of;
 use super::Ctx;
 use crate::cli::ReviewArgs;
 use crate::domain::{ItemKind, Resolution, Via};
@@ -21,12 +21,7 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         return advance::prompt_chosen(ctx, item_args, ItemKind::Plan);
     }
     let (decision, via) = decision(&args)?;
-    let (store, run, item) = target(
-        ctx,
-        item_args.run.as_deref(),
-        ItemKind::Plan,
-        item_args.tool_call.as_deref(),
-    )?;
+    let (store, run, item) = target_of(ctx, item_args, ItemKind::Plan)?;
     let plan = plan_of(&item)?;
     warn_if_changed(ctx, &run, &plan);
     let resolution = Resolution {

@@ -5,6 +5,7 @@
 use anyhow::Result;
 
 use super::Ctx;
+use crate::cli::ItemArgs;
 use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error};
 use crate::output::format;
@@ -175,6 +176,15 @@ pub fn target(
     let (store, run) = ctx.store_and_run(input)?;
     let item = pending_item(ctx, store.as_ref(), &run, kind, tool_call)?;
     Ok((store, run, item))
+}
+
+/// `target` of the run and `--tool-call` an item command was given.
+pub fn target_of(
+    ctx: &Ctx,
+    args: &ItemArgs,
+    kind: ItemKind,
+) -> Result<(Box<dyn Store>, Run, CallRecord)> {
+    target(ctx, args.run.as_deref(), kind, args.tool_call.as_deref())
 }
 
 pub fn not_pending(call: &CallRecord) -> Error {

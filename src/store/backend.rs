@@ -114,14 +114,8 @@ pub trait Tx {
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()>;
     /// Records where an approved call's tool runs.
     fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()>;
-    /// Records what an approved call's tool gave (`error` when it failed).
-    fn set_tool_result(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        result: &Value,
-        error: Option<&Value>,
-    ) -> Result<()>;
+    /// Records what an approved call's tool gave: its result, and the error when it failed.
+    fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()>;
     /// How many messages the run has (its next message's sequence number).
     fn message_count(&mut self, run: &RunRow) -> Result<i64>;
     /// The calls of one step, in call order.
@@ -204,6 +198,10 @@ CREATE TABLE ledger (
 );
 ";
 }
+
+/// What an approved call's tool gave: the result for the model, and `{name, message}` when
+/// the tool failed.
+pub type ToolOutput<'a> = (&'a Value, Option<&'a Value>);
 
 /// The body of a write transaction.
 pub type Work<'f> = &'f mut dyn FnMut(&mut dyn Tx) -> Result<()>;

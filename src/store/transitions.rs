@@ -271,7 +271,7 @@ pub trait Store: Backend {
             let Some(run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
                 return Ok(false);
             };
-            tx.set_tool_result(&run, call_id, result, error)?;
+            tx.set_tool_result(&run, call_id, (result, error))?;
             Ok(true)
         })
     }

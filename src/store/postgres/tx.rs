@@ -8,10 +8,9 @@ use postgres::{Client, Transaction};
 use super::errors::classify;
 
 use super::read::{decoded, PgRow, CALL_COLUMNS};
-use serde_json::Value;
 
 use crate::domain::{CallRecord, CallState, Message, Resolution, StoredEvent, ToolProcess};
-use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, Tx};
+use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, ToolOutput, Tx};
 use crate::store::columns::{self, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
@@ -219,13 +218,8 @@ impl Tx for PgTx<'_> {
         Ok(())
     }
 
-    fn set_tool_result(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        result: &Value,
-        error: Option<&Value>,
-    ) -> Result<()> {
+    fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()> {
+        let (result, error) = out;
         self.tx.execute(
             "UPDATE calls SET result = $3, error = $4 WHERE run_id = $1 AND call_id = $2",
             &[&run.id, &call_id, &to_json(result), &error.map(to_json)],

@@ -10,12 +10,11 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 use super::compact::{self, to_json, Cursor, Sources};
 use super::errors::classify;
 use super::read::{decoded, SqlRow};
-use serde_json::Value;
 
 use crate::domain::{
     CallRecord, CallState, Event, Message, NewCall, Resolution, StoredEvent, ToolProcess,
 };
-use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, Tx};
+use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, ToolOutput, Tx};
 use crate::store::columns::{self, from_json, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
@@ -349,13 +348,8 @@ impl Tx for SqliteTx<'_> {
         Ok(())
     }
 
-    fn set_tool_result(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        result: &Value,
-        error: Option<&Value>,
-    ) -> Result<()> {
+    fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()> {
+        let (result, error) = out;
         self.tx
             .prepare_cached(
                 "UPDATE calls SET result = ?3, error = ?4 WHERE run = ?1 AND call_id = ?2",
