@@ -10,9 +10,9 @@ use crate::domain::{CallRecord, ItemKind};
 use crate::error::Error;
 use crate::output::{format, sanitize};
 use crate::remote;
-use crate::store::{now_ms, PendingItem, Store};
+use crate::store::{now_ms, PendingItem, Run, Store};
 use crate::tools::ask_user::{Mode, Question};
-use crate::tools::submit_plan::Plan;
+use crate::tools::submit_plan::{read_plan, Plan};
 
 /// The question a pending `ask_user` item asks.
 pub fn question_of(call: &CallRecord) -> Result<Question> {
@@ -341,6 +341,19 @@ pub fn resolved_line(call_id: &str, kind: ItemKind, resume_data: &Value) -> Stri
         kind.noun(),
         sanitize::one_line(&what)
     )
+}
+
+/// Says so when the plan file now differs from the submitted version being decided on.
+pub fn warn_if_changed(ctx: &Ctx, run: &Run, plan: &Plan) {
+    let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
+        .map(|text| Plan::from_text(&plan.path, &text));
+    if now_on_disk.as_ref() != Ok(plan) {
+        ctx.out.warn(&format!(
+            "{} changed on disk since it was submitted; this decision is on the submitted version (see: mastra-ask show {})",
+            crate::output::sanitize::one_line(&plan.path),
+            run.id
+        ));
+    }
 }
 
 #[cfg(test)]

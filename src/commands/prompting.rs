@@ -4,8 +4,7 @@
 
 use anyhow::Result;
 
-use super::items::{describe, plan_of, question_of};
-use super::review::warn_if_changed;
+use super::items::{describe, plan_of, question_of, warn_if_changed};
 use super::Ctx;
 use crate::domain::{CallRecord, ItemKind, Resolution, Via};
 use crate::error::{fail, Error, Kind};

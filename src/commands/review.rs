@@ -5,15 +5,14 @@ use anyhow::Result;
 
 use super::advance::{self, Advance, Policy};
 use super::input::{parse_json_flag, read_stdin, read_text_file, who};
-use super::items::plan_of;
+use super::items::{plan_of, warn_if_changed};
 use super::target::target_of;
 use super::Ctx;
 use crate::cli::ReviewArgs;
 use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::store::Run;
-use crate::tools::submit_plan::{read_plan, Decision, Plan};
+use crate::tools::submit_plan::Decision;
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
     let item_args = &args.item;
@@ -32,19 +31,6 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
     };
     let policy = Policy::acting(ctx, item_args, &resolution.by);
     Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&item, &resolution)
-}
-
-/// Says so when the plan file now differs from the submitted version being decided on.
-pub fn warn_if_changed(ctx: &Ctx, run: &Run, plan: &Plan) {
-    let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
-        .map(|text| Plan::from_text(&plan.path, &text));
-    if now_on_disk.as_ref() != Ok(plan) {
-        ctx.out.warn(&format!(
-            "{} changed on disk since it was submitted; this decision is on the submitted version (see: mastra-ask show {})",
-            crate::output::sanitize::one_line(&plan.path),
-            run.id
-        ));
-    }
 }
 
 /// The decision given on the command line, and how.
