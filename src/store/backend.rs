@@ -158,9 +158,12 @@ ALTER TABLE waiters ADD COLUMN start BIGINT NOT NULL DEFAULT 0;
 ";
     /// 3: runs are listed newest first by their creation time, never by id (run ids are
     /// random, SPEC §1).
+    /// (The index by status is ordered by creation too, in place of by id: one index
+    /// kept up to date on every change of status, as before.)
     pub const RUNS_BY_CREATION: &str = "
 CREATE INDEX runs_by_creation ON runs (created_at);
-CREATE INDEX runs_by_status_creation ON runs (status, created_at);
+DROP INDEX runs_by_status;
+CREATE INDEX runs_by_status ON runs (status, created_at);
 ";
     /// 4: approvals and the agent's own tools (SPEC §11): what kind of item a call is,
     /// stored (the items stored before were questions and plans, told apart by their tool),
