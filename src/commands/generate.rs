@@ -63,7 +63,9 @@ where
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     match Cli::command().try_get_matches_from(&args) {
         Ok(matches) => Ok(matches),
-        // Help or version: shown by the full definition.
+        // The version needs nothing more.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => Err(e),
+        // Help: shown by the full definition, with the examples.
         Err(e) if !e.use_stderr() => command().try_get_matches_from(&args),
         Err(e) => match without_env(command()).try_get_matches_from(&args) {
             Err(plain) if plain.kind() == e.kind() => Err(plain),
