@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, Env};
+use crate::common::{alive, assert_one_line_error, Env};
 use crate::fake_server::{FakeServer, Reply};
 
 /// Writes an executable shell script `work/NAME` (the run's working directory and the
@@ -326,18 +326,6 @@ fn a_failing_program_is_a_tool_error_with_the_tail_of_its_stderr() {
         "{}",
         out.stderr
     );
-}
-
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false)
 }
 
 #[test]

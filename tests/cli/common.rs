@@ -410,3 +410,16 @@ pub fn assert_one_line_error(out: &Out, needle: &str) {
         lines[0]
     );
 }
+
+/// Whether process `pid` runs (a zombie, left for its new parent to reap, is as good as gone).
+pub fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, assert_same_store, Env, Out, BIN};
+use crate::common::{alive, assert_one_line_error, assert_same_store, Env, Out, BIN};
 use crate::steps::{ask, plan, say};
 
 /// The first character that must never reach a terminal raw: a control character other
@@ -608,19 +608,6 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
     out.assert_code(2);
     assert_one_line_error(&out, "feedback file /dev/zero is larger than 1 MiB");
     assert_same_store(&env.dump(), &before);
-}
-
-fn alive(pid: i32) -> bool {
-    // A zombie, left for its new parent to reap, is as good as gone.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false)
 }
 
 #[track_caller]
