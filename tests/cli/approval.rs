@@ -4,8 +4,6 @@
 //! the declined one never, its reason in the next request to the model, Mastra's chunk
 //! shapes, and the approval menu at a terminal.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
 use crate::command_tools::{
@@ -20,11 +18,11 @@ use crate::pty::{Pty, ENTER};
 /// (MASTRA-SERVER.md §3.1, captured from the test fixture's server).
 const MASTRA_APPROVAL_SCHEMA: &str = r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"approved":{"type":"boolean","description":"Controls if the tool call is approved or not, should be true when approved and false when declined"},"reason":{"description":"Optional explanation for the decision, surfaced to the model when the tool call is declined","type":"string"}},"required":["approved"],"additionalProperties":false}"#;
 
-/// A run whose first step calls `tag_release` (which needs approval) as `c1`, then says
-/// "done"; suspended on the approval.
-fn suspended(env: &Env) -> String {
+/// An agent whose first step calls `tag_release` (which needs approval) as `c1`, then says
+/// "done".
+fn tagging_agent(env: &Env) -> String {
     let tag = tagger(env);
-    let agent = tool_agent(
+    tool_agent(
         env,
         json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
         vec![tool(
@@ -32,7 +30,13 @@ fn suspended(env: &Env) -> String {
             &[&tag],
             json!({"requireApproval": true}),
         )],
-    );
+    )
+}
+
+/// A run whose first step calls `tag_release` (which needs approval) as `c1`, then says
+/// "done"; suspended on the approval.
+fn suspended(env: &Env) -> String {
+    let agent = tagging_agent(env);
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     run
@@ -59,16 +63,7 @@ fn decided(env: &Env, run: &str) -> (String, Value, Value, Value) {
 #[test]
 fn approve_runs_the_tool_once_and_the_run_goes_on_with_its_result() {
     let env = Env::new();
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(&env);
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     assert_eq!(tag_runs(&env), 0, "nothing runs before approval");
@@ -386,16 +381,7 @@ fn run_require_approval_makes_every_command_tool_wait_beside_questions() {
 #[test]
 fn a_waiter_runs_the_approved_tool() {
     let env = Env::new();
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(&env);
     let waiter = env.spawn(&["run", "--agent", &agent, "--wait", "Go"]);
     let run = env.first_pending();
     let out = env.run(&["approve", &run]);
@@ -419,15 +405,6 @@ fn tool_log(env: &Env) -> Vec<String> {
         .collect()
 }
 
-#[track_caller]
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} never happened");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn a_driver_killed_while_the_tool_runs_is_resumed_without_a_second_copy() {
     let env = Env::new();
@@ -445,9 +422,11 @@ fn a_driver_killed_while_the_tool_runs_is_resumed_without_a_second_copy() {
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     let mut driver = env.spawn(&["approve", &run]);
-    wait_until("the tool's start", || tool_log(&env).len() == 1);
+    env.poll("the tool's start never happened", || {
+        tool_log(&env).len() == 1
+    });
     let first: String = tool_log(&env)[0].trim_start_matches("start ").to_string();
-    wait_until("the recorded process group", || {
+    env.poll("the recorded process group never happened", || {
         env.value("SELECT tool_pgid FROM calls WHERE call_id = 'c1'", &[])
             .is_some()
     });
@@ -460,7 +439,7 @@ fn a_driver_killed_while_the_tool_runs_is_resumed_without_a_second_copy() {
 
     let resumer = env.spawn(&["resume", &run]);
     let pid = resumer.id().to_string();
-    wait_until("resume taking the lease", || {
+    env.poll("resume taking the lease never happened", || {
         env.value("SELECT lease_pid FROM runs WHERE id = ?1", &[&run]) == Some(pid.clone())
     });
     // The first copy still runs: no second one has started.
@@ -500,16 +479,7 @@ fn keys(v: &Value) -> Vec<String> {
 #[test]
 fn pending_and_the_event_stream_have_mastras_chunk_shapes() {
     let env = Env::new();
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(&env);
     let out = env.run(&["-o", "json", "run", "--agent", &agent, "Go"]);
     out.assert_code(75);
     let run = env.latest_run().unwrap();

@@ -331,6 +331,12 @@ fn quitting_inline_during_run_leaves_the_run_suspended() {
     pty.send(ESC);
     let (code, text) = pty.finish();
     assert_eq!(code, 130, "{text}");
+    // The error says what this sitting kept, and what it did not.
+    assert!(
+        text.contains("nothing recorded for tool call call_channel")
+            && text.contains("recorded earlier: call_version (question) \"2.0.0\""),
+        "{text}"
+    );
     let run = env.latest_run().unwrap();
     assert_eq!(env.status(&run), "suspended");
     assert_answered(&env, &run, "call_version", json!("2.0.0"));
@@ -703,24 +709,6 @@ fn ctrl_c_in_free_text_ends_the_typed_line_first() {
     assert!(
         text[typed..error].contains('\n'),
         "the error starts on a line of its own: {text:?}"
-    );
-}
-
-#[test]
-fn leaving_a_prompt_says_what_the_sitting_recorded_before() {
-    let env = Env::new();
-    let agent = env.agent(json!([free_text(), single_select(), done()]));
-    let mut pty = Pty::spawn(&env, &["run", "--agent", &agent, "Prepare"], &[]);
-    pty.expect("Which version are we releasing?");
-    pty.send("2.0.0\r");
-    pty.expect("> stable");
-    pty.send(ESC);
-    let (code, text) = pty.finish();
-    assert_eq!(code, 130, "{text}");
-    assert!(
-        text.contains("nothing recorded for tool call call_channel")
-            && text.contains("recorded earlier: call_version (question) \"2.0.0\""),
-        "{text}"
     );
 }
 
