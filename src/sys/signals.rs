@@ -64,7 +64,8 @@ pub(super) fn ignored(sig: c_int) -> bool {
     handler_of(sig).is_none_or(|h| h == libc::SIG_IGN)
 }
 
-/// Whether `record_stops` records `sig` now.
+/// Whether `record_stops` records `sig` now (for tests of what installs it).
+#[cfg(test)]
 pub fn is_caught(sig: c_int) -> bool {
     handler_of(sig) == Some(on_stop as extern "C" fn(c_int) as libc::sighandler_t)
 }

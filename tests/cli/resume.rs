@@ -297,6 +297,19 @@ fn an_answer_from_another_host_is_recorded_and_driven_by_the_runs_host() {
     let out = env.run_with(on("laptop", &["resume", &run]));
     out.assert_code(4);
     assert_one_line_error(&out, "belongs to another host");
+    // A watcher there only watches: it never drives the run.
+    let out = env.run_with(on(
+        "laptop",
+        &["wait", &run, "--drive", "--timeout", "300ms"],
+    ));
+    out.assert_code(124);
+    assert!(
+        out.stderr
+            .contains("belongs to another host: waiting without driving it"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.status(&run), "running");
 
     let out = env.run_with(on("ci-runner", &["resume", &run]));
     out.assert_code(0);
