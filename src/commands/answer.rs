@@ -4,15 +4,15 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::advance::{self, Advance, Policy};
-use super::input::{parse_json_flag, read_stdin, who};
-use super::items::question_of;
-use super::target::{find_run, target_of};
 use super::Ctx;
 use crate::cli::AnswerArgs;
 use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::advance::{self, Advance, Policy};
+use crate::runner::input::{parse_json_flag, read_stdin, who};
+use crate::runner::target::{find_run, target_of};
+use crate::runner::view::question_of;
 use crate::tools::ask_user::{self, Question};
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {

@@ -5,14 +5,14 @@
 
 use anyhow::Result;
 
-use super::advance::{Advance, Policy};
-use super::input::{parse_json_flag, who};
-use super::target::target;
 use super::Ctx;
 use crate::cli::{ApproveArgs, ItemArgs};
 use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::advance::{Advance, Policy};
+use crate::runner::input::{parse_json_flag, who};
+use crate::runner::target::target;
 use crate::tools::approval::Decision;
 
 /// `approve` (`decline` is `None`) or `decline` with its `--reason`.

@@ -3,7 +3,6 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::input::parse_json_flag;
 use super::oneshot::{self, OneShot};
 use super::Ctx;
 use crate::agent::def::absolute;
@@ -11,6 +10,7 @@ use crate::cli::AskArgs;
 use crate::domain::ItemKind;
 use crate::error::Error;
 use crate::exit::Exit;
+use crate::runner::input::parse_json_flag;
 use crate::tools::{self, ask_user};
 
 pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {

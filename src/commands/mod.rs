@@ -1,39 +1,24 @@
-//! One file per subcommand: thin orchestration over the store, the agent and the output.
-//! `approve` and `decline` share one file. Shared pieces: the context (`Ctx`, here), finding runs and items (`target`), reading
-//! input (`input`), showing items (`items`), the `--on-suspend` hook (`notify`), prompting
-//! at a terminal (`prompting`), starting runs (`start`), waiters (`waiter`), what a finished
-//! run's waiter prints (`outcome`), and the one loop that moves a run (`advance`).
-//!
-//! Imports among these go one way: commands -> advance -> prompting, items, notify,
-//! outcome -> target, input.
+//! One file per subcommand: thin orchestration over the run layer (`runner`), the store and
+//! the output. `approve` and `decline` share one file. The context (`Ctx`) is here for now.
 
-mod advance;
 mod answer;
 mod approve;
 mod ask;
 mod cancel;
 pub mod generate;
-mod input;
-mod items;
-mod notify;
 mod oneshot;
-mod outcome;
 mod pending;
 mod plan;
-mod prompting;
 mod prune;
 mod reply;
 mod resume;
 mod review;
 mod run;
-mod runs;
+pub mod runs;
 mod server;
 mod show;
-mod start;
-mod target;
 mod tool;
 mod wait;
-mod waiter;
 
 use anyhow::Result;
 

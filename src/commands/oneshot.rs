@@ -5,13 +5,13 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use super::start::{self, Start};
 use super::Ctx;
 use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
 use crate::domain::{ItemKind, ASK_USER, SUBMIT_PLAN};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
+use crate::runner::start::{self, Start};
 use crate::tools::ToolEntry;
 
 /// What a one-step run asks for.

@@ -2,11 +2,11 @@
 
 use anyhow::Result;
 
-use super::items::{list, Shown};
-use super::target::find_run;
 use super::Ctx;
 use crate::cli::PendingArgs;
 use crate::exit::Exit;
+use crate::runner::target::find_run;
+use crate::runner::view::{list, Shown};
 
 pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
     let Some(store) = ctx.existing_store()? else {

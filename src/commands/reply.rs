@@ -3,13 +3,13 @@
 
 use anyhow::Result;
 
-use super::advance::{on_own_host, provider_for, Advance, Policy};
-use super::input::read_stdin;
 use super::{resume, Ctx};
 use crate::agent::lease;
 use crate::cli::ReplyArgs;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::advance::{on_own_host, provider_for, Advance, Policy};
+use crate::runner::input::read_stdin;
 
 pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
     let message = match args.message.as_str() {

@@ -3,12 +3,12 @@
 
 use anyhow::Result;
 
-use super::advance::{on_own_host, provider_for, Advance, Policy};
 use super::Ctx;
 use crate::agent::lease::{self, Held};
 use crate::domain::RunStatus;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::advance::{on_own_host, provider_for, Advance, Policy};
 use crate::store::{now_ms, Run};
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {

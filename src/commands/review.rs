@@ -3,15 +3,15 @@
 
 use anyhow::Result;
 
-use super::advance::{self, Advance, Policy};
-use super::input::{parse_json_flag, read_stdin, read_text_file, who};
-use super::items::{plan_of, warn_if_changed};
-use super::target::target_of;
 use super::Ctx;
 use crate::cli::ReviewArgs;
 use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::advance::{self, Advance, Policy};
+use crate::runner::input::{parse_json_flag, read_stdin, read_text_file, who};
+use crate::runner::target::target_of;
+use crate::runner::view::{plan_of, warn_if_changed};
 use crate::tools::submit_plan::Decision;
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {

@@ -2,8 +2,6 @@
 
 use anyhow::Result;
 
-use super::input::read_stdin;
-use super::start::{start, Start};
 use super::Ctx;
 use crate::agent::def::absolute;
 use crate::agent::AgentDef;
@@ -11,6 +9,8 @@ use crate::cli::RunArgs;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::providers;
+use crate::runner::input::read_stdin;
+use crate::runner::start::{start, Start};
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     if args.quiet && ctx.out.is_json() {

@@ -3,11 +3,11 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::items::describe;
 use super::Ctx;
 use crate::domain::{CallRecord, Message, StoredEvent};
 use crate::exit::Exit;
 use crate::output::{envelope, format, sanitize, Out};
+use crate::runner::view::describe;
 use crate::store::Run;
 
 /// Everything `show` shows of a run.

@@ -7,12 +7,12 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use serde_json::json;
 
-use super::input::{parse_json_flag, read_stdin};
 use super::Ctx;
 use crate::cli::ToolArgs;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::output::sanitize;
+use crate::runner::input::{parse_json_flag, read_stdin};
 use crate::tools::{self, write_file};
 
 pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {

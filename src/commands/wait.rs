@@ -3,12 +3,12 @@
 
 use anyhow::Result;
 
-use super::advance::{on_own_host, Advance, Policy, Wait};
-use super::input::who;
-use super::waiter::Waiter;
 use super::Ctx;
 use crate::cli::WaitArgs;
 use crate::exit::Exit;
+use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
+use crate::runner::input::who;
+use crate::runner::waiter::Waiter;
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(&args.run)?;

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::super::items::{describe_item, Shown};
-use super::super::prompting::{self, article as a};
-use super::super::target::check_prefix;
 use super::{error, Server};
 use crate::domain::ItemKind;
 use crate::error::{fail, Error};
 use crate::output::format;
 use crate::remote::Item;
+use crate::runner::prompt::{self as prompting, article as a};
+use crate::runner::target::check_prefix;
+use crate::runner::view::{describe_item, Shown};
 use crate::store::Conflict;
 use crate::ui;
 

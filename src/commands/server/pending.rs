@@ -14,6 +14,6 @@ pub fn run(server: &Server, args: PendingArgs) -> Result<Exit> {
         let run_id = listing::run_of(server, &items, input)?;
         items.retain(|i| i.run_id == run_id);
     }
-    super::super::items::list(server.ctx, &shown(&items), args.quiet);
+    crate::runner::view::list(server.ctx, &shown(&items), args.quiet);
     Ok(Exit::Success)
 }

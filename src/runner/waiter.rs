@@ -5,8 +5,8 @@
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::agent::lease::{self, Heartbeat};
+use crate::commands::Ctx;
 use crate::store::{Lease, Store};
 
 /// A registered waiter; unregisters itself when dropped.

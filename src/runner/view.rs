@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::Ctx;
+use crate::commands::Ctx;
 use crate::domain::{CallRecord, ItemKind};
 use crate::error::Error;
 use crate::output::{format, sanitize};

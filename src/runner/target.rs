@@ -4,8 +4,8 @@
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::cli::ItemArgs;
+use crate::commands::Ctx;
 use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error};
 use crate::output::format;

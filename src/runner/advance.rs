@@ -21,13 +21,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::items::{announce, resolved_line};
-use super::prompting::{self, Prompted};
+use super::prompt::{self, Prompted};
 use super::target::{find_run, pending_item};
-use super::{input, notify, outcome, Ctx};
+use super::view::{announce, resolved_line};
+use super::{input, notify, outcome};
 use crate::agent::driver::{self, LegEnd};
 use crate::agent::{lease, AgentDef};
 use crate::cli::ItemArgs;
+use crate::commands::Ctx;
 use crate::domain::{CallRecord, ItemKind, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
@@ -95,7 +96,7 @@ pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit>
             let (store, run) = ctx.store_and_run(input)?;
             let chosen = match args.tool_call {
                 Some(_) => None,
-                None => prompting::choose(store.as_ref(), Some(&run.id), kind)?,
+                None => prompt::choose(store.as_ref(), Some(&run.id), kind)?,
             };
             let item = match chosen {
                 Some(item) => item,
@@ -106,10 +107,10 @@ pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit>
         }
         None => {
             let Some(store) = ctx.existing_store()? else {
-                return fail(prompting::nothing_pending(kind));
+                return fail(prompt::nothing_pending(kind));
             };
-            let Some(item) = prompting::choose(store.as_ref(), None, kind)? else {
-                return fail(prompting::nothing_pending(kind));
+            let Some(item) = prompt::choose(store.as_ref(), None, kind)? else {
+                return fail(prompt::nothing_pending(kind));
             };
             let run = find_run(store.as_ref(), &item.run_id)?;
             (store, run, item)
@@ -118,12 +119,12 @@ pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit>
     let by = input::who(args.as_.clone());
     let policy = Policy::acting(ctx, args, &by);
     let mut advance = Advance::new(ctx, store.as_ref(), &run.id, policy);
-    match prompting::prompt(ctx, &run, &item, &by)? {
+    match prompt::prompt(ctx, &run, &item, &by)? {
         Prompted::Resolved(resolution) => match advance.record(&run, &item, &resolution)? {
             Some(exit) => Ok(exit),
             None => advance.run(),
         },
-        Prompted::Left => fail(prompting::interrupted(ctx, &item, &[])),
+        Prompted::Left => fail(prompt::interrupted(ctx, &item, &[])),
         Prompted::Later => {
             announce(ctx, store.as_ref(), &run.id)?;
             Ok(Exit::Suspended)
@@ -334,9 +335,9 @@ impl<'a> Advance<'a> {
             // Resolved or closed meanwhile by another process: look again.
             return Ok(None);
         };
-        match prompting::prompt(self.ctx, run, &item.call, &self.policy.by)? {
+        match prompt::prompt(self.ctx, run, &item.call, &self.policy.by)? {
             Prompted::Resolved(resolution) => self.record(run, &item.call, &resolution),
-            Prompted::Left => fail(prompting::interrupted(self.ctx, &item.call, &self.recorded)),
+            Prompted::Left => fail(prompt::interrupted(self.ctx, &item.call, &self.recorded)),
             Prompted::Later => {
                 // A waiter keeps waiting for someone else to decide; others stop here.
                 if self.policy.wait.is_some() {
@@ -440,7 +441,7 @@ impl<'a> Advance<'a> {
         let waited = self.policy.wait.as_ref();
         if waited.is_some_and(|w| w.summary) && self.ctx.out.is_json() && !outcome::is_one_shot(run)
         {
-            self.ctx.out.json_line(&super::runs::summary(run));
+            self.ctx.out.json_line(&crate::commands::runs::summary(run));
         }
         match run.status {
             RunStatus::Completed => {

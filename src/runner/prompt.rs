@@ -4,8 +4,8 @@
 
 use anyhow::Result;
 
-use super::items::{describe, plan_of, question_of, warn_if_changed};
-use super::Ctx;
+use super::view::{describe, plan_of, question_of, warn_if_changed};
+use crate::commands::Ctx;
 use crate::domain::{CallRecord, ItemKind, Resolution, Via};
 use crate::error::{fail, Error, Kind};
 use crate::output::format;

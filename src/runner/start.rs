@@ -4,11 +4,12 @@
 use anyhow::Result;
 
 use super::advance::{Advance, Policy, Wait};
+use super::input;
 use super::waiter::Waiter;
-use super::{input, Ctx};
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
 use crate::cli::WaitFlags;
+use crate::commands::Ctx;
 use crate::domain::Event;
 use crate::exit::Exit;
 use crate::providers::Provider;

@@ -6,8 +6,8 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::Ctx;
 use crate::agent::AgentDef;
+use crate::commands::Ctx;
 use crate::domain::{CallState, ItemKind};
 use crate::exit::Exit;
 use crate::providers::NO_MODEL;

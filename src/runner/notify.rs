@@ -7,8 +7,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::items::item_json;
-use super::Ctx;
+use super::view::item_json;
+use crate::commands::Ctx;
 use crate::limits::HOOK_TIMEOUT;
 use crate::output::format;
 use crate::store::PendingItem;
