@@ -1,8 +1,10 @@
 //! The errors a user can act on: each has a kind that decides the exit code and the JSON
 //! error code, a one-line message, and maybe a hint for the next step.
 //!
-//! The store's errors are typed in `store::Error` and map to a kind there; anything else
-//! (IO) travels as `anyhow` with context and exits 1.
+//! This is the command error, the one shape every error takes at the boundary (`lib::main`
+//! prints it once). Typed errors of the layers below (the store's `store::Error`) offer their
+//! kind and hint and convert into it with their source kept; anything else (IO) travels as
+//! `anyhow` with context and exits 1.
 
 use std::fmt;
 
@@ -64,11 +66,15 @@ impl Kind {
     }
 }
 
+/// What the error came from, kept for its chain.
+type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 #[derive(Debug)]
 pub struct Error {
     pub kind: Kind,
     pub message: String,
     pub hint: Option<String>,
+    source: Option<Source>,
 }
 
 impl Error {
@@ -77,6 +83,7 @@ impl Error {
             kind,
             message: message.into(),
             hint: None,
+            source: None,
         }
     }
     pub fn usage(message: impl Into<String>) -> Error {
@@ -106,7 +113,59 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<crate::store::Error> for Error {
+    fn from(e: crate::store::Error) -> Error {
+        Error {
+            kind: e.kind(),
+            message: e.to_string(),
+            hint: e.hint(),
+            source: Some(Box::new(e)),
+        }
+    }
+}
+
+/// At the boundary: any error as the command error. Its message is the chain of what went
+/// wrong down to the first typed error (whose own causes its message already says), its
+/// kind and hint are that error's (an I/O error without one is `Io`, anything else
+/// `Internal`), and the whole chain is kept as its source.
+impl From<anyhow::Error> for Error {
+    fn from(e: anyhow::Error) -> Error {
+        if e.chain().next().is_some_and(|c| c.is::<Error>()) {
+            return e.downcast::<Error>().expect("checked above");
+        }
+        let mut message = Vec::new();
+        let mut typed = None;
+        for c in e.chain() {
+            message.push(c.to_string());
+            if let Some(k) = c.downcast_ref::<Error>() {
+                typed = Some((k.kind, k.hint.clone()));
+            } else if let Some(s) = c.downcast_ref::<crate::store::Error>() {
+                typed = Some((s.kind(), s.hint()));
+            }
+            if typed.is_some() {
+                break;
+            }
+        }
+        let (kind, hint) = typed.unwrap_or_else(|| {
+            let io = e.chain().any(|c| c.is::<std::io::Error>());
+            (if io { Kind::Io } else { Kind::Internal }, None)
+        });
+        Error {
+            kind,
+            message: message.join(": "),
+            hint,
+            source: Some(e.into()),
+        }
+    }
+}
 
 /// Shorthand for returning a kinded error from a function that returns `anyhow::Result`.
 pub fn fail<T>(e: Error) -> anyhow::Result<T> {

@@ -4,9 +4,9 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::oneshot::{self, OneShot};
-use super::Ctx;
 use crate::agent::def::absolute;
 use crate::cli::AskArgs;
+use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::error::Error;
 use crate::exit::Exit;

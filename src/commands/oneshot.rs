@@ -5,9 +5,9 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use super::Ctx;
 use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
+use crate::context::Ctx;
 use crate::domain::{ItemKind, ASK_USER, SUBMIT_PLAN};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};

@@ -4,7 +4,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::oneshot::{self, OneShot};
-use super::Ctx;
+use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::error::{fail, Error};
 use crate::exit::Exit;

@@ -3,15 +3,15 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::Ctx;
+use crate::context::Ctx;
 use crate::domain::{CallRecord, Message, StoredEvent};
 use crate::exit::Exit;
+use crate::items::describe;
 use crate::output::{envelope, format, sanitize, Out};
-use crate::runner::view::describe;
 use crate::store::Run;
 
 /// Everything `show` shows of a run.
-struct Shown {
+struct InFull {
     run: Run,
     messages: Vec<Message>,
     calls: Vec<CallRecord>,
@@ -20,7 +20,7 @@ struct Shown {
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(input)?;
-    let shown = Shown {
+    let shown = InFull {
         messages: store.messages(&run.id)?,
         calls: store.calls(&run.id)?,
         events: store.events(&run.id)?,
@@ -29,23 +29,23 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     if ctx.out.is_json() {
         ctx.out.json_line(&as_json(&shown));
     } else {
-        header(&ctx.out, &shown.run);
-        transcript(&ctx.out, &shown.messages);
-        items(&ctx.out, &shown.calls);
-        events(&ctx.out, &shown.events);
+        header(ctx.out, &shown.run);
+        transcript(ctx.out, &shown.messages);
+        items(ctx.out, &shown.calls);
+        events(ctx.out, &shown.events);
     }
     Ok(Exit::Success)
 }
 
 /// The run as one JSON object: the `runs` fields, its messages, items and events.
-fn as_json(shown: &Shown) -> Value {
-    let Shown {
+fn as_json(shown: &InFull) -> Value {
+    let InFull {
         run,
         messages,
         calls,
         events,
     } = shown;
-    let mut v = super::runs::summary(run);
+    let mut v = crate::runner::end::summary(run);
     v["cwd"] = json!(run.cwd);
     v["output"] = json!(run.output);
     v["error"] = json!(run.error);

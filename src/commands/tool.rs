@@ -7,8 +7,8 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use serde_json::json;
 
-use super::Ctx;
 use crate::cli::ToolArgs;
+use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::output::sanitize;

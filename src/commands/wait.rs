@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::cli::WaitArgs;
+use crate::context::Ctx;
 use crate::exit::Exit;
 use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
 use crate::runner::input::who;
@@ -20,7 +20,7 @@ pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
         ));
     }
     let _waiter = drive
-        .then(|| Waiter::register(ctx, store.as_ref(), &run.id))
+        .then(|| Waiter::register(&ctx.location, store.as_ref(), &run.id))
         .transpose()?;
     let seen = store.events(&run.id)?.last().map(|e| e.seq);
     let policy = Policy {
@@ -34,6 +34,7 @@ pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
         by: who(None),
     };
     Advance::new(ctx, store.as_ref(), &run.id, policy)
+        .with_run(run)
         .seen_up_to(seen)
         .run()
 }

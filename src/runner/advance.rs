@@ -1,49 +1,41 @@
 //! Advancing a run: the one loop that decides who moves a run and when this process stops
-//! (SPEC §5.1, §5.2). Every command that moves a run sets up its entry state (a new run, a
+//! (SPEC §5.1, §5.2). Every frontend that moves a run sets up its entry state (a new run, a
 //! resolution, a reply, a taken lease, a waiter) and hands the run to `Advance`, which then,
-//! by the run's state and the command's `Policy`:
+//! by the run's state and the `Policy`:
 //!
 //! - drives the next leg when this process holds the run's lease (or, as its waiter, takes a
 //!   free one), and runs the `--on-suspend` hook for the items a leg of its own created;
 //! - prompts for a pending item when a person is at the terminal, and records the answer;
 //! - waits, as a waiter, for others to answer, until the run ends or the deadline passes;
-//! - otherwise says what the run waits for, or how it ended, and maps that to the exit code.
+//! - otherwise says what the run waits for, or how it ended (`end`), as the exit code.
 //!
-//! Recording a resolution also happens here (`record`), because whether the recording
-//! process then drives the leg it resumed is the same decision: it may only when the policy
-//! allows it (not `--no-resume`), it is on the run's own host, and no live waiter claims the
-//! leg (the store decides that last part atomically).
-//!
-//! The loop prints nothing about items itself (`items`), draws no prompt (`prompting`), and
-//! writes no SQL (`store`).
+//! Recording a resolution, and whether this process then drives the leg it resumed, is one
+//! decision (`record`). The loop reports only through the context's `Report`, draws no prompt
+//! itself (`prompt`, `items`), and writes no SQL (`store`).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Result;
 
-use super::prompt::{self, Prompted};
+use super::prompt;
+use crate::items::Prompted;
+use super::record::Outcome;
 use super::target::{find_run, pending_item};
-use super::view::{announce, resolved_line};
-use super::{input, notify, outcome};
-use crate::agent::driver::{self, LegEnd};
+use super::view::announce;
+use super::watch::{Watch, POLL};
+use super::{input, notify, Context};
+use crate::agent::driver::{self, Ended};
 use crate::agent::{lease, AgentDef};
-use crate::cli::ItemArgs;
-use crate::commands::Ctx;
 use crate::domain::{CallRecord, ItemKind, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
-use crate::output::sanitize;
-use crate::output::spinner::Spinner;
 use crate::providers::{self, Provider};
-use crate::store::{now_ms, Lease, Resolved, Run, Store, EXPIRED};
+use crate::store::{now_ms, Lease, Run, Store};
 
-/// How often a waiter on SQLite looks at the store (PostgreSQL wakes it at once).
-const POLL: Duration = Duration::from_millis(200);
-
-/// What a command lets this process do with a run.
+/// What a frontend lets this process do with a run.
 pub struct Policy {
-    /// This process may drive the run's legs (the command did not say `--no-resume`). Even
-    /// then it drives only on the run's own host.
+    /// This process may drive the run's legs (not `--no-resume`). Even then it drives only
+    /// on the run's own host.
     pub drive: bool,
     /// A person is at this terminal: prompt for pending items instead of stopping.
     pub prompt: bool,
@@ -66,7 +58,7 @@ pub struct Wait {
 impl Policy {
     /// The policy of a command that holds the run's lease (`resume`, `reply`): drive it,
     /// prompt on at a terminal.
-    pub fn driving(ctx: &Ctx) -> Policy {
+    pub fn driving(ctx: &Context) -> Policy {
         Policy {
             drive: true,
             prompt: ctx.interactive(),
@@ -75,12 +67,12 @@ impl Policy {
         }
     }
 
-    /// The policy of a command that resolves an item: drive the leg it resumes (unless
-    /// `--no-resume`), prompt on at a terminal for what the run asks next.
-    pub fn acting(ctx: &Ctx, item: &ItemArgs, by: &str) -> Policy {
+    /// The policy of a frontend that resolves an item as `by`: drive the leg it resumes when
+    /// `drive` (not `--no-resume`), prompt on at a terminal for what the run asks next.
+    pub fn acting(ctx: &Context, drive: bool, by: &str) -> Policy {
         Policy {
-            drive: !item.no_resume,
-            prompt: ctx.interactive() && !item.no_resume,
+            drive,
+            prompt: ctx.interactive() && drive,
             wait: None,
             by: by.to_string(),
         }
@@ -90,18 +82,24 @@ impl Policy {
 /// `answer`/`review` at a terminal without an answer or decision: the item (of RUN, else
 /// picked among every pending item of `kind`) is prompted for, recorded, and the run
 /// advanced like any other.
-pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit> {
-    let (store, run, item) = match args.run.as_deref() {
+pub fn prompt_chosen(
+    ctx: &Context,
+    run: Option<&str>,
+    tool_call: Option<&str>,
+    policy: Policy,
+    kind: ItemKind,
+) -> Result<Exit> {
+    let (store, run, item) = match run {
         Some(input) => {
             let (store, run) = ctx.store_and_run(input)?;
-            let chosen = match args.tool_call {
+            let chosen = match tool_call {
                 Some(_) => None,
                 None => prompt::choose(store.as_ref(), Some(&run.id), kind)?,
             };
             let item = match chosen {
                 Some(item) => item,
                 // Let `pending_item` say why nothing of this kind waits, or find the one named.
-                None => pending_item(ctx, store.as_ref(), &run, kind, args.tool_call.as_deref())?,
+                None => pending_item(ctx, store.as_ref(), &run, kind, tool_call)?,
             };
             (store, run, item)
         }
@@ -116,16 +114,12 @@ pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit>
             (store, run, item)
         }
     };
-    let by = input::who(args.as_.clone());
-    let policy = Policy::acting(ctx, args, &by);
+    let by = policy.by.clone();
     let mut advance = Advance::new(ctx, store.as_ref(), &run.id, policy);
     match prompt::prompt(ctx, &run, &item, &by)? {
-        Prompted::Resolved(resolution) => match advance.record(&run, &item, &resolution)? {
-            Some(exit) => Ok(exit),
-            None => advance.run(),
-        },
+        Prompted::Resolved(resolution) => advance.record_and_run(&run, &item, &resolution),
         Prompted::Left => fail(prompt::interrupted(ctx, &item, &[])),
-        Prompted::Later => {
+        Prompted::Later | Prompted::Unanswerable => {
             announce(ctx, store.as_ref(), &run.id)?;
             Ok(Exit::Suspended)
         }
@@ -133,61 +127,125 @@ pub fn prompt_chosen(ctx: &Ctx, args: &ItemArgs, kind: ItemKind) -> Result<Exit>
 }
 
 pub struct Advance<'a> {
-    ctx: &'a Ctx,
-    store: &'a dyn Store,
+    pub(super) ctx: &'a Context<'a>,
+    pub(super) store: &'a dyn Store,
     run_id: String,
-    policy: Policy,
+    /// The run as the store has it now, when known (read by the frontend): the loop's first
+    /// look then needs no read.
+    current: Option<Run>,
+    pub(super) policy: Policy,
     /// The lease this process holds on the run, if any.
-    lease: Option<Lease>,
-    provider: Option<Box<dyn Provider>>,
+    pub(super) lease: Option<Lease>,
+    /// The run's stored agent, decoded once.
+    agent: Option<AgentDef>,
+    pub(super) provider: Option<Box<dyn Provider>>,
     /// Items this process recorded, in order (what an interruption reports as kept).
-    recorded: Vec<String>,
-    /// The last event sequence number this process has printed (a waiter's JSON stream
-    /// carries every stored event, including results others' answers appended).
-    seen: Option<i64>,
+    pub(super) recorded: Vec<String>,
+    /// The stored events this process has reported (a waiter's JSON stream carries every
+    /// stored event, including results others' answers appended).
+    pub(super) watch: Watch,
 }
 
 impl<'a> Advance<'a> {
-    pub fn new(ctx: &'a Ctx, store: &'a dyn Store, run_id: &str, policy: Policy) -> Advance<'a> {
+    pub fn new(
+        ctx: &'a Context<'a>,
+        store: &'a dyn Store,
+        run_id: &str,
+        policy: Policy,
+    ) -> Advance<'a> {
         Advance {
             ctx,
             store,
             run_id: run_id.to_string(),
+            current: None,
             policy,
             lease: None,
+            agent: None,
             provider: None,
             recorded: Vec::new(),
-            seen: None,
+            watch: Watch::default(),
         }
+    }
+
+    /// `run` is the run as the store has it now.
+    pub fn with_run(mut self, run: Run) -> Advance<'a> {
+        self.current = Some(run);
+        self
     }
 
     /// This process holds `lease` on the run (it just created, resumed or replied to it),
-    /// driving it with `provider`.
-    pub fn holding(mut self, lease: Lease, provider: Box<dyn Provider>) -> Advance<'a> {
+    /// driving it with `model` (its agent, decoded, and provider: `model_for`).
+    pub fn holding(mut self, lease: Lease, model: (AgentDef, Box<dyn Provider>)) -> Advance<'a> {
         self.lease = Some(lease);
-        self.provider = Some(provider);
+        self.agent = Some(model.0);
+        self.provider = Some(model.1);
         self
     }
 
-    /// Events up to `seq` were printed already.
+    /// Events up to `seq` were reported already.
     pub fn seen_up_to(mut self, seq: Option<i64>) -> Advance<'a> {
-        self.seen = seq;
+        self.watch = Watch::since(seq);
         self
     }
 
-    /// Records `resolution` for `item` exactly once, then advances the run.
-    pub fn resolve(mut self, item: &CallRecord, resolution: &Resolution) -> Result<Exit> {
-        let run = self.load()?;
-        if let Some(exit) = self.record(&run, item, resolution)? {
+    /// Records `resolution` for `item` of `run` (as read before) exactly once, then advances
+    /// the run.
+    pub fn resolve(
+        mut self,
+        run: &Run,
+        item: &CallRecord,
+        resolution: &Resolution,
+    ) -> Result<Exit> {
+        self.record_and_run(run, item, resolution)
+    }
+
+    fn record_and_run(
+        &mut self,
+        run: &Run,
+        item: &CallRecord,
+        resolution: &Resolution,
+    ) -> Result<Exit> {
+        let outcome = self.record(run, item, resolution)?;
+        if let Some(exit) = self.after(&outcome, &run.id) {
             return Ok(exit);
         }
-        self.run()
+        self.advance()
+    }
+
+    /// What this process does after recording: say what became of the answer, and stop
+    /// (`Some`) unless it drives the run on, waits for it, or other items of the step wait.
+    fn after(&self, outcome: &Outcome, run_id: &str) -> Option<Exit> {
+        let told = || {
+            if let Some(words) = outcome.wording(&self.ctx.program(), run_id) {
+                self.ctx.report.info(&words);
+            }
+        };
+        match outcome {
+            Outcome::Driven => None,
+            Outcome::Pending(_) => {
+                told();
+                None
+            }
+            // A waiter goes on waiting.
+            Outcome::Waiter | Outcome::Recorded(_) if self.policy.wait.is_some() => None,
+            Outcome::Waiter | Outcome::Recorded(_) => {
+                told();
+                Some(Exit::Success)
+            }
+        }
     }
 
     /// The loop: drive, prompt, wait or stop, until this process has nothing more to do.
     pub fn run(mut self) -> Result<Exit> {
+        self.advance()
+    }
+
+    fn advance(&mut self) -> Result<Exit> {
         loop {
-            let run = self.load()?;
+            let run = match self.current.take() {
+                Some(run) => run,
+                None => self.load()?,
+            };
             match run.status {
                 RunStatus::Running if self.holds(&run) => self.leg(&run)?,
                 RunStatus::Running if self.may_take(&run) => self.take(&run)?,
@@ -222,6 +280,19 @@ impl<'a> Advance<'a> {
             .ok_or_else(|| Error::not_found(format!("run {} was deleted", self.run_id)).into())
     }
 
+    /// The run's stored agent, decoded on first use.
+    pub(super) fn agent(&mut self, run: &Run) -> Result<&AgentDef> {
+        if self.agent.is_none() {
+            self.agent = Some(AgentDef::of_run(run)?);
+        }
+        Ok(self.agent.as_ref().expect("decoded above"))
+    }
+
+    /// The provider for the run, checked before anything changes.
+    pub(super) fn provider_for(&mut self, run: &Run) -> Result<Box<dyn Provider>> {
+        providers::from_spec(&self.agent(run)?.model)
+    }
+
     fn holds(&self, run: &Run) -> bool {
         let mine = self.lease.as_ref().map(|l| l.token.as_str());
         mine.is_some() && run.lease.as_ref().map(|l| l.token.as_str()) == mine
@@ -239,7 +310,7 @@ impl<'a> Advance<'a> {
     fn take(&mut self, run: &Run) -> Result<()> {
         let provider = match self.provider.take() {
             Some(p) => p,
-            None => provider_for(run)?,
+            None => self.provider_for(run)?,
         };
         let me = lease::mine();
         let expected = run.lease.as_ref().map(|l| l.token.as_str());
@@ -258,36 +329,34 @@ impl<'a> Advance<'a> {
         self.catch_up(run)?;
         let lease = self.lease.clone().expect("holds the lease");
         if self.provider.is_none() {
-            self.provider = Some(provider_for(run)?);
+            self.provider = Some(self.provider_for(run)?);
         }
-        let provider = self.provider.as_deref().expect("set above");
-        let spinning = Spinning(provider);
-        let provider: &dyn Provider = if self.ctx.out.is_json() {
-            provider
-        } else {
-            &spinning
+        self.agent(run)?;
+        let (Some(agent), Some(provider)) = (&self.agent, &self.provider) else {
+            unreachable!("set above")
         };
         let end = driver::drive(
             self.store,
             &self.ctx.location,
             run,
+            agent,
             &lease,
-            provider,
-            &mut self.ctx.out.sink(),
+            provider.as_ref(),
+            &mut *self.ctx.report.leg(),
         )?;
         if self.streams_every_event() {
-            self.seen = self.store.events(&run.id)?.last().map(|e| e.seq);
+            self.watch.skip_to_end(self.store, &run.id)?;
         }
         match end {
-            LegEnd::Status(RunStatus::Suspended) => {
+            Ended::Status(RunStatus::Suspended) => {
                 notify::on_suspend(self.ctx, &self.store.pending(Some(&run.id))?);
                 // A waiter says what its leg left waiting, then waits.
                 if self.policy.wait.is_some() && !self.policy.prompt {
                     announce(self.ctx, self.store, &run.id)?;
                 }
             }
-            LegEnd::Status(_) => {}
-            LegEnd::LostLease => {
+            Ended::Status(_) => {}
+            Ended::LostLease => {
                 self.lease = None;
                 if self.load()?.status != RunStatus::Cancelled {
                     return fail(Error::conflict(format!(
@@ -300,32 +369,19 @@ impl<'a> Advance<'a> {
         Ok(())
     }
 
-    /// Whether this process's output carries every stored event of the run (a waiter's JSON
+    /// Whether this process's report carries every stored event of the run (a waiter's JSON
     /// stream), not only those of its own legs.
     fn streams_every_event(&self) -> bool {
-        self.policy.wait.is_some() && self.ctx.out.is_json()
+        self.policy.wait.is_some() && self.ctx.report.json()
     }
 
-    /// A waiter's JSON stream: prints the stored events this process has not printed yet
-    /// (the results another process's answer appended, a leg another driver ran).
-    fn catch_up(&mut self, run: &Run) -> Result<()> {
-        let Some(seen) = self.seen else {
-            return Ok(());
-        };
+    /// A waiter's JSON stream: reports the stored events not reported yet (the results
+    /// another process's answer appended, a leg another driver ran).
+    pub(super) fn catch_up(&mut self, run: &Run) -> Result<()> {
         if !self.streams_every_event() {
             return Ok(());
         }
-        let new: Vec<_> = self
-            .store
-            .events(&run.id)?
-            .into_iter()
-            .filter(|e| e.seq > seen)
-            .collect();
-        if let Some(last) = new.last() {
-            self.seen = Some(last.seq);
-        }
-        self.ctx.out.stored_events(&run.id, &new);
-        Ok(())
+        self.watch.catch_up(self.store, self.ctx.report, &run.id)
     }
 
     /// Prompts for the oldest pending item and records the answer. `Some(exit)` when this
@@ -336,84 +392,21 @@ impl<'a> Advance<'a> {
             return Ok(None);
         };
         match prompt::prompt(self.ctx, run, &item.call, &self.policy.by)? {
-            Prompted::Resolved(resolution) => self.record(run, &item.call, &resolution),
+            Prompted::Resolved(resolution) => {
+                let outcome = self.record(run, &item.call, &resolution)?;
+                Ok(self.after(&outcome, &run.id))
+            }
             Prompted::Left => fail(prompt::interrupted(self.ctx, &item.call, &self.recorded)),
-            Prompted::Later => {
+            Prompted::Later | Prompted::Unanswerable => {
+                announce(self.ctx, self.store, &run.id)?;
                 // A waiter keeps waiting for someone else to decide; others stop here.
                 if self.policy.wait.is_some() {
                     self.policy.prompt = false;
-                    announce(self.ctx, self.store, &run.id)?;
                     return Ok(None);
                 }
-                announce(self.ctx, self.store, &run.id)?;
                 Ok(Some(Exit::Suspended))
             }
         }
-    }
-
-    /// Records a resolution exactly once. When it resumes the run, this process drives the
-    /// leg if the policy allows, it is on the run's host, it has the model, and no live
-    /// waiter claims the leg. `Some(exit)` when this process stops here.
-    pub fn record(
-        &mut self,
-        run: &Run,
-        item: &CallRecord,
-        resolution: &Resolution,
-    ) -> Result<Option<Exit>> {
-        let here = on_own_host(run);
-        if self.policy.drive && here && self.provider.is_none() {
-            // Without the model's keys this process can still record for a live waiter.
-            match provider_for(run) {
-                Ok(p) => self.provider = Some(p),
-                Err(_) if self.store.has_waiter(&run.id)? => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let offer = (self.policy.drive && here && self.provider.is_some()).then(lease::mine);
-        let resolved = self
-            .store
-            .resolve(&run.id, &item.call_id, resolution, offer.as_ref())?;
-        self.recorded.push(resolved_line(
-            &item.call_id,
-            item.kind(),
-            &resolution.resume_data,
-        ));
-        match resolved {
-            Resolved::Recorded { still_pending } => {
-                self.ctx.out.info(&format!(
-                    "recorded; {still_pending} more item(s) of this step must be resolved before the run continues"
-                ));
-                Ok(None)
-            }
-            Resolved::Resumed { events, driving } if driving => {
-                self.ctx.out.stored_events(&run.id, &events);
-                self.seen = events.last().map(|e| e.seq).or(self.seen);
-                self.lease = offer;
-                Ok(None)
-            }
-            Resolved::Resumed { .. } if self.policy.wait.is_some() => Ok(None),
-            Resolved::Resumed { .. } => Ok(Some(self.handed(run, here))),
-        }
-    }
-
-    /// The answer was recorded and someone else continues the run: say who.
-    fn handed(&self, run: &Run, here: bool) -> Exit {
-        let program = self.ctx.program();
-        let message = if !self.policy.drive {
-            format!(
-                "recorded; a waiting process, or `{program} resume {}`, continues the run",
-                run.id
-            )
-        } else if !here {
-            format!(
-                "answer recorded; run {} continues on the host that started it: its waiting process, or `{program} resume {}` run there",
-                run.id, run.id
-            )
-        } else {
-            "answer recorded; the waiting process continues the run".to_string()
-        };
-        self.ctx.out.info(&message);
-        Exit::Success
     }
 
     /// A waiter's pause: until something changes, or the deadline (then the items expire, or
@@ -435,55 +428,6 @@ impl<'a> Advance<'a> {
         self.store.expire_due(now_ms())?;
         Ok(self.store.wait_for_change(&run.id, POLL)?)
     }
-
-    /// How the run ended, said once, as an exit code.
-    fn end(&self, run: &Run) -> Result<Exit> {
-        let waited = self.policy.wait.as_ref();
-        if waited.is_some_and(|w| w.summary) && self.ctx.out.is_json() && !outcome::is_one_shot(run)
-        {
-            self.ctx.out.json_line(&crate::commands::runs::summary(run));
-        }
-        match run.status {
-            RunStatus::Completed => {
-                if run.finish_reason.as_deref() == Some("tool-calls") {
-                    self.ctx.out.warn(&format!(
-                        "run {} stopped after its step budget: the model was still calling tools (raise it with --max-steps, or `{} reply {} ...` to go on)",
-                        run.id,
-                        self.ctx.program(),
-                        run.id
-                    ));
-                }
-                match waited {
-                    Some(_) => outcome::print(self.ctx, self.store, run),
-                    None => Ok(Exit::Success),
-                }
-            }
-            RunStatus::Cancelled => {
-                self.ctx.out.info(&format!("run {} was cancelled", run.id));
-                Ok(Exit::Cancelled)
-            }
-            RunStatus::Failed => {
-                let error = run.error.clone().unwrap_or_else(|| "unknown error".into());
-                if run.finish_reason.as_deref() == Some(EXPIRED) {
-                    return fail(Error::new(
-                        Kind::TimedOut,
-                        format!("run {} expired: {}", run.id, sanitize::one_line(&error)),
-                    ));
-                }
-                let kept = if self.recorded.is_empty() {
-                    String::new()
-                } else {
-                    "; your answer was recorded, and resume continues the run".to_string()
-                };
-                fail(
-                    Error::provider(format!("run {} failed: {error}{kept}", run.id)).with_hint(
-                        format!("retry it with: {} resume {}", self.ctx.program(), run.id),
-                    ),
-                )
-            }
-            RunStatus::Running | RunStatus::Suspended => unreachable!("the run has ended"),
-        }
-    }
 }
 
 /// Whether this process runs on the host that started the run (only there may it be
@@ -494,26 +438,9 @@ pub fn on_own_host(run: &Run) -> bool {
         .is_none_or(|h| h == crate::sys::host_id())
 }
 
-/// The provider for a stored run, checked before anything changes.
-pub fn provider_for(run: &Run) -> Result<Box<dyn Provider>> {
-    providers::from_spec(&AgentDef::of_run(run)?.model)
-}
-
-/// A provider with a spinner on stderr (a terminal only) until its first text.
-struct Spinning<'a>(&'a dyn Provider);
-
-impl Provider for Spinning<'_> {
-    fn complete(
-        &self,
-        request: &providers::Request,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<providers::Response> {
-        let mut spinner = Spinner::start("thinking");
-        let response = self.0.complete(request, &mut |text| {
-            spinner.stop();
-            on_text(text)
-        });
-        spinner.stop();
-        response
-    }
+/// A stored run's agent and the provider of its model, checked before anything changes.
+pub fn model_for(run: &Run) -> Result<(AgentDef, Box<dyn Provider>)> {
+    let agent = AgentDef::of_run(run)?;
+    let provider = providers::from_spec(&agent.model)?;
+    Ok((agent, provider))
 }

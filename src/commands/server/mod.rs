@@ -19,10 +19,11 @@ mod run;
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::cli::Command;
+use crate::context::Ctx;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
+use crate::items::approval::Verdict;
 use crate::remote::{Client, RemoteError, ServerConfig};
 
 /// The commands that work with `--server`.
@@ -30,7 +31,7 @@ pub const COMMANDS: &str = "agents, pending, answer, review, approve, decline, r
 
 /// A command's view of the server it works on.
 pub struct Server<'a> {
-    pub ctx: &'a Ctx,
+    pub ctx: &'a Ctx<'a>,
     pub client: Client,
     pub config: ServerConfig,
     /// The server as shown and stored (no credentials).
@@ -38,7 +39,7 @@ pub struct Server<'a> {
 }
 
 impl<'a> Server<'a> {
-    fn new(ctx: &'a Ctx, config: &ServerConfig) -> Result<Server<'a>> {
+    fn new(ctx: &'a Ctx<'a>, config: &ServerConfig) -> Result<Server<'a>> {
         Ok(Server {
             ctx,
             client: Client::new(config.clone()).map_err(error)?,
@@ -53,15 +54,17 @@ impl<'a> Server<'a> {
     }
 }
 
-pub fn dispatch(ctx: &Ctx, config: &ServerConfig, command: Command) -> Result<Exit> {
+pub fn dispatch<'a>(ctx: &'a Ctx<'a>, config: &ServerConfig, command: Command) -> Result<Exit> {
     let server = Server::new(ctx, config)?;
     match command {
         Command::Agents => agents::run(&server),
         Command::Pending(a) => pending::run(&server, a),
         Command::Answer(a) => resolve::answer(&server, a),
         Command::Review(a) => resolve::review(&server, a),
-        Command::Approve(a) => resolve::decide(&server, &a, None),
-        Command::Decline(a) => resolve::decide(&server, &a.decision, Some(a.reason)),
+        Command::Approve(a) => resolve::decide(&server, &a, Verdict::Approve),
+        Command::Decline(a) => {
+            resolve::decide(&server, &a.decision, Verdict::Decline { reason: a.reason })
+        }
         Command::Run(a) => run::run(&server, a),
         Command::Wait(a) => run::wait(&server, a),
         other => fail(

@@ -8,9 +8,6 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use super::super::answer::{checked, given, USAGE};
-use super::super::approve;
-use super::super::review::decision;
 use super::ledger::{send, Outgoing};
 use super::leg::Streamed;
 use super::listing::{self, shown};
@@ -20,10 +17,13 @@ use crate::cli::{AnswerArgs, ApproveArgs, ItemArgs, ReviewArgs};
 use crate::domain::{ItemKind, Via};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
+use crate::items::approval::{self, Verdict};
+use crate::items::plan::decision;
+use crate::items::question::{ask as ask_question, checked, given, USAGE};
 use crate::output::format;
 use crate::remote::{Answer, Item, LegEnd};
 use crate::runner::input::who;
-use crate::runner::prompt::{self as prompting, ask_question};
+use crate::runner::prompt as prompting;
 use crate::runner::view::{announce_items, resolved_line};
 use crate::store::Store;
 use crate::tools::approval::Decision as ApprovalDecision;
@@ -127,11 +127,7 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
 /// `approve` / `decline` on a server's approval item: the decision checked as for a local
 /// one (`approve::decision`: the verb is the decision, and a `--json` must agree with it),
 /// sent by `approve-tool-call` / `decline-tool-call`.
-pub fn decide(
-    server: &Server,
-    args: &ApproveArgs,
-    decline: Option<Option<String>>,
-) -> Result<Exit> {
+pub fn decide(server: &Server, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
     let item_args = ItemArgs {
         run: Some(args.run.clone()),
         tool_call: args.tool_call.clone(),
@@ -139,7 +135,7 @@ pub fn decide(
         no_resume: args.no_resume,
     };
     no_resume_refused(&item_args)?;
-    let (decision, via) = approve::decision(args, decline)?;
+    let (decision, via) = approval::decision(args, &verdict)?;
     let item = listing::find(
         server,
         Some(&args.run),

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::super::run::prompt_of;
 use super::leg;
 use super::listing;
 use super::resolve::Session;
@@ -17,6 +16,7 @@ use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
 use crate::output::format;
 use crate::remote::{new_run_id, Client, Start};
+use crate::runner::start::prompt_of;
 
 /// How often `wait` lists the server's suspended runs.
 const POLL: Duration = Duration::from_secs(1);
