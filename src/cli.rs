@@ -1,9 +1,11 @@
 //! The command line: clap types, and how the binary parses with them (`command()`,
 //! `parse()`). Doc comments here are the `--help` text; the tables at the end (examples,
-//! environment) are the rest of `--help` and of the man pages, laid out by `help` (and by
-//! `commands::generate` for the man pages). Nothing here prints or decides.
+//! environment) are the rest of `--help` and of the man pages, laid out by `help` and `man`;
+//! `completions` generates the shell scripts. Nothing here prints or decides.
 
+pub mod completions;
 pub mod help;
+pub mod man;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -12,6 +14,9 @@ use std::time::Duration;
 use clap::{ArgGroup, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::limits::text_value as text;
+
+/// The program's name, as installed and as completions register it.
+pub const BIN: &str = "mastra-ask";
 
 /// The command line definition with each command's examples, and the exit codes in the
 /// main command's long help.

@@ -1,7 +1,7 @@
 //! The layout of the help text that is not clap's: each command's examples as an
 //! "Examples:" section, folded to fit the width, and the exit-code table in the main
 //! command's long help. The words live in cli.rs and exit.rs; this only lays them out, for
-//! `--help` here and for the man pages (`commands::generate`).
+//! `--help` here and for the man pages (`man`).
 
 use crate::cli::EXAMPLES;
 

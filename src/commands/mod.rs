@@ -7,7 +7,7 @@ mod answer;
 mod approve;
 mod ask;
 mod cancel;
-pub mod generate;
+mod generate;
 mod oneshot;
 mod pending;
 mod plan;

@@ -18,17 +18,17 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::prompt;
-use crate::items::Prompted;
 use super::record::Outcome;
 use super::target::{find_run, pending_item};
 use super::view::announce;
-use super::watch::{Watch, POLL};
+use super::watch::{Followed, Watch, POLL};
 use super::{input, notify, Context};
 use crate::agent::driver::{self, Ended};
 use crate::agent::{lease, AgentDef};
 use crate::domain::{CallRecord, ItemKind, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
+use crate::items::Prompted;
 use crate::providers::{self, Provider};
 use crate::store::{now_ms, Lease, Run, Store};
 
@@ -233,6 +233,14 @@ impl<'a> Advance<'a> {
                 Some(Exit::Success)
             }
         }
+    }
+
+    /// After `record` said `Outcome::Waiter`: reports the waiter's leg as its events are
+    /// stored (the results the resolution appended first), until the run suspends or ends,
+    /// the waiter is gone, or `deadline` passes. Drives nothing.
+    pub fn follow(&mut self, deadline: Option<Instant>) -> Result<Followed> {
+        self.watch
+            .follow(self.store, self.ctx.report, &self.run_id, deadline)
     }
 
     /// The loop: drive, prompt, wait or stop, until this process has nothing more to do.

@@ -124,6 +124,174 @@ impl Advance<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{
+        CallState, Event, ItemKind, Message, NewCall, RunStatus, StepCommit, ToolCall, Transition,
+        Via,
+    };
+    use crate::runner::watch::tests::{store_at, Kept};
+    use crate::runner::{Context, Followed, Policy};
+    use crate::store::{Location, NewRun, Store};
+    use serde_json::json;
+    use std::time::{Duration, Instant};
+
+    /// A run suspended on one question, with `waiter` registered (or none).
+    fn suspended(
+        store: &dyn Store,
+        driver: &crate::store::Lease,
+        waiter: Option<&crate::store::Lease>,
+    ) {
+        store
+            .create_run(&NewRun {
+                id: "run-1",
+                agent_id: "a",
+                agent: &json!({}),
+                cwd: "/",
+                prompt: "go",
+                lease: driver,
+                waiter,
+                events: &[Event::start("a", "m0")],
+                expires_in: None,
+            })
+            .unwrap();
+        let call = ToolCall {
+            id: "q1".into(),
+            name: "ask_user".into(),
+            args: json!({"question": "Go?"}),
+            invalid_args: None,
+        };
+        let commit = StepCommit {
+            messages: vec![Message::Assistant {
+                content: None,
+                tool_calls: vec![call.clone()],
+            }],
+            calls: vec![NewCall {
+                call_id: "q1".into(),
+                tool_name: "ask_user".into(),
+                args: call.args.clone(),
+                state: CallState::Pending,
+                kind: Some(ItemKind::Question),
+                payload: Some(json!({"question": "Go?"})),
+                result: None,
+                error: None,
+            }],
+            events: vec![Event::step_start("m1")],
+            usage: Default::default(),
+            transition: Transition::Suspended,
+        };
+        store
+            .commit_step("run-1", driver, &commit)
+            .unwrap()
+            .unwrap();
+    }
+
+    fn context<'a>(location: &Location, report: &'a Kept) -> Context<'a> {
+        Context {
+            location: location.clone(),
+            db_flag: None,
+            on_suspend: None,
+            interactive: false,
+            server: None,
+            report,
+        }
+    }
+
+    /// What a frontend without a terminal (an HTTP server, on a blocking thread) does: record
+    /// a reviewer's answer, learn that a live waiter drives the run, and follow that leg from
+    /// the store, the answer's result first.
+    #[test]
+    fn a_frontend_records_for_a_live_waiter_and_follows_its_leg() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::Sqlite(dir.path().join("s.db"));
+        let store = store_at(&location);
+        let (driver, waiter) = (lease::mine(), lease::mine());
+        suspended(store.as_ref(), &driver, Some(&waiter));
+        let kept = Kept::default();
+        let ctx = context(&location, &kept);
+        let run = store.run("run-1").unwrap().unwrap();
+        let item = store.pending(Some("run-1")).unwrap().remove(0).call;
+        let policy = Policy {
+            drive: true,
+            prompt: false,
+            wait: None,
+            by: "alice".into(),
+        };
+        let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
+        let answer = crate::items::question::answered(json!("yes"), "alice", Via::Json);
+        let outcome = advance.record(&run, &item, &answer).unwrap();
+        assert_eq!(outcome, Outcome::Waiter);
+        assert!(kept.events.borrow().is_empty(), "the waiter's to drive");
+
+        let other = std::thread::spawn(move || {
+            let store = store_at(&location);
+            assert!(store
+                .take_lease("run-1", RunStatus::Running, None, &waiter)
+                .unwrap());
+            let done = StepCommit {
+                messages: vec![],
+                calls: vec![],
+                events: vec![Event::step_start("m2"), Event::text_delta("m2", "done")],
+                usage: Default::default(),
+                transition: Transition::Completed {
+                    output: "done".into(),
+                    finish_reason: "stop".into(),
+                },
+            };
+            store.commit_step("run-1", &waiter, &done).unwrap().unwrap()
+        });
+        let followed = advance
+            .follow(Some(Instant::now() + Duration::from_secs(20)))
+            .unwrap();
+        let leg: Vec<i64> = other.join().unwrap().iter().map(|e| e.seq).collect();
+        assert_eq!(followed, Followed::Ended(RunStatus::Completed));
+        let seen = kept.events.borrow();
+        assert!(
+            seen.len() > leg.len(),
+            "the answer's result came first: {seen:?}"
+        );
+        assert!(seen.ends_with(&leg), "{seen:?} {leg:?}");
+        let stored = store.events("run-1").unwrap();
+        let after_suspension: Vec<i64> = stored
+            .iter()
+            .map(|e| e.seq)
+            .filter(|s| *s >= seen[0])
+            .collect();
+        assert_eq!(*seen, after_suspension, "each stored event once, in order");
+        assert_eq!(
+            store.calls("run-1").unwrap()[0].resolved_by.as_deref(),
+            Some("alice")
+        );
+    }
+
+    /// Without a waiter and without leave to drive, the answer is only recorded, here.
+    #[test]
+    fn an_answer_nobody_here_drives_is_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::Sqlite(dir.path().join("s.db"));
+        let store = store_at(&location);
+        suspended(store.as_ref(), &lease::mine(), None);
+        let kept = Kept::default();
+        let ctx = context(&location, &kept);
+        let run = store.run("run-1").unwrap().unwrap();
+        let item = store.pending(Some("run-1")).unwrap().remove(0).call;
+        let policy = Policy {
+            drive: false,
+            prompt: false,
+            wait: None,
+            by: "bob".into(),
+        };
+        let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
+        let answer = crate::items::question::answered(json!("no"), "bob", Via::Json);
+        let outcome = advance.record(&run, &item, &answer).unwrap();
+        assert_eq!(outcome, Outcome::Recorded(Continues::Here));
+        assert_eq!(
+            store.run("run-1").unwrap().unwrap().status,
+            RunStatus::Running
+        );
+        assert!(
+            kept.info.borrow().is_empty(),
+            "recording says nothing itself"
+        );
+    }
 
     #[test]
     fn each_outcome_is_worded_once_and_named_for_the_header() {

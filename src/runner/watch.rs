@@ -119,7 +119,7 @@ fn read(store: &dyn Store, run_id: &str) -> Result<Run> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::agent::lease;
     use crate::domain::{Event, Sink, StepCommit, Transition};
@@ -129,15 +129,18 @@ mod tests {
 
     /// Keeps what it was told.
     #[derive(Default)]
-    struct Kept {
-        events: RefCell<Vec<i64>>,
+    pub(crate) struct Kept {
+        pub(crate) events: RefCell<Vec<i64>>,
+        pub(crate) info: RefCell<Vec<String>>,
     }
 
     impl Report for Kept {
         fn json(&self) -> bool {
             true
         }
-        fn info(&self, _: &str) {}
+        fn info(&self, line: &str) {
+            self.info.borrow_mut().push(line.to_string());
+        }
         fn warn(&self, _: &str) {}
         fn line(&self, _: &str) {}
         fn json_line(&self, _: &Value) {}
@@ -151,7 +154,7 @@ mod tests {
         }
     }
 
-    fn store_at(location: &Location) -> Box<dyn Store> {
+    pub(crate) fn store_at(location: &Location) -> Box<dyn Store> {
         crate::store::open(location, Access::Create)
             .unwrap()
             .unwrap()
