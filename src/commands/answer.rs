@@ -8,9 +8,9 @@ use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::who;
 use crate::items::question::{answered, checked, given, question_of, USAGE};
 use crate::runner::advance::prompt_chosen;
-use crate::runner::input::who;
 use crate::runner::target::{find_run, target_of};
 use crate::runner::{Advance, Policy};
 

@@ -10,7 +10,7 @@ use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::exit::Exit;
 use crate::items::approval::{decided, decision, Verdict};
-use crate::runner::input::who;
+use crate::items::input::who;
 use crate::runner::target::target;
 use crate::runner::{Advance, Policy};
 

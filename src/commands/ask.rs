@@ -10,7 +10,7 @@ use crate::context::Ctx;
 use crate::domain::ASK_USER;
 use crate::error::Error;
 use crate::exit::Exit;
-use crate::runner::input::parse_json_flag;
+use crate::items::input::parse_json_flag;
 use crate::tools::{self, ask_user};
 
 pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {

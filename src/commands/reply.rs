@@ -9,8 +9,8 @@ use crate::cli::ReplyArgs;
 use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::read_stdin;
 use crate::runner::advance::{model_for, on_own_host, Advance, Policy};
-use crate::runner::input::read_stdin;
 
 pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
     let message = match args.message.as_str() {

@@ -7,9 +7,9 @@ use crate::cli::ReviewArgs;
 use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::exit::Exit;
+use crate::items::input::who;
 use crate::items::plan::{decided, decision, plan_of, warn_if_changed};
 use crate::runner::advance::prompt_chosen;
-use crate::runner::input::who;
 use crate::runner::target::target_of;
 use crate::runner::{Advance, Policy};
 

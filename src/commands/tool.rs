@@ -11,8 +11,8 @@ use crate::cli::ToolArgs;
 use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::{parse_json_flag, read_stdin};
 use crate::output::sanitize;
-use crate::runner::input::{parse_json_flag, read_stdin};
 use crate::tools::{self, write_file};
 
 pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {

@@ -6,8 +6,8 @@ use anyhow::Result;
 use crate::cli::WaitArgs;
 use crate::context::Ctx;
 use crate::exit::Exit;
+use crate::items::input::who;
 use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
-use crate::runner::input::who;
 use crate::runner::waiter::Waiter;
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {

@@ -10,8 +10,8 @@ use super::{Asked, Kind, Prompted, Verb};
 use crate::cli::ApproveArgs;
 use crate::domain::{Resolution, Via};
 use crate::error::{fail, Error};
+use crate::items::input::parse_json_flag;
 use crate::output::sanitize;
-use crate::runner::input::parse_json_flag;
 use crate::tools::approval::Decision;
 use crate::ui;
 

@@ -10,6 +10,7 @@
 //! a run next (`runner` does); nothing here prints except through a `Report`.
 
 pub mod approval;
+pub mod input;
 pub mod other;
 pub mod plan;
 pub mod question;

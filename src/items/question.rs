@@ -10,8 +10,8 @@ use super::{Asked, Kind, Prompted, Verb};
 use crate::cli::AnswerArgs;
 use crate::domain::{CallRecord, Resolution, Via};
 use crate::error::{fail, Error};
+use crate::items::input::{parse_json_flag, read_stdin};
 use crate::output::sanitize;
-use crate::runner::input::{parse_json_flag, read_stdin};
 use crate::tools::ask_user::{self, Mode, Question};
 use crate::ui;
 

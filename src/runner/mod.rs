@@ -5,8 +5,8 @@
 //! moves the run on), a reply, a taken lease or a waiter (`waiter`). Beside the loop: the
 //! `--on-suspend` hook (`notify`), prompting at a terminal (`prompt`, over the item kinds of
 //! `items`), how a run's end is told (`end`), following a run from its stored events
-//! (`watch`), the layout of items in listings and announcements (`view`), a run in full as
-//! `show` gives it (`in_full`), and reading what a person gives beyond flags (`input`).
+//! (`watch`), the layout of items in listings and announcements (`view`), and a run in full as
+//! `show` gives it (`in_full`).
 //!
 //! Imports go one way: frontends -> runner -> items, agent, store, ui, output. Nothing here
 //! imports a frontend, writes SQL or prints except through the context's `Report`.
@@ -15,7 +15,6 @@ pub mod advance;
 mod context;
 pub mod end;
 pub mod in_full;
-pub mod input;
 pub mod notify;
 pub mod prompt;
 pub mod record;

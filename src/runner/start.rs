@@ -5,7 +5,6 @@
 use anyhow::Result;
 
 use super::advance::{Advance, Policy, Wait};
-use super::input::{self, read_stdin};
 use super::waiter::Waiter;
 use super::Context;
 use crate::agent::driver::new_message_id;
@@ -14,6 +13,7 @@ use crate::cli::{RunArgs, WaitFlags};
 use crate::domain::Event;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::{self, read_stdin};
 use crate::providers::Provider;
 use crate::store::NewRun;
 

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use crate::items::input::read_text_file;
 use crate::remote::Item;
-use crate::runner::input::read_text_file;
 use crate::tools::submit_plan::{read_plan, Plan};
 
 /// Where a server's plans are read from.
