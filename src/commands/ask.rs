@@ -3,7 +3,6 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::oneshot::{self, OneShot};
 use crate::agent::def::absolute;
 use crate::cli::AskArgs;
 use crate::context::Ctx;
@@ -11,6 +10,7 @@ use crate::domain::ASK_USER;
 use crate::error::Error;
 use crate::exit::Exit;
 use crate::items::input::parse_json_flag;
+use crate::runner::oneshot::{self, OneShot};
 use crate::tools::{self, ask_user};
 
 pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {

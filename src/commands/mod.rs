@@ -8,7 +8,6 @@ mod approve;
 mod ask;
 mod cancel;
 mod generate;
-mod oneshot;
 mod pending;
 mod plan;
 mod prune;

@@ -3,11 +3,11 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::oneshot::{self, OneShot};
 use crate::context::Ctx;
 use crate::domain::SUBMIT_PLAN;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::oneshot::{self, OneShot};
 use crate::tools::submit_plan::read_plan;
 
 pub fn run(ctx: &Ctx, args: crate::cli::PlanArgs) -> Result<Exit> {

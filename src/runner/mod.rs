@@ -1,7 +1,7 @@
 //! The run layer: the one loop that moves runs (SPEC §5.1-5.3), under every frontend (the
 //! subcommands; next, an HTTP inbox). A frontend builds a `Context` (no terminal in it: it
 //! reports through a `Report`), finds what it acts on (`target`), and hands the run to
-//! `Advance`: a new run (`start`), a resolution (`Advance::record`, whose `Outcome` says who
+//! `Advance`: a new run (`start`; a one-step `ask` or `plan` run: `oneshot`), a resolution (`Advance::record`, whose `Outcome` says who
 //! moves the run on), a reply, a taken lease or a waiter (`waiter`). Beside the loop: the
 //! `--on-suspend` hook (`notify`), prompting at a terminal (`prompt`, over the item kinds of
 //! `items`), how a run's end is told (`end`), following a run from its stored events
@@ -16,6 +16,7 @@ mod context;
 pub mod end;
 pub mod in_full;
 pub mod notify;
+pub mod oneshot;
 pub mod prompt;
 pub mod record;
 pub mod start;

@@ -5,12 +5,12 @@
 use anyhow::Result;
 use serde_json::Value;
 
+use super::start::{self, Start};
+use super::Context;
 use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
-use crate::context::Ctx;
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
-use crate::runner::start::{self, Start};
 use crate::tools::ToolEntry;
 
 /// What a one-step run asks for.
@@ -26,7 +26,7 @@ pub struct OneShot {
 
 /// Starts the run; without `--wait` prints its id and exits 75, with it blocks until the
 /// item is resolved and prints the outcome (`outcome`).
-pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
+pub fn start(ctx: &Context, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
     let (id, tool) = (shot.agent_id, shot.tool);
     let agent = AgentDef {
         id: id.into(),
@@ -61,7 +61,7 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
                 wait,
                 ..flags.clone()
             },
-            print_id: !wait && !ctx.out.is_json(),
+            print_id: !wait && !ctx.report.json(),
         },
     )
 }
