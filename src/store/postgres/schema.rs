@@ -7,7 +7,7 @@
 //! A store whose version is newer than this program's is refused before anything is
 //! written.
 
-use postgres::Client;
+use super::session::Client;
 
 use super::errors::classify;
 use crate::store::backend::migrations;
