@@ -146,6 +146,10 @@ pub enum Error {
     /// A `--db` value or a setting the store cannot take (exit 2, nothing changed).
     #[error("{0}")]
     Usage(String),
+    /// A libpq keyword/value string where a `postgres://` URL belongs (its keys, never its
+    /// values).
+    #[error("the store location (--db or MASTRA_ASK_DB) is a libpq keyword/value string ({}), not a postgres:// URL", keys.join(", "))]
+    Keywords { keys: Vec<String> },
     /// SQLite's write lock stayed held past the busy timeout.
     #[error(transparent)]
     Busy(Cause),
@@ -232,7 +236,7 @@ impl Error {
         match self {
             Error::NotFound(_) => Kind::NotFound,
             Error::Conflict(_) => Kind::Conflict,
-            Error::Usage(_) => Kind::Usage,
+            Error::Usage(_) | Error::Keywords { .. } => Kind::Usage,
             Error::Io { .. } => Kind::Io,
             Error::Busy(_)
             | Error::Timeout(..)
@@ -281,6 +285,10 @@ impl Error {
             }
             .into(),
             Error::Tls(c) => tls_hint(&c.detail),
+            Error::Keywords { .. } => "write it as a URL, postgres://USER@HOST:PORT/DBNAME \
+                (the password in PGPASSWORD or ~/.pgpass); for a file of that name, \
+                write ./NAME"
+                .into(),
             Error::Privilege(_, grant) => grant.clone(),
             Error::Unreachable(_) => "check the store URL (host, port, user, password in \
                 PGPASSWORD) and that the server is up"

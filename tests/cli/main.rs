@@ -16,6 +16,7 @@ mod ids;
 mod invariants;
 mod kill_loop;
 mod mastra;
+mod pg_safety;
 mod postgres;
 mod prompts;
 mod providers;

@@ -27,6 +27,7 @@ use super::pgpass;
 use super::session::{Client, Messages, Watch, Watched};
 use super::settings::{self, Settings};
 use super::tls::{self, Mode};
+use crate::store::location::{is_url, keywords};
 use crate::store::{redact, Cause, Engine, Error, Result, Wait};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -62,6 +63,11 @@ pub struct Identity {
 
 /// A connection to the server `url` names, with who it is connected as.
 pub fn connect(url: &str) -> Result<(Client, Identity)> {
+    if let Some(pairs) = keywords(url).filter(|_| !is_url(url)) {
+        return Err(Error::Keywords {
+            keys: pairs.into_iter().map(|(k, _)| k).collect(),
+        });
+    }
     let shown = redact(url);
     let (driver_url, settings) = settings::split(url)?;
     let mut config: tokio_postgres::Config = driver_url
