@@ -134,7 +134,10 @@ mod tests {
             "host='db one' password='it\\'s' sslmode=require",
             "password=a\\ b",
         ] {
-            assert!(matches!(Location::resolve(Some(s)), Location::Postgres(_)), "{s}");
+            assert!(
+                matches!(Location::resolve(Some(s)), Location::Postgres(_)),
+                "{s}"
+            );
         }
         for s in [
             "store.db",
@@ -145,7 +148,10 @@ mod tests {
             "host='unterminated",
             "my store.db",
         ] {
-            assert!(matches!(Location::resolve(Some(s)), Location::Sqlite(_)), "{s}");
+            assert!(
+                matches!(Location::resolve(Some(s)), Location::Sqlite(_)),
+                "{s}"
+            );
         }
         assert_eq!(
             keywords("host='db one' password=p\\ w").unwrap(),

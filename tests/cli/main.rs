@@ -17,6 +17,7 @@ mod invariants;
 mod kill_loop;
 mod mastra;
 mod pg_safety;
+mod pg_tls;
 mod postgres;
 mod prompts;
 mod providers;

@@ -146,13 +146,16 @@ fn url_at(env: &Env, host_port: &str) -> String {
     )
 }
 
-const SILENCE: &str = "the server sent nothing for 8s (the read deadline: statement_timeout plus 5s)";
+const SILENCE: &str =
+    "the server sent nothing for 8s (the read deadline: statement_timeout plus 5s)";
 
 #[track_caller]
 fn assert_silence(out: &Out) {
     assert_eq!(out.code, 1, "{out:?}");
     assert_one_line_error(out, SILENCE);
-    assert!(out.stderr.contains("hint: the server, or the network to it, stopped answering"));
+    assert!(out
+        .stderr
+        .contains("hint: the server, or the network to it, stopped answering"));
 }
 
 #[test]
@@ -181,7 +184,10 @@ fn a_network_that_goes_dark_while_a_waiter_listens_ends_the_waiter() {
     let run = env.run(&["ask", "Anyone?"]).stdout.trim().to_string();
     let relay = Relay::start(host_port(&admin), Duration::from_secs(1));
     let mut cmd = env.command(&["wait", &run]);
-    cmd.env("MASTRA_ASK_DB", url_at(&env, &format!("127.0.0.1:{}", relay.port)));
+    cmd.env(
+        "MASTRA_ASK_DB",
+        url_at(&env, &format!("127.0.0.1:{}", relay.port)),
+    );
     assert_silence(&finish_within(spawn(cmd), Duration::from_secs(40)));
     env.run(&["answer", &run, "yes"]).assert_code(0);
 }
@@ -191,7 +197,9 @@ struct Stopped(i32);
 
 impl Drop for Stopped {
     fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-CONT", &self.0.to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-CONT", &self.0.to_string()])
+            .status();
     }
 }
 
@@ -222,7 +230,11 @@ fn a_stopped_server_process_ends_the_command_that_waits_for_it() {
     });
     let pid = pid.unwrap();
     let stopped = Stopped(pid);
-    assert!(Command::new("kill").args(["-STOP", &pid.to_string()]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .unwrap()
+        .success());
     assert_silence(&finish_within(child, Duration::from_secs(40)));
     drop(stopped);
     drop(holder);
@@ -247,7 +259,10 @@ fn a_libpq_keyword_string_is_refused_never_a_file_and_its_password_never_shown()
         let out = env.run_with(cmd);
         assert_eq!(out.code, 2, "{args:?}: {out:?}");
         for secret in ["Kpw-KKK111", "KKK222"] {
-            assert!(!out.stderr.contains(secret) && !out.stdout.contains(secret), "{out:?}");
+            assert!(
+                !out.stderr.contains(secret) && !out.stdout.contains(secret),
+                "{out:?}"
+            );
         }
         if args[0] == "-o" {
             let line: serde_json::Value = serde_json::from_str(out.stderr.trim()).unwrap();
@@ -266,7 +281,11 @@ fn a_libpq_keyword_string_is_refused_never_a_file_and_its_password_never_shown()
                  ({keys}), not a postgres:// URL"
             ),
         );
-        assert!(out.stderr.contains("hint: write it as a URL, postgres://"), "{}", out.stderr);
+        assert!(
+            out.stderr.contains("hint: write it as a URL, postgres://"),
+            "{}",
+            out.stderr
+        );
     }
     // Nothing became a file.
     assert_eq!(std::fs::read_dir(env.work()).unwrap().count(), 0);
@@ -320,7 +339,10 @@ fn pending_says_nothing_is_pending_before_any_store_exists() {
     let env = Env::new();
     let out = env.run(&["pending"]);
     out.assert_code(0);
-    assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("", "nothing is pending\n"));
+    assert_eq!(
+        (out.stdout.as_str(), out.stderr.as_str()),
+        ("", "nothing is pending\n")
+    );
     assert!(!env.has_store());
 }
 
@@ -333,7 +355,9 @@ struct Role {
 impl Role {
     fn new(admin: &str, password: Option<&str>) -> Role {
         let name = format!("r_{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
-        let password = password.map(|p| format!(" PASSWORD '{p}'")).unwrap_or_default();
+        let password = password
+            .map(|p| format!(" PASSWORD '{p}'"))
+            .unwrap_or_default();
         postgres::Client::connect(admin, postgres::NoTls)
             .unwrap()
             .batch_execute(&format!("CREATE ROLE {name} LOGIN{password}"))
@@ -380,7 +404,10 @@ fn first_use_by_an_ordinary_role_names_the_privilege_it_lacks() {
         ),
     );
     assert!(
-        out.stderr.contains(&format!("hint: as the database's owner: GRANT CREATE ON DATABASE {db} TO {}", runner.name)),
+        out.stderr.contains(&format!(
+            "hint: as the database's owner: GRANT CREATE ON DATABASE {db} TO {}",
+            runner.name
+        )),
         "{}",
         out.stderr
     );
@@ -398,9 +425,14 @@ fn first_use_by_an_ordinary_role_names_the_privilege_it_lacks() {
     assert_eq!(out.code, 1, "{out:?}");
     assert_one_line_error(
         &out,
-        &format!("the role {} needs USAGE on schema mastra_ask", reviewer.name),
+        &format!(
+            "the role {} needs USAGE on schema mastra_ask",
+            reviewer.name
+        ),
     );
-    assert!(out.stderr.contains("hint: as the schema's owner: GRANT USAGE ON SCHEMA mastra_ask"));
+    assert!(out
+        .stderr
+        .contains("hint: as the schema's owner: GRANT USAGE ON SCHEMA mastra_ask"));
     superuser
         .batch_execute(&format!(
             "GRANT USAGE ON SCHEMA mastra_ask TO {0}; \
@@ -449,7 +481,11 @@ fn the_password_file_is_read_as_libpq_reads_it() {
     // PGPASSWORD comes first, as in libpq.
     let out = run(&[("PGPASSWORD", "not-it")], &["pending"]);
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stderr.contains("password authentication failed"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("password authentication failed"),
+        "{}",
+        out.stderr
+    );
     // A file others may read is ignored, with libpq's warning.
     std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o644)).unwrap();
     let out = run(&[], &["pending"]);
@@ -468,7 +504,10 @@ fn the_password_file_is_read_as_libpq_reads_it() {
         &format!("{host}:{port}:{db}:mastra_pw:right-password\n"),
     );
     std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let out = run(&[("PGPASSFILE", other.to_str().unwrap())], &["pending", "-q"]);
+    let out = run(
+        &[("PGPASSFILE", other.to_str().unwrap())],
+        &["pending", "-q"],
+    );
     out.assert_code(0);
     assert_eq!(out.stdout.lines().count(), 1, "{}", out.stdout);
 }

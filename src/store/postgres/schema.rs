@@ -101,8 +101,11 @@ pub fn version(client: &mut Client) -> Result<Option<i64>> {
         return Ok(None);
     }
     let row = client.query_one("SELECT max(version) FROM mastra_ask.schema_version", &[])?;
-    row.try_get::<_, Option<i64>>(0)
-        .map_err(|e| corrupt(&format!("its schema_version table is not one mastra-ask made ({e})")))
+    row.try_get::<_, Option<i64>>(0).map_err(|e| {
+        corrupt(&format!(
+            "its schema_version table is not one mastra-ask made ({e})"
+        ))
+    })
 }
 
 fn corrupt(detail: &str) -> Error {
@@ -147,7 +150,11 @@ pub fn migrate(client: &mut Client, store: &str) -> Result<()> {
             &[],
         )?
         .try_get(0)
-        .map_err(|e| corrupt(&format!("its schema_version table is not one mastra-ask made ({e})")))?;
+        .map_err(|e| {
+            corrupt(&format!(
+                "its schema_version table is not one mastra-ask made ({e})"
+            ))
+        })?;
     known(store, done)?;
     for (i, sql) in MIGRATIONS
         .iter()
