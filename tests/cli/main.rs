@@ -2,6 +2,7 @@
 
 mod approval;
 mod bad_input;
+mod ci_docs;
 mod command_tools;
 mod common;
 mod completion;
