@@ -267,6 +267,8 @@ fn start(bin: &Path) -> TlsServer {
         log = base.join("server.log").display(),
         base = base.display(),
     );
+    // Never waited for: the watcher outlives this process, which is what stops the server.
+    #[allow(clippy::zombie_processes)]
     let mut watcher = Command::new("sh")
         .args(["-c", &script])
         .stdin(Stdio::piped())

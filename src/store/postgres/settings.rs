@@ -119,11 +119,11 @@ pub fn statement_timeout(options: Option<&str>) -> Option<Duration> {
     let value = options
         .unwrap_or_default()
         .split_whitespace()
-        .filter_map(|word| {
-            let word = word.trim_start_matches('-');
-            word.strip_prefix("statement_timeout=")
-        })
-        .last();
+        .rev()
+        .find_map(|word| {
+            word.trim_start_matches('-')
+                .strip_prefix("statement_timeout=")
+        });
     let Some(value) = value else {
         return Some(STATEMENT_TIMEOUT);
     };
