@@ -489,4 +489,10 @@ fn the_password_file_works_over_tls() {
     let out = with_store(&env, &url, &[], &["pending"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(!out.stderr.contains("TLS"), "{}", out.stderr);
+    // prefer tries again without TLS, as libpq does; a TLS-only server refuses that, and
+    // what is reported is why the TLS try failed.
+    let prefer = format!("postgres://tls_pw@127.0.0.1:{}/{db}", tls.port);
+    let out = with_store(&env, &prefer, &[("PGPASSWORD", "not-it")], &["pending"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert_one_line_error(&out, "password authentication failed for user \"tls_pw\"");
 }

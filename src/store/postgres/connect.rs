@@ -175,6 +175,12 @@ impl Failure {
         }
     }
 
+    /// The server refused a connection without TLS (pg_hba.conf's "no encryption").
+    fn wants_tls(&self) -> bool {
+        matches!(self, Failure::Pg { error, .. }
+            if error.as_db_error().is_some_and(|d| d.message().contains("no encryption")))
+    }
+
     /// Whether the server itself said no (so that another way of asking may succeed).
     fn answered(&self) -> bool {
         matches!(self, Failure::Pg { error, .. } if error.as_db_error().is_some())
@@ -183,6 +189,7 @@ impl Failure {
 
 /// A server that takes this connection only over TLS, asked without it.
 fn refused_without_tls(cause: &Cause, mode: Mode) -> bool {
+    // The message is the server's (pg_hba.conf), which the cause's detail carries.
     matches!(mode, Mode::Disable | Mode::Allow) && cause.detail.contains("no encryption")
 }
 
@@ -280,8 +287,13 @@ impl Attempts<'_> {
                 other => other,
             },
             Mode::Prefer => match self.once(&config, target, SslMode::Prefer).await {
-                Err(Failure::Pg { tls: true, .. }) => {
-                    self.once(&config, target, SslMode::Disable).await
+                // Over TLS and refused: again without, as libpq does. When that is refused
+                // for want of TLS, what went wrong is what the first try was told.
+                Err(first @ Failure::Pg { tls: true, .. }) => {
+                    match self.once(&config, target, SslMode::Disable).await {
+                        Err(e) if e.wants_tls() => Err(first),
+                        other => other,
+                    }
                 }
                 other => other,
             },
