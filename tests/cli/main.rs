@@ -2,6 +2,7 @@
 
 mod approval;
 mod bad_input;
+mod ci_docs;
 mod command_tools;
 mod common;
 mod completion;
@@ -16,6 +17,8 @@ mod ids;
 mod invariants;
 mod kill_loop;
 mod mastra;
+mod pg_safety;
+mod pg_tls;
 mod postgres;
 mod prompts;
 mod providers;

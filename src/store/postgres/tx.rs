@@ -3,7 +3,7 @@
 //! change in one transaction at a time; every change sends `NOTIFY mastra_ask, '<run id>'`
 //! so that waiters wake at once. No decisions here: the transitions make them.
 
-use postgres::{Client, Transaction};
+use super::session::{Client, Transaction};
 
 use super::errors::classify;
 
