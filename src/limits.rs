@@ -61,6 +61,9 @@ pub const MAX_MAX_STEPS: u32 = 1000;
 pub const MAX_TOOL_OUTPUT: u64 = MIB;
 /// The end of a failing command tool's stderr that its error carries, in bytes.
 pub const TOOL_STDERR_TAIL: usize = 2 * KIB as usize;
+/// The input of `mastra-ask tool` on stdin: room for a `write_file` content of a whole
+/// `MAX_PLAN_FILE` even when every byte of it is a 6-byte JSON escape (`\u0001`).
+pub const MAX_TOOL_INPUT: u64 = 7 * MIB;
 /// A command tool's name (OpenAI's limit for function names).
 pub const MAX_TOOL_NAME_CHARS: usize = 64;
 

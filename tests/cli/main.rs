@@ -16,6 +16,7 @@ mod ids;
 mod invariants;
 mod kill_loop;
 mod mastra;
+mod model_paths;
 mod postgres;
 mod prompts;
 mod providers;
