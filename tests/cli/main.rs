@@ -35,6 +35,7 @@ mod steps;
 mod store;
 mod store_safety;
 mod stress;
+mod tool_processes;
 mod tools;
 mod transitions;
 mod walkthrough;
