@@ -11,7 +11,7 @@
 use std::io::{self, Read};
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -88,13 +88,9 @@ impl Captured {
     pub fn bytes(self) -> Option<Vec<u8>> {
         // Never wait here for a wait that was not declared over.
         self.ended.now();
-        match self
-            .rx
+        self.rx
             .recv_timeout(PIPE_GRACE_MAX + Duration::from_secs(10))
-        {
-            Ok(b) => Some(b),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+            .ok()
     }
 }
 
