@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::common::{assert_one_line_error, assert_same_store, Env};
 use crate::fake_server::{FakeServer, Reply};
+use crate::pty::{Pty, DOWN, ENTER};
 
 const KEY: &str =
     "-----BEGIN OPENSSH PRIVATE KEY-----\nFAKE-KEY-42\n-----END OPENSSH PRIVATE KEY-----\n";
@@ -205,6 +206,31 @@ fn the_reports_server_repro_a_rejection_sends_no_plan_text() {
     assert!(!sent[0].to_string().contains("FAKE-KEY"), "{}", sent[0]);
     assert_eq!(ledger_data(&env), json!({"action": "rejected"}));
     assert!(!env.dump().contains("FAKE-KEY-42"));
+}
+
+#[test]
+fn at_a_terminal_a_plan_shown_and_then_rejected_sends_none_of_its_text() {
+    let env = Env::new();
+    env.write(
+        "work/.mastracode/plans/dark.md",
+        "# Dark mode\n\n1. Add a setting named hunter2-visible.\n",
+    );
+    let path = ".mastracode/plans/dark.md";
+    let mut replies = plan_listing(json!({"toolId": "submit_plan", "path": path}));
+    replies.push(finish());
+    let fake = FakeServer::start(replies);
+    let url = fake.base_url();
+    let mut pty = Pty::spawn(&env, &["--server", &url, "review", RUN], &[]);
+    pty.expect("hunter2-visible");
+    pty.expect("> Approve");
+    pty.send(&format!("{DOWN}{DOWN}"));
+    pty.expect("> Reject (the agent stops");
+    pty.send(ENTER);
+    let (code, _) = pty.finish();
+    assert_eq!(code, 0);
+    let sent = resumed(&fake);
+    assert_eq!(sent[0]["resumeData"], json!({"action": "rejected"}));
+    assert!(!env.dump().contains("hunter2-visible"));
 }
 
 #[test]
