@@ -128,9 +128,9 @@ mod tests {
         CallState, Event, ItemKind, Message, NewCall, RunStatus, StepCommit, ToolCall, Transition,
         Via,
     };
-    use crate::runner::watch::tests::{store_at, Kept};
+    use crate::runner::watch::tests::{new_run, store_at, Kept};
     use crate::runner::{Context, Followed, Policy};
-    use crate::store::{Location, NewRun, Store};
+    use crate::store::{Location, Store};
     use serde_json::json;
     use std::time::{Duration, Instant};
 
@@ -140,19 +140,7 @@ mod tests {
         driver: &crate::store::Lease,
         waiter: Option<&crate::store::Lease>,
     ) {
-        store
-            .create_run(&NewRun {
-                id: "run-1",
-                agent_id: "a",
-                agent: &json!({}),
-                cwd: "/",
-                prompt: "go",
-                lease: driver,
-                waiter,
-                events: &[Event::start("a", "m0")],
-                expires_in: None,
-            })
-            .unwrap();
+        new_run(store, "run-1", driver, waiter);
         let call = ToolCall {
             id: "q1".into(),
             name: "ask_user".into(),

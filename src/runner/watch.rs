@@ -123,7 +123,7 @@ pub(super) mod tests {
     use super::*;
     use crate::agent::lease;
     use crate::domain::{Event, Sink, StepCommit, Transition};
-    use crate::store::{Access, Location, NewRun};
+    use crate::store::{Access, Lease, Location, NewRun};
     use serde_json::{json, Value};
     use std::cell::RefCell;
 
@@ -160,6 +160,29 @@ pub(super) mod tests {
             .unwrap()
     }
 
+    /// A new running run `id` of agent `{}`, driven by `driver`, with `waiter` if any; its
+    /// first events.
+    pub(crate) fn new_run(
+        store: &dyn Store,
+        id: &str,
+        driver: &Lease,
+        waiter: Option<&Lease>,
+    ) -> Vec<StoredEvent> {
+        store
+            .create_run(&NewRun {
+                id,
+                agent_id: "a",
+                agent: &json!({}),
+                cwd: "/",
+                prompt: "go",
+                lease: driver,
+                waiter,
+                events: &[Event::start("a", "m0")],
+                expires_in: None,
+            })
+            .unwrap()
+    }
+
     /// A waiter's leg, driven by another process, is followed from the store to its end:
     /// every event once and in order, from the first one not yet reported.
     #[test]
@@ -168,19 +191,7 @@ pub(super) mod tests {
         let location = Location::Sqlite(dir.path().join("s.db"));
         let store = store_at(&location);
         let (driver, waiter) = (lease::mine(), lease::mine());
-        let first = store
-            .create_run(&NewRun {
-                id: "run-1",
-                agent_id: "a",
-                agent: &json!({}),
-                cwd: "/",
-                prompt: "go",
-                lease: &driver,
-                waiter: Some(&waiter),
-                events: &[Event::start("a", "m0")],
-                expires_in: None,
-            })
-            .unwrap();
+        let first = new_run(store.as_ref(), "run-1", &driver, Some(&waiter));
         let mut watch = Watch::since(first.last().map(|e| e.seq));
         let kept = Kept::default();
         let deadline = Some(Instant::now() + Duration::from_millis(300));
@@ -225,19 +236,7 @@ pub(super) mod tests {
     fn a_follower_stops_when_no_waiter_drives_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let store = store_at(&Location::Sqlite(dir.path().join("s.db")));
-        store
-            .create_run(&NewRun {
-                id: "run-2",
-                agent_id: "a",
-                agent: &json!({}),
-                cwd: "/",
-                prompt: "go",
-                lease: &lease::mine(),
-                waiter: None,
-                events: &[Event::start("a", "m0")],
-                expires_in: None,
-            })
-            .unwrap();
+        new_run(store.as_ref(), "run-2", &lease::mine(), None);
         let kept = Kept::default();
         let followed = Watch::default()
             .follow(store.as_ref(), &kept, "run-2", None)
