@@ -51,18 +51,11 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
         }
     }
     drop(store);
-    let scheme = if tls.is_some() { "https" } else { "http" };
-    let own = format!("{scheme}://{}", args.listen);
-    let mut also = Vec::new();
-    if loopback && public.is_none() {
-        also.push(format!("{scheme}://localhost:{}", args.listen.port()));
-    }
     let config = Config {
         location: ctx.location.clone(),
         listen: args.listen,
         tls,
-        origin: public.unwrap_or(own),
-        also,
+        public,
         behind_proxy: args.behind_proxy,
         hook: hook(ctx),
     };

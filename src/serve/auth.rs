@@ -63,17 +63,20 @@ pub fn csrf_ok(purpose: &str, id: &str, given: Option<&str>) -> bool {
     given.is_some_and(|g| secret::same(&csrf_of(purpose, id), g))
 }
 
-/// Whether a POST may come from where it says: an `Origin` (or, without one, a `Referer`)
-/// must be one of the server's; a request that names neither (a program, not a browser)
-/// passes this check and must still carry its csrf value or token.
+/// Whether a POST may come from where it says: its `Origin` must be one of the server's.
+/// Under `Referrer-Policy: no-referrer` (which every page sends) a browser posts a form with
+/// `Origin: null`; then `Sec-Fetch-Site` must say `same-origin` (a browser sets it, and no
+/// page can). A request that names neither (a program, not a browser) passes this check
+/// and must still carry its csrf value or token.
 pub fn same_origin(headers: &HeaderMap, origins: &[String]) -> bool {
-    let from = |h| headers.get(h).and_then(|v: &HeaderValue| v.to_str().ok());
-    match (from(header::ORIGIN), from(header::REFERER)) {
-        (Some(origin), _) => origins.iter().any(|o| o == origin),
-        (None, Some(referer)) => origins
-            .iter()
-            .any(|o| referer == o || referer.starts_with(&format!("{o}/"))),
-        (None, None) => true,
+    let from = |h: &str| headers.get(h).and_then(|v: &HeaderValue| v.to_str().ok());
+    let site_ok = match from("sec-fetch-site") {
+        Some(site) => site == "same-origin" || site == "none",
+        None => true,
+    };
+    match from("origin") {
+        Some("null") | None => site_ok,
+        Some(origin) => site_ok && origins.iter().any(|o| o == origin),
     }
 }
 

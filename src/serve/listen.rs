@@ -42,15 +42,22 @@ pub async fn serve(config: Config) -> Result<()> {
     let (changes_tx, changes) = watch::channel(0u64);
     let (stop_tx, stop) = watch::channel(false);
     let watcher = Watcher::start(config.location.clone(), config.hook.clone(), changes_tx);
-    let mut origins = vec![config.origin.clone()];
-    origins.extend(config.also.iter().cloned());
+    let local = listener.local_addr()?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let origins = match &config.public {
+        Some(public) => vec![public.clone()],
+        None if local.ip().is_loopback() => vec![
+            format!("{scheme}://{local}"),
+            format!("{scheme}://localhost:{}", local.port()),
+        ],
+        None => vec![format!("{scheme}://{local}")],
+    };
+    let origin = origins[0].clone();
     let pool = Arc::new(Pool::new(config.location.clone()));
     let state = Arc::new(App::new(pool, origins, config.behind_proxy, changes, stop));
     let router = app::router(state);
     eprintln!(
-        "serving the inbox at {} (listening on {}{}); stop it with Ctrl-C",
-        config.origin,
-        config.listen,
+        "serving the inbox at {origin} (listening on {local}{}); stop it with Ctrl-C",
         if tls.is_some() { ", TLS" } else { "" }
     );
     let mut term = signal(SignalKind::terminate())?;

@@ -54,11 +54,10 @@ pub struct Config {
     pub listen: SocketAddr,
     /// The certificate chain and key files (PEM) for HTTPS.
     pub tls: Option<(PathBuf, PathBuf)>,
-    /// The server's origin (`scheme://host[:port]`): links, and the only `Origin` a POST
-    /// may come from.
-    pub origin: String,
-    /// Other origins the same server is reached at (`localhost` for a loopback address).
-    pub also: Vec<String>,
+    /// The origin of `--public-url` (`scheme://host[:port]`), the only `Origin` a POST
+    /// may come from; without it, the address listened at (and `localhost` for a loopback
+    /// one).
+    pub public: Option<String>,
     /// The client's address is the last `X-Forwarded-For` hop.
     pub behind_proxy: bool,
     /// Run for each item that becomes pending.

@@ -1,0 +1,1 @@
+//! Mastra's agent routes served over this store.
