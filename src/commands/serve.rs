@@ -38,10 +38,6 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
             "--behind-proxy needs --public-url https://...: the address people reach through the proxy",
         ));
     }
-    if rustix::process::geteuid().is_root() {
-        ctx.out
-            .warn("serve runs as root; run it as an unprivileged user that owns the store");
-    }
     let store = ctx.create_store()?;
     if let Some(url) = &public {
         if let PublicUrl::Replaced(old) = store.record_public_url(url, args.replace_public_url)? {
@@ -51,6 +47,14 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
         }
     }
     drop(store);
+    if rustix::process::geteuid().is_root() {
+        ctx.out
+            .warn("serve runs as root; run it as an unprivileged user that owns the store");
+    }
+    if rustix::process::geteuid().is_root() {
+        ctx.out
+            .warn("serve runs as root; run it as an unprivileged user that owns the store");
+    }
     let config = Config {
         location: ctx.location.clone(),
         listen: args.listen,

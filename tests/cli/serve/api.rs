@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::harness::{asked, item_state, planned, resume_body, reviewer, Served};
 use crate::command_tools::{call, tagger, tool, tool_agent};
 use crate::common::{assert_same_store, Env};
-use crate::steps::{ask, say};
+use crate::steps::ask;
 
 /// An agent run suspended on an approval (`c1`, the tool `tag_release`).
 fn approval_run(env: &Env) -> String {

@@ -2,7 +2,6 @@
 //! (cookies and tokens are passed explicitly, so each test says who it is), and the items
 //! tests answer.
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
@@ -337,12 +336,4 @@ pub fn item_state(env: &Env, run: &str, call: &str) -> (String, Value, Value, Va
 /// The body of `resume-stream` for an item.
 pub fn resume_body(run: &str, call: &str, data: Value) -> Value {
     json!({"runId": run, "toolCallId": call, "resumeData": data})
-}
-
-/// Headers as a map, lower-cased names.
-pub fn header_map(r: &Resp) -> HashMap<String, String> {
-    r.headers
-        .iter()
-        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
-        .collect()
 }
