@@ -51,10 +51,6 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
         ctx.out
             .warn("serve runs as root; run it as an unprivileged user that owns the store");
     }
-    if rustix::process::geteuid().is_root() {
-        ctx.out
-            .warn("serve runs as root; run it as an unprivileged user that owns the store");
-    }
     let config = Config {
         location: ctx.location.clone(),
         listen: args.listen,

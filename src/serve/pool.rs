@@ -62,6 +62,15 @@ impl Pool {
     }
 }
 
+impl Drop for Pool {
+    /// Closes the stores on a thread of their own: a PostgreSQL client closes by blocking
+    /// on its connection, which may not happen on a thread that drives async tasks.
+    fn drop(&mut self) {
+        let stores = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        let _ = std::thread::spawn(move || drop(stores)).join();
+    }
+}
+
 /// Whether an error says the store's connection is gone.
 fn broken(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
