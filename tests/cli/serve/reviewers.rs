@@ -213,3 +213,104 @@ fn healthz_answers_while_the_store_does() {
         .unwrap()
         .contains("frame-ancestors 'none'"));
 }
+
+#[test]
+fn serve_runs_its_own_hook_for_each_new_item() {
+    let env = Env::new();
+    asked_before(&env);
+    let served = Served::start(&env, &["--on-suspend", "cat >> hook.log"]);
+    let (run, _) = super::harness::asked(&env, &["Which region?"]);
+    env.poll("the hook never ran", || {
+        std::fs::read_to_string(env.path("work/hook.log")).is_ok_and(|s| s.contains(&run))
+    });
+    let log = std::fs::read_to_string(env.path("work/hook.log")).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "only the new item: {log}");
+    assert_eq!(
+        (lines[0]["runId"].as_str(), lines[0]["kind"].as_str()),
+        (Some(run.as_str()), Some("question"))
+    );
+    drop(served);
+}
+
+/// An item pending before serve starts: not new to it.
+fn asked_before(env: &Env) {
+    super::harness::asked(env, &["Already waiting?"]);
+}
+
+#[test]
+fn serve_speaks_https_with_its_own_certificate() {
+    let env = Env::new();
+    let (cert, key) = (env.path("cert.pem"), env.path("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stderr(std::process::Stdio::null())
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "openssl is needed to make a test certificate"
+        );
+        return;
+    }
+    let served = Served::start(
+        &env,
+        &[
+            "--tls-cert",
+            &cert.to_string_lossy(),
+            "--tls-key",
+            &key.to_string_lossy(),
+        ],
+    );
+    assert!(
+        served.base.starts_with("https://127.0.0.1:"),
+        "{}",
+        served.base
+    );
+    let pem = std::fs::read(&cert).unwrap();
+    let root = ureq::tls::Certificate::from_pem(&pem).unwrap().to_owned();
+    let tls = ureq::tls::TlsConfig::builder()
+        .root_certs(ureq::tls::RootCerts::Specific(std::sync::Arc::new(vec![
+            root,
+        ])))
+        .build();
+    let agent: ureq::Agent = ureq::Agent::config_builder().tls_config(tls).build().into();
+    let mut r = agent.get(&served.url("/healthz")).call().unwrap();
+    assert_eq!(r.body_mut().read_to_string().unwrap(), "ok\n");
+    // A key that is not one is a usage error before anything listens.
+    std::fs::write(&key, "not a key").unwrap();
+    let out = env.run(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--tls-cert",
+        &cert.to_string_lossy(),
+        "--tls-key",
+        &key.to_string_lossy(),
+    ]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("the TLS key"), "{}", out.stderr);
+}
