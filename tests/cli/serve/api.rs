@@ -429,3 +429,34 @@ fn starting_runs_is_405_and_unknown_routes_404() {
     let r = served.api_get("/nothing-here", &token);
     assert_eq!(r.status, 404);
 }
+
+#[test]
+fn mastra_ask_server_answers_the_runs_serve_offers() {
+    let env = Env::new();
+    let token = reviewer(&env, "alice");
+    let (q, _) = asked(&env, &["Pick", "--option", "a", "--option", "b"]);
+    let (p, _) = planned(&env, "# Ship\n\nsteps\n");
+    let served = Served::start(&env, &[]);
+    let client = |args: &[&str]| {
+        let mut all = vec!["--db", "ledger.db", "--server", served.base.as_str()];
+        all.extend_from_slice(args);
+        let mut c = env.command(&all);
+        c.env("MASTRA_SERVER_TOKEN", &token);
+        env.run_with(c)
+    };
+    let listed = client(&["pending", "-q"]);
+    listed.assert_code(0);
+    assert_eq!(listed.stdout.lines().count(), 2, "{}", listed.stdout);
+    client(&["answer", &q, "a"]).assert_code(0);
+    // The plan's text comes with its item: nothing is read from a file here.
+    let out = client(&["review", &p, "--approve"]);
+    out.assert_code(0);
+    assert_eq!(
+        (env.status(&q), env.status(&p)),
+        ("completed".into(), "completed".into())
+    );
+    assert_eq!(
+        item_state(&env, &p, &super::harness::only_call(&env, &p)).2,
+        json!("api")
+    );
+}

@@ -315,6 +315,14 @@ pub fn only_item(env: &Env, run: &str) -> String {
     lines[0].split(' ').nth(1).unwrap().to_string()
 }
 
+/// The only item (pending or not) of a run.
+pub fn only_call(env: &Env, run: &str) -> String {
+    let show = env.show(run);
+    let items = show["suspensions"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{show}");
+    items[0]["toolCallId"].as_str().unwrap().to_string()
+}
+
 /// `(state, resolvedBy, resolvedVia, resumeData)` of an item.
 pub fn item_state(env: &Env, run: &str, call: &str) -> (String, Value, Value, Value) {
     let show = env.show(run);
