@@ -310,7 +310,7 @@ pub async fn decide(
             Ok(act::decide(s, &location, &target, answer, &by, Via::Web))
         })
         .await;
-    match decided {
+    let (status, notice) = match decided {
         Ok(Ok(d)) => {
             let done = match (d.outcome, d.still_pending) {
                 (Outcome::Driven, _) => "driven",
@@ -319,46 +319,21 @@ pub async fn decide(
                 (Outcome::Recorded, _) => "recorded",
             };
             let to = format!("{}?done={done}", item_href(&d.run_id, &d.call_id));
-            for_reviewer(Redirect::to(&to).into_response(), &signed.reviewer.name)
+            return for_reviewer(Redirect::to(&to).into_response(), &signed.reviewer.name);
         }
         Ok(Err(Refusal::Invalid { message, .. })) => {
-            show(
-                &app,
-                &signed,
-                &run,
-                &call,
-                StatusCode::BAD_REQUEST,
-                Some(Notice::Error(message)),
-            )
-            .await
+            (StatusCode::BAD_REQUEST, Notice::Error(message))
         }
         Ok(Err(Refusal::Decided(item))) => {
             let who = item.resolved_by.clone().unwrap_or_else(|| "someone".into());
             let m = format!("{who} decided this item first; nothing of yours was recorded.");
-            show(
-                &app,
-                &signed,
-                &run,
-                &call,
-                StatusCode::CONFLICT,
-                Some(Notice::Conflict(m)),
-            )
-            .await
+            (StatusCode::CONFLICT, Notice::Conflict(m))
         }
-        Ok(Err(Refusal::Conflict(m))) => {
-            show(
-                &app,
-                &signed,
-                &run,
-                &call,
-                StatusCode::CONFLICT,
-                Some(Notice::Conflict(m)),
-            )
-            .await
-        }
+        Ok(Err(Refusal::Conflict(m))) => (StatusCode::CONFLICT, Notice::Conflict(m)),
         Ok(Err(Refusal::NotFound(m))) => {
-            problem(StatusCode::NOT_FOUND, Some(&signed), "Not found", &m)
+            return problem(StatusCode::NOT_FOUND, Some(&signed), "Not found", &m)
         }
-        Ok(Err(Refusal::Failed(e))) | Err(e) => failed(Some(&signed), &e),
-    }
+        Ok(Err(Refusal::Failed(e))) | Err(e) => return failed(Some(&signed), &e),
+    };
+    show(&app, &signed, &run, &call, status, Some(notice)).await
 }

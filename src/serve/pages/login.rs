@@ -105,6 +105,23 @@ fn refused(headers: &HeaderMap, origins: &[String], form: &Form) -> Option<Respo
     })
 }
 
+/// A sign-in form checked (its origin and csrf value), its client address, and the pause
+/// that address's failures earned: the form, or the 403.
+async fn checked(
+    app: &Shared,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(Form, std::net::IpAddr), Response> {
+    let form = Form::parse(body);
+    if let Some(r) = refused(headers, &app.origins, &form) {
+        return Err(r);
+    }
+    let ip = auth::client(headers, peer, app.behind_proxy);
+    tokio::time::sleep(app.limiter.delay(ip)).await;
+    Ok((form, ip))
+}
+
 /// Signed in: the session cookie, and on to the inbox.
 fn welcome(session: &str, reviewer: &Reviewer) -> Response {
     let max = Duration::from_millis(u64::try_from(SESSION_MAX_MS).unwrap_or(0));
@@ -122,12 +139,10 @@ pub async fn with_token(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let form = Form::parse(&body);
-    if let Some(r) = refused(&headers, &app.origins, &form) {
-        return r;
-    }
-    let ip = auth::client(&headers, peer, app.behind_proxy);
-    tokio::time::sleep(app.limiter.delay(ip)).await;
+    let (form, ip) = match checked(&app, peer, &headers, &body).await {
+        Ok(checked) => checked,
+        Err(r) => return r,
+    };
     let token = form.get("token").unwrap_or_default().trim().to_string();
     let session = secret::generate();
     let id = session.clone();
@@ -154,12 +169,10 @@ pub async fn with_link(
     Path(link): Path<String>,
     body: Bytes,
 ) -> Response {
-    let form = Form::parse(&body);
-    if let Some(r) = refused(&headers, &app.origins, &form) {
-        return r;
-    }
-    let ip = auth::client(&headers, peer, app.behind_proxy);
-    tokio::time::sleep(app.limiter.delay(ip)).await;
+    let (_, ip) = match checked(&app, peer, &headers, &body).await {
+        Ok(checked) => checked,
+        Err(r) => return r,
+    };
     let session = secret::generate();
     let id = session.clone();
     let result = app

@@ -3,31 +3,11 @@
 //! a 409 naming who decided, exactly one winner of 16 concurrent answers, the outcome
 //! header, a waiter's leg streamed from the store, and the audit (`by`, `via` = `api`).
 
-use std::process::Stdio;
-
 use serde_json::{json, Value};
 
-use super::harness::{asked, item_state, planned, resume_body, reviewer, Served};
-use crate::command_tools::{call, tagger, tool, tool_agent};
+use super::harness::{asked, item_state, planned, resume_body, reviewer, waiting_run, Served};
 use crate::common::{assert_same_store, Env};
 use crate::steps::ask;
-
-/// An agent run suspended on an approval (`c1`, the tool `tag_release`).
-fn approval_run(env: &Env) -> String {
-    let tag = tagger(env);
-    let agent = tool_agent(
-        env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
-    run
-}
 
 #[test]
 fn agents_and_their_suspended_runs_in_mastras_shapes() {
@@ -38,7 +18,7 @@ fn agents_and_their_suspended_runs_in_mastras_shapes() {
         &["Which theme?", "--option", "Light", "--option", "Dark"],
     );
     let (p, _) = planned(&env, "# Dark mode\n\n1. Add the setting\n");
-    let a = approval_run(&env);
+    let a = crate::approval::suspended(&env);
     let served = Served::start(&env, &[]);
 
     let agents = served.api_get("/agents", &token);
@@ -288,7 +268,7 @@ fn an_answer_is_recorded_once_with_who_and_via_and_a_decided_item_is_a_409() {
 fn an_approval_declined_and_approved_over_the_api_is_recorded_for_its_host() {
     let env = Env::new();
     let token = reviewer(&env, "alice");
-    let a = approval_run(&env);
+    let a = crate::approval::suspended(&env);
     let b = {
         let (out, run) = env.start(&env.path("work/agent.json").to_string_lossy(), &[]);
         out.assert_code(75);
@@ -337,15 +317,10 @@ fn an_approval_declined_and_approved_over_the_api_is_recorded_for_its_host() {
 fn a_waiters_leg_is_streamed_from_the_store() {
     let env = Env::new();
     let token = reviewer(&env, "alice");
-    let agent = env.agent(json!([ask("q1", "Name?"), {"delayMs": 300, "text": "Named it."}]));
-    let waiter = env
-        .command(&["run", "--agent", &agent, "--wait", "--timeout", "60s", "Go"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let run = env.first_pending();
-    env.wait_for_waiter(&run);
+    let (waiter, run) = waiting_run(
+        &env,
+        json!([ask("q1", "Name?"), {"delayMs": 300, "text": "Named it."}]),
+    );
     let served = Served::start(&env, &[]);
     let r = served.api(
         "/agents/tester/resume-stream",

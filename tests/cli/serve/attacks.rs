@@ -6,12 +6,11 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::harness::{asked, form, planned, resume_body, reviewer, Served};
+use super::harness::{asked, form, planned, resume_body, reviewer, waiting_run, Served};
 use crate::common::{assert_same_store, Env};
 use crate::steps::ask;
 
@@ -439,15 +438,10 @@ fn failed_sign_ins_are_answered_alike_and_slowed() {
 fn sigterm_in_the_middle_of_a_followed_leg_finishes_it_and_exits_0() {
     let env = Env::new();
     let token = reviewer(&env, "alice");
-    let agent = env.agent(json!([ask("q1", "Name?"), {"delayMs": 2000, "text": "Named it."}]));
-    let waiter = env
-        .command(&["run", "--agent", &agent, "--wait", "--timeout", "60s", "Go"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let run = env.first_pending();
-    env.wait_for_waiter(&run);
+    let (waiter, run) = waiting_run(
+        &env,
+        json!([ask("q1", "Name?"), {"delayMs": 2000, "text": "Named it."}]),
+    );
     let mut served = Served::start(&env, &[]);
     let (url, body) = (
         served.url("/api/agents/tester/resume-stream"),

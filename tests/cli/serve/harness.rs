@@ -307,6 +307,21 @@ pub fn planned(env: &Env, text: &str) -> (String, String) {
     (run.clone(), only_item(env, &run))
 }
 
+/// A run of an agent with these script steps, started with `--wait` (its waiter, still
+/// running) and suspended on its first item: the waiter and the run id.
+pub fn waiting_run(env: &Env, steps: Value) -> (Child, String) {
+    let agent = env.agent(steps);
+    let waiter = env
+        .command(&["run", "--agent", &agent, "--wait", "--timeout", "60s", "Go"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run = env.first_pending();
+    env.wait_for_waiter(&run);
+    (waiter, run)
+}
+
 /// The only pending item of a run.
 pub fn only_item(env: &Env, run: &str) -> String {
     let out = env.run(&["pending", "--run", run, "-q"]);
