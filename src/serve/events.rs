@@ -1,5 +1,6 @@
 //! What waits, as it changes: one thread watches the store's pending items (PostgreSQL
-//! wakes it at each transition's NOTIFY; SQLite is looked at every `POLL`), tells the live
+//! wakes it at each transition's NOTIFY; on SQLite a cheap mark, the pending items' count
+//! and newest time from their index, is read every `POLL`), tells the live
 //! pages (a counter on a watch channel) when items come or go, and runs serve's own hook for
 //! each item that became pending while it watched. Items pending when serve starts are not
 //! new. It reads only; it stops when serve stops.
@@ -57,6 +58,7 @@ fn keys(items: &[PendingItem]) -> Keys {
 fn watch(location: &Location, hook: Option<Hook>, changes: &watch::Sender<u64>, stop: &AtomicBool) {
     let mut store: Option<Box<dyn Store>> = None;
     let mut seen: Option<Keys> = None;
+    let mut mark = None;
     while !stop.load(Ordering::Relaxed) {
         if store.is_none() {
             store = pool::open(location).ok();
@@ -65,6 +67,15 @@ fn watch(location: &Location, hook: Option<Hook>, changes: &watch::Sender<u64>, 
             std::thread::sleep(POLL);
             continue;
         };
+        // The items are read again only when the mark says they changed.
+        let now_mark = s.pending_mark().ok();
+        if now_mark.is_some() && now_mark == mark {
+            if s.wait_for_change("", POLL).is_err() {
+                store = None;
+            }
+            continue;
+        }
+        mark = now_mark;
         let items = match s.pending(None) {
             Ok(items) => items,
             Err(_) => {

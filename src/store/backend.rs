@@ -269,6 +269,9 @@ pub trait Backend: Send {
     fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>>;
     /// Whether some pending call's deadline is `now` or earlier.
     fn any_due(&self, now: i64) -> Result<bool>;
+    /// A mark of what is pending (how many items, and when the newest was created): it
+    /// changes when items come or go. Cheap: the pending items' index only.
+    fn pending_mark(&self) -> Result<(i64, i64)>;
     /// Every agent id with runs in the store, with the id of its latest run (by creation).
     fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>>;
     /// Blocks until something may have changed, or `timeout` passed. PostgreSQL wakes at

@@ -97,6 +97,16 @@ impl Backend for PgStore {
         self.read(|c| read::any_due(c, now))
     }
 
+    fn pending_mark(&self) -> Result<(i64, i64)> {
+        self.read(|c| {
+            let row = c.query_one(
+                "SELECT count(*), coalesce(max(created_at), 0) FROM calls WHERE state = 'pending'",
+                &[],
+            )?;
+            Ok((row.get(0), row.get(1)))
+        })
+    }
+
     fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>> {
         self.read(|c| {
             let rows = c.query(

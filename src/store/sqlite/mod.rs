@@ -99,6 +99,15 @@ impl Backend for SqliteStore {
         read::any_due(&self.conn, now).map_err(|e| e.doing(READING))
     }
 
+    fn pending_mark(&self) -> Result<(i64, i64)> {
+        self.conn
+            .prepare_cached(
+                "SELECT count(*), coalesce(max(created_at), 0) FROM calls WHERE state = 'pending'",
+            )
+            .and_then(|mut stmt| stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(|e| classify(READING, e))
+    }
+
     fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>> {
         let read = || -> rusqlite::Result<Vec<(String, String)>> {
             let mut stmt = self.conn.prepare_cached(
