@@ -77,7 +77,10 @@ pub trait ReviewerTx {
     ) -> Result<Option<String>>;
     /// Every reviewer, by name.
     fn reviewers(&mut self) -> Result<Vec<Reviewer>>;
-    /// Inserts the row, or replaces a removed reviewer's row of the same name.
+    /// Inserts the row, or replaces a removed reviewer's row of the same name; false (and
+    /// nothing written) when an active reviewer has the name, committed meanwhile included.
+    fn insert_reviewer(&mut self, row: &ReviewerRow) -> Result<bool>;
+    /// Writes an existing reviewer's row.
     fn put_reviewer(&mut self, row: &ReviewerRow) -> Result<()>;
     fn insert_session(&mut self, id_hash: &str, row: &SessionRow) -> Result<()>;
     fn session(&mut self, id_hash: &str) -> Result<Option<SessionRow>>;
@@ -141,10 +144,13 @@ pub trait Reviewers: Backend {
                 removed_at: None,
             };
             tx.end_access(&name)?;
-            tx.put_reviewer(&ReviewerRow {
+            let row = ReviewerRow {
                 reviewer: reviewer.clone(),
                 token_hash: Some(secret::hash(token)),
-            })?;
+            };
+            if !tx.insert_reviewer(&row)? {
+                return Err(Conflict::ReviewerExists { name: name.clone() }.into());
+            }
             Ok(reviewer)
         })
     }

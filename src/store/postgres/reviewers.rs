@@ -68,16 +68,37 @@ impl ReviewerTx for PgTx<'_> {
             .collect())
     }
 
-    fn put_reviewer(&mut self, r: &ReviewerRow) -> Result<()> {
+    fn insert_reviewer(&mut self, r: &ReviewerRow) -> Result<bool> {
         let v = &r.reviewer;
         let groups = serde_json::to_string(&v.groups).unwrap_or_else(|_| "[]".into());
-        self.tx.execute(
+        let written = self.tx.execute(
             "INSERT INTO reviewers (name, groups, os_user, pg_role, token_hash, created_at, \
              rotated_at, removed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
              ON CONFLICT (name) DO UPDATE SET groups = excluded.groups, \
              os_user = excluded.os_user, pg_role = excluded.pg_role, \
              token_hash = excluded.token_hash, created_at = excluded.created_at, \
-             rotated_at = excluded.rotated_at, removed_at = excluded.removed_at",
+             rotated_at = excluded.rotated_at, removed_at = excluded.removed_at \
+                 WHERE reviewers.removed_at IS NOT NULL",
+            &[
+                &v.name,
+                &groups,
+                &v.os_user,
+                &v.pg_role,
+                &r.token_hash,
+                &v.created_at,
+                &v.rotated_at,
+                &v.removed_at,
+            ],
+        )?;
+        Ok(written > 0)
+    }
+
+    fn put_reviewer(&mut self, r: &ReviewerRow) -> Result<()> {
+        let v = &r.reviewer;
+        let groups = serde_json::to_string(&v.groups).unwrap_or_else(|_| "[]".into());
+        self.tx.execute(
+            "UPDATE reviewers SET groups = $2, os_user = $3, pg_role = $4, token_hash = $5, \
+             created_at = $6, rotated_at = $7, removed_at = $8 WHERE name = $1",
             &[
                 &v.name,
                 &groups,

@@ -314,3 +314,29 @@ fn serve_speaks_https_with_its_own_certificate() {
     out.assert_code(2);
     assert!(out.stderr.contains("the TLS key"), "{}", out.stderr);
 }
+
+#[test]
+fn of_eight_processes_adding_one_name_exactly_one_does() {
+    let env = Env::new();
+    reviewer(&env, "first"); // the store exists before the race
+    let children: Vec<_> = (0..8)
+        .map(|_| env.spawn(&["reviewer", "add", "bob"]))
+        .collect();
+    let outs: Vec<_> = children.into_iter().map(crate::common::finish).collect();
+    let codes: Vec<i32> = outs.iter().map(|o| o.code).collect();
+    assert_eq!(codes.iter().filter(|c| **c == 0).count(), 1, "{codes:?}");
+    assert!(codes.iter().all(|c| *c == 0 || *c == 4), "{codes:?}");
+    let token = outs
+        .iter()
+        .find(|o| o.code == 0)
+        .unwrap()
+        .stdout
+        .trim()
+        .to_string();
+    let served = Served::start(&env, &[]);
+    assert_eq!(
+        served.api_get("/agents", &token).status,
+        200,
+        "the winner's token works"
+    );
+}
