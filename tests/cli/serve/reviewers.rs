@@ -340,3 +340,42 @@ fn of_eight_processes_adding_one_name_exactly_one_does() {
         "the winner's token works"
     );
 }
+
+#[test]
+fn links_expire_and_sessions_end_when_idle_or_old() {
+    let env = Env::new();
+    let token = reviewer(&env, "alice");
+    let served = Served::start(&env, &[]);
+    let link = env
+        .run(&["reviewer", "link", "alice"])
+        .stdout
+        .trim()
+        .to_string();
+    // Fifteen minutes later (the clock moved for the row, not for the test).
+    env.exec(
+        "UPDATE sign_in_links SET expires_at = expires_at - 15 * 60 * 1000 - 1",
+        &[],
+    );
+    assert_eq!(use_link(&served, &link), 401);
+    let idle = served.sign_in(&token);
+    let old = served.sign_in(&token);
+    let hash_of = |s: &str| {
+        let digest = ring::digest::digest(&ring::digest::SHA256, s.as_bytes());
+        digest
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    env.exec(
+        "UPDATE sessions SET last_seen_at = last_seen_at - 12 * 3600 * 1000 WHERE id_hash = ?1",
+        &[&hash_of(&idle.cookie)],
+    );
+    env.exec(
+        "UPDATE sessions SET created_at = created_at - 7 * 24 * 3600 * 1000 WHERE id_hash = ?1",
+        &[&hash_of(&old.cookie)],
+    );
+    assert_eq!(served.page(&idle, "/").status, 303, "12 hours idle");
+    assert_eq!(served.page(&old, "/").status, 303, "7 days old");
+    assert_eq!(served.page(&served.sign_in(&token), "/").status, 200);
+}
