@@ -443,6 +443,17 @@ fn sigterm_in_the_middle_of_a_followed_leg_finishes_it_and_exits_0() {
         json!([ask("q1", "Name?"), {"delayMs": 2000, "text": "Named it."}]),
     );
     let mut served = Served::start(&env, &[]);
+    // A live page's event stream is open too: shutdown ends it, it does not wait for it.
+    let s = served.sign_in(&token);
+    let mut page = TcpStream::connect(("127.0.0.1", served.port())).unwrap();
+    page.set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        page,
+        "GET /events HTTP/1.1\r\nHost: x\r\nCookie: {}\r\n\r\n",
+        s.header()
+    )
+    .unwrap();
     let (url, body) = (
         served.url("/api/agents/tester/resume-stream"),
         resume_body(&run, "q1", json!("darkMode")).to_string(),
@@ -459,6 +470,13 @@ fn sigterm_in_the_middle_of_a_followed_leg_finishes_it_and_exits_0() {
     let code = served.terminate();
     let r = client.join().unwrap();
     assert_eq!(code, 0, "{}", served.log());
+    assert!(!served.log().contains("still running"), "{}", served.log());
+    let mut rest = Vec::new();
+    let _ = page.read_to_end(&mut rest);
+    assert!(
+        String::from_utf8_lossy(&rest).contains(": connected"),
+        "the page's stream was open"
+    );
     let frames = r.frames();
     assert!(
         frames.iter().any(|f| f["type"] == "finish"),

@@ -224,3 +224,21 @@ fn two_reviewers_race_for_one_item_and_one_sees_who_decided() {
     let (_, by, _, data) = item_state(&env, &q, &call_id);
     assert_eq!((by, data), (json!("alice"), json!("yes")));
 }
+
+#[test]
+fn the_inbox_shows_a_new_item_by_itself() {
+    if !available() {
+        return;
+    }
+    let env = Env::new();
+    let token = reviewer(&env, "alice");
+    let served = Served::start(&env, &[]);
+    let driver = Driver::start();
+    let b = driver.browser(375, 812);
+    sign_in_with_token(&b, &served, &token);
+    assert!(b.source().contains("Nothing waits."));
+    asked(&env, &["Arrived while you looked?"]);
+    env.poll("the inbox never showed the new item", || {
+        b.source().contains("Arrived while you looked?")
+    });
+}
