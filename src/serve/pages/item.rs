@@ -100,13 +100,20 @@ async fn show(
         Ok(Err(Refusal::NotFound(m))) => {
             problem(StatusCode::NOT_FOUND, Some(signed), "Not found", &m)
         }
-        Ok(Err(other)) => problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
+        Ok(Err(Refusal::Failed(e))) | Err(e) => failed(Some(signed), &e),
+        // Finding an item by its id refuses nothing else.
+        Ok(Err(Refusal::Invalid { message, .. } | Refusal::Conflict(message))) => problem(
+            StatusCode::CONFLICT,
             Some(signed),
-            "Something failed",
-            &format!("{other:?}"),
+            "Not available",
+            &message,
         ),
-        Err(e) => failed(Some(signed), &e),
+        Ok(Err(Refusal::Decided(item))) => problem(
+            StatusCode::CONFLICT,
+            Some(signed),
+            "Not available",
+            &format!("tool call {} was decided", item.call_id),
+        ),
     }
 }
 
