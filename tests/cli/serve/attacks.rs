@@ -485,3 +485,44 @@ fn sigterm_in_the_middle_of_a_followed_leg_finishes_it_and_exits_0() {
     assert_eq!(frames.last(), Some(&json!("[DONE]")));
     crate::common::finish(waiter).assert_code(0);
 }
+
+#[test]
+fn behind_a_proxy_the_client_is_the_last_forwarded_hop() {
+    let env = Env::new();
+    reviewer(&env, "alice");
+    let served = Served::start(
+        &env,
+        &[
+            "--behind-proxy",
+            "--public-url",
+            "https://inbox.example.com",
+        ],
+    );
+    let attempt = |hops: &str| {
+        let page = served.get("/login", &[]);
+        let pre = page.cookie("__Host-mastra-ask-pre").unwrap();
+        let csrf = super::harness::csrf_of(&page.body);
+        let started = Instant::now();
+        let r = served.post(
+            "/login",
+            &[
+                ("cookie", &format!("__Host-mastra-ask-pre={pre}")),
+                ("origin", "https://inbox.example.com"),
+                ("x-forwarded-for", hops),
+            ],
+            &form(&[("csrf", &csrf), ("token", "mra_nobody")]),
+        );
+        assert_eq!(r.status, 401, "{}", r.body);
+        started.elapsed()
+    };
+    // The first hop is what the client says; the last is what the proxy saw.
+    for i in 0..6 {
+        attempt(&format!("198.51.100.{i}, 203.0.113.7"));
+    }
+    assert!(attempt("198.51.100.99, 203.0.113.7") >= Duration::from_millis(250));
+    // (That another address is not slowed is the limiter's unit test: a test here could
+    // only say so by timing a fast answer.)
+    // The origin of a POST is the public URL's.
+    let r = served.post("/login", &[("origin", &served.url(""))], "");
+    assert_eq!(r.status, 403);
+}

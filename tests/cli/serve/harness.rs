@@ -13,8 +13,10 @@ use crate::common::Env;
 
 pub struct Served {
     pub child: Child,
-    /// `http://127.0.0.1:PORT`.
+    /// Its origin: `http://127.0.0.1:PORT`, or its `--public-url`.
     pub base: String,
+    /// Where it listens: `http://127.0.0.1:PORT` (or `https://`).
+    local: String,
     log: Arc<Mutex<Vec<String>>>,
 }
 
@@ -39,11 +41,18 @@ impl Served {
             }
         });
         let deadline = Instant::now() + Duration::from_secs(30);
-        let base = loop {
+        let (base, local) = loop {
             let found = log.lock().unwrap().iter().find_map(|l| {
-                l.strip_prefix("serving the inbox at ")
-                    .and_then(|rest| rest.split(' ').next())
-                    .map(str::to_string)
+                let rest = l.strip_prefix("serving the inbox at ")?;
+                let base = rest.split(' ').next()?.to_string();
+                let addr = rest.split("(listening on ").nth(1)?;
+                let addr = addr.split([')', ',']).next()?;
+                let scheme = if rest.contains(", TLS)") {
+                    "https"
+                } else {
+                    "http"
+                };
+                Some((base, format!("{scheme}://{addr}")))
             });
             if let Some(b) = found {
                 break b;
@@ -57,7 +66,12 @@ impl Served {
             assert!(Instant::now() < deadline, "serve never started");
             std::thread::sleep(Duration::from_millis(20));
         };
-        Served { child, base, log }
+        Served {
+            child,
+            base,
+            local,
+            log,
+        }
     }
 
     /// What serve printed on stderr so far.
@@ -66,11 +80,11 @@ impl Served {
     }
 
     pub fn port(&self) -> u16 {
-        self.base.rsplit(':').next().unwrap().parse().unwrap()
+        self.local.rsplit(':').next().unwrap().parse().unwrap()
     }
 
     pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        format!("{}{path}", self.local)
     }
 
     /// Sends SIGTERM; waits (40 s at most) for the exit code.
