@@ -3,7 +3,7 @@
 //! one link the second waits and then sees it used. No decisions here: `store::reviewers`
 //! makes them.
 
-use postgres::Row;
+use tokio_postgres::Row;
 
 use super::tx::PgTx;
 use crate::store::reviewers::{LinkRow, Reviewer, ReviewerRow, ReviewerTx, SessionRow};
