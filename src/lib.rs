@@ -28,6 +28,7 @@ pub mod providers;
 pub mod remote;
 pub mod report;
 pub mod runner;
+pub mod serve;
 pub mod store;
 #[allow(unsafe_code)]
 pub mod sys;

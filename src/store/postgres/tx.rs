@@ -20,7 +20,7 @@ pub const CHANNEL: &str = "mastra_ask";
 
 /// One open transaction.
 pub struct PgTx<'c> {
-    tx: Transaction<'c>,
+    pub(super) tx: Transaction<'c>,
 }
 
 /// A lease's columns (token, host, pid, start, expiry), all NULL for none.
@@ -466,5 +466,9 @@ impl Tx for PgTx<'_> {
         );
         let rows = self.tx.query(&sql, &[&server, &run_id])?;
         damage::all(decoded(&rows, columns::ledger))
+    }
+
+    fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
+        self
     }
 }
