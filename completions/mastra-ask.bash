@@ -227,7 +227,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__answer)
-            opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --multi --json --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -246,6 +246,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -285,7 +289,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__approve)
-            opts="-o -h -V --tool-call --as --no-resume --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --json --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -300,6 +304,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -481,7 +489,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__decline)
-            opts="-o -h -V --tool-call --as --no-resume --json --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --json --agent --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -496,6 +504,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1113,7 +1125,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__review)
-            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1144,6 +1156,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --plan-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -6,5 +6,6 @@
 mod cli;
 mod fixture;
 mod flows;
+mod hostile;
 mod ledger;
 mod transport;
