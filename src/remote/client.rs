@@ -166,15 +166,15 @@ impl Client {
                     ))
                 }
             };
-            let (page, read): (SuspendedRunsPage, u64) =
-                self.http
-                    .json_streamed(&req, left.min(MAX_JSON), too_large)
-                    .map_err(|e| match e {
-                        RemoteError::Protocol { detail, .. } => self.http.protocol(format!(
-                            "the suspended runs of {agent_id:?}: {detail}"
-                        )),
-                        other => other,
-                    })?;
+            let (page, read): (SuspendedRunsPage, u64) = self
+                .http
+                .json_streamed(&req, left.min(MAX_JSON), too_large)
+                .map_err(|e| match e {
+                    RemoteError::Protocol { detail, .. } => self
+                        .http
+                        .protocol(format!("the suspended runs of {agent_id:?}: {detail}")),
+                    other => other,
+                })?;
             listing.bytes += read;
             let count = page.runs.len() as u64;
             runs_read += count;

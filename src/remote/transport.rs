@@ -209,13 +209,12 @@ impl Http {
         match decoded {
             Ok(value) => Ok((value, body.read)),
             Err(_) if body.read > limit => Err(too_large()),
-            Err(e) if e.io_error_kind() == Some(std::io::ErrorKind::TimedOut) => {
-                Err(self.transport(
+            Err(e) if e.io_error_kind() == Some(std::io::ErrorKind::TimedOut) => Err(self
+                .transport(
                     &ureq::Error::Timeout(ureq::Timeout::Global),
                     Delivery::Accepted,
                     budget,
-                ))
-            }
+                )),
             Err(e) if e.is_io() => Err(RemoteError::Transport {
                 server: self.config.display().to_string(),
                 delivery: Delivery::Accepted,

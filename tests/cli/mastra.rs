@@ -8,4 +8,5 @@ mod fixture;
 mod flows;
 mod hostile;
 mod ledger;
+mod strict;
 mod transport;

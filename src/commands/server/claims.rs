@@ -117,3 +117,67 @@ pub fn released_line(old: &LedgerEntry) -> String {
         describe(old, now_ms())
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ItemKind;
+    use crate::store::Lease;
+
+    fn entry(host: &str, pid: u32, start: u64, age_ms: i64, now: i64) -> LedgerEntry {
+        LedgerEntry {
+            key: LedgerKey {
+                server: "http://127.0.0.1:1/api".into(),
+                run_id: "r".into(),
+                tool_call_id: "c".into(),
+                kind: ItemKind::Question,
+            },
+            agent_id: "a".into(),
+            state: LedgerState::Sending,
+            resume_data: json!("x"),
+            by: "ann".into(),
+            via: "flag".into(),
+            holder: Lease {
+                token: "t".into(),
+                host: host.into(),
+                pid,
+                start,
+                expires_at: 0,
+            },
+            outcome: None,
+            created_at: now - age_ms,
+            updated_at: now - age_ms,
+        }
+    }
+
+    #[test]
+    fn a_claim_is_stale_when_its_holder_is_gone_or_silent_elsewhere() {
+        let idle = Duration::from_secs(200);
+        let now = now_ms();
+        let me = Process::me();
+        let here = sys::host_id();
+        let young = 1_000;
+        let old = 201_000;
+        // This very process: never stale, however old.
+        let mine = entry(here, me.pid, me.start, old, now);
+        assert_eq!(Holder::of(&mine), Holder::Running);
+        assert!(!is_stale(&mine, idle, now));
+        // A process of this host that is gone (a start time that is not this pid's).
+        let gone = entry(here, me.pid, me.start + 1, young, now);
+        assert_eq!(Holder::of(&gone), Holder::Gone);
+        assert!(is_stale(&gone, idle, now));
+        assert!(describe(&gone, now).ends_with(", gone)"));
+        // Another host: only age tells.
+        assert!(!is_stale(&entry("elsewhere", 1, 1, young, now), idle, now));
+        assert!(is_stale(&entry("elsewhere", 1, 1, old, now), idle, now));
+        // A delivered answer is never released.
+        let mut delivered = entry("elsewhere", 1, 1, old, now);
+        delivered.state = LedgerState::Delivered;
+        assert!(!is_stale(&delivered, idle, now));
+        let shown = to_json(&gone, idle, now);
+        assert_eq!(
+            (shown["holder"].as_str(), shown["stale"].as_bool()),
+            (Some("gone"), Some(true))
+        );
+    }
+}

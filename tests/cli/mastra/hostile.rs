@@ -748,3 +748,59 @@ fn mastra_a_token_withheld_from_plain_http_is_said_once() {
     assert_eq!(asked[1].path, "/api/agents");
     assert!(asked.iter().all(|r| r.header("authorization").is_none()));
 }
+
+#[test]
+fn mastra_of_processes_that_find_one_stale_claim_exactly_one_sends() {
+    let env = Env::new();
+    // A sender whose stream never started leaves its claim; its process is then gone.
+    let mut replies = listing();
+    replies.push(Reply::Silent(Duration::from_secs(60)));
+    let fake = FakeServer::start(replies);
+    let (out, _) = soon(command(
+        &env,
+        &fake.base_url(),
+        Some("1s"),
+        &["answer", RUN, "first"],
+    ));
+    out.assert_code(1);
+    fake.handle(|r: &Recorded| {
+        if r.method == "POST" {
+            finished_leg("Thanks.")
+        } else if r.path.ends_with("/agents") {
+            agents()
+        } else {
+            question_page("Name?")
+        }
+    });
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            command(
+                &env,
+                &fake.base_url(),
+                None,
+                &["answer", RUN, "--as", &format!("p{i}"), "x"],
+            )
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    let outs: Vec<Out> = children.into_iter().map(finish).collect();
+    let codes: Vec<i32> = outs.iter().map(|o| o.code).collect();
+    assert_eq!(codes.iter().filter(|c| **c == 0).count(), 1, "{codes:?}");
+    assert_eq!(codes.iter().filter(|c| **c == 4).count(), 5, "{codes:?}");
+    let winner = outs.iter().find(|o| o.code == 0).unwrap();
+    assert!(
+        winner
+            .stderr
+            .starts_with("warning: released the stale claim"),
+        "{}",
+        winner.stderr
+    );
+    assert_eq!(posts(&fake), 2, "the first, and exactly one more");
+    assert_eq!(
+        ledger(&env),
+        [[Some(CALL.into()), Some("delivered".into())].to_vec()]
+    );
+}
