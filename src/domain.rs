@@ -311,6 +311,10 @@ pub enum CallState {
     Resolved,
     Cancelled,
     Expired,
+    /// A command tool that needs no approval, started by a driver before its step is
+    /// stored (SPEC §11): kept so that a driver taking over waits for it; removed when the
+    /// step is stored. Not an item.
+    Running,
 }
 
 impl CallState {
@@ -321,6 +325,7 @@ impl CallState {
             CallState::Resolved => "resolved",
             CallState::Cancelled => "cancelled",
             CallState::Expired => "expired",
+            CallState::Running => "running",
         }
     }
     pub fn parse(s: &str) -> Option<CallState> {
@@ -330,6 +335,7 @@ impl CallState {
             CallState::Resolved,
             CallState::Cancelled,
             CallState::Expired,
+            CallState::Running,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)
@@ -529,6 +535,18 @@ pub struct Resolution {
     pub result: Option<Value>,
     pub by: String,
     pub via: Via,
+}
+
+/// A command tool a driver is about to start for a step not yet stored (SPEC §11), as
+/// recorded before it starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartedCall {
+    /// The step the call belongs to (its assistant message's sequence number).
+    pub step: i64,
+    pub call_id: String,
+    pub tool_name: String,
+    pub args: Value,
+    pub process: ToolProcess,
 }
 
 /// A call of a step that suspends, as the driver hands it to the store.

@@ -12,8 +12,8 @@ use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
 use serde_json::Value;
 
 use crate::domain::{
-    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent,
-    ToolProcess, Usage,
+    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StartedCall,
+    StoredEvent, ToolProcess, Usage,
 };
 
 /// How a transaction reaches the disk. Only SQLite tells them apart; PostgreSQL commits
@@ -114,6 +114,11 @@ pub trait Tx {
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()>;
     /// Records where an approved call's tool runs.
     fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()>;
+    /// Records a command tool started for a step not yet stored (a `running` call), in
+    /// place of one of the same call id recorded before.
+    fn insert_running(&mut self, run: &RunRow, call: &StartedCall, at: i64) -> Result<()>;
+    /// Removes the run's `running` calls (their step is being stored).
+    fn clear_running(&mut self, run: &RunRow) -> Result<()>;
     /// Records what an approved call's tool gave: its result, and the error when it failed.
     fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()>;
     /// How many messages the run has (its next message's sequence number).

@@ -2,6 +2,7 @@
 
 mod approval;
 mod bad_input;
+mod ci_docs;
 mod command_tools;
 mod common;
 mod completion;
@@ -16,6 +17,9 @@ mod ids;
 mod invariants;
 mod kill_loop;
 mod mastra;
+mod model_paths;
+mod pg_safety;
+mod pg_tls;
 mod postgres;
 mod prompts;
 mod providers;
@@ -34,6 +38,7 @@ mod steps;
 mod store;
 mod store_safety;
 mod stress;
+mod tool_processes;
 mod tools;
 mod transitions;
 mod walkthrough;
