@@ -71,6 +71,25 @@ fn soon(c: Command) -> (Out, Duration) {
     (out, ran)
 }
 
+/// A server that lists the question and then never answers the answer.
+fn never_answering() -> FakeServer {
+    let mut replies = listing();
+    replies.push(Reply::Silent(Duration::from_secs(120)));
+    FakeServer::start(replies)
+}
+
+/// A well-behaved server's answer to any request: the agent, its one question, and a leg
+/// that finishes.
+fn well_behaved(r: &Recorded) -> Reply {
+    if r.method == "POST" {
+        finished_leg("Thanks.")
+    } else if r.path.ends_with("/agents") {
+        agents()
+    } else {
+        question_page("Name?")
+    }
+}
+
 fn ledger(env: &Env) -> Vec<Vec<Option<String>>> {
     env.rows("SELECT tool_call_id, state FROM ledger", &[])
 }
@@ -85,9 +104,7 @@ fn posts(fake: &FakeServer) -> usize {
 #[test]
 fn mastra_an_answer_the_server_never_answers_ends_at_the_idle_deadline() {
     let env = Env::new();
-    let mut replies = listing();
-    replies.push(Reply::Silent(Duration::from_secs(120)));
-    let fake = FakeServer::start(replies);
+    let fake = never_answering();
     let (out, _) = soon(command(
         &env,
         &fake.base_url(),
@@ -220,13 +237,7 @@ fn mastra_wait_timeout_is_a_hard_deadline_whatever_the_server_does() {
     }
     // A server that keeps listing the run, answering at once.
     let env = Env::new();
-    let fake = FakeServer::serving(|r: &Recorded| {
-        if r.path.ends_with("/agents") {
-            agents()
-        } else {
-            question_page("Name?")
-        }
-    });
+    let fake = FakeServer::serving(well_behaved);
     let (out, _) = soon(command(
         &env,
         &fake.base_url(),
@@ -257,9 +268,7 @@ fn signal(child: &std::process::Child, sig: libc::c_int) {
 #[test]
 fn mastra_sigterms_never_stop_a_leg_and_only_a_prompt_second_ctrl_c_does() {
     let env = Env::new();
-    let mut replies = listing();
-    replies.push(Reply::Silent(Duration::from_secs(120)));
-    let fake = FakeServer::start(replies);
+    let fake = never_answering();
     let mut child = command(&env, &fake.base_url(), None, &["answer", RUN, "x"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -753,9 +762,7 @@ fn mastra_a_token_withheld_from_plain_http_is_said_once() {
 fn mastra_of_processes_that_find_one_stale_claim_exactly_one_sends() {
     let env = Env::new();
     // A sender whose stream never started leaves its claim; its process is then gone.
-    let mut replies = listing();
-    replies.push(Reply::Silent(Duration::from_secs(60)));
-    let fake = FakeServer::start(replies);
+    let fake = never_answering();
     let (out, _) = soon(command(
         &env,
         &fake.base_url(),
@@ -763,15 +770,7 @@ fn mastra_of_processes_that_find_one_stale_claim_exactly_one_sends() {
         &["answer", RUN, "first"],
     ));
     out.assert_code(1);
-    fake.handle(|r: &Recorded| {
-        if r.method == "POST" {
-            finished_leg("Thanks.")
-        } else if r.path.ends_with("/agents") {
-            agents()
-        } else {
-            question_page("Name?")
-        }
-    });
+    fake.handle(well_behaved);
     let children: Vec<_> = (0..6)
         .map(|i| {
             command(
