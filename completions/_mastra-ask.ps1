@@ -52,6 +52,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (or write every page to a directory)')
             [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'With --server: list the Mastra server''s agents')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'The reviewers'' inbox: web pages and Mastra''s agent API over this store')
+            [CompletionResult]::new('reviewer', 'reviewer', [CompletionResultType]::ParameterValue, 'The people who may sign in to serve: add, list, rotate, remove, link')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -400,6 +402,154 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mastra-ask;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where to listen; an address that is not loopback needs TLS (--tls-cert) or --behind-proxy')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve HTTPS with this certificate chain (PEM)')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The private key of --tls-cert (PEM)')
+            [CompletionResult]::new('--public-url', '--public-url', [CompletionResultType]::ParameterName, 'The address people and links reach the inbox at (recorded in the store the first time) [default: the listen address]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--replace-public-url', '--replace-public-url', [CompletionResultType]::ParameterName, 'Record --public-url in place of a different one recorded before')
+            [CompletionResult]::new('--behind-proxy', '--behind-proxy', [CompletionResultType]::ParameterName, 'A TLS-terminating proxy is in front: a non-loopback --listen is allowed without --tls-cert, --public-url must be https, and the client address is the last X-Forwarded-For hop')
+            [CompletionResult]::new('--drive', '--drive', [CompletionResultType]::ParameterName, 'Drive the runs started on this host by this user after an answer (not available yet: until then an answer is recorded for the run''s waiter or `resume`)')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;reviewer' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a reviewer and print their token, once, on stdout')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the reviewers')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give a reviewer a new token (printed once); the old one and their sessions stop working')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a reviewer: their token, sessions and links stop working')
+            [CompletionResult]::new('link', 'link', [CompletionResultType]::ParameterValue, 'Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mastra-ask;reviewer;add' {
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'A group the reviewer belongs to (repeat for more), for policies')
+            [CompletionResult]::new('--os-user', '--os-user', [CompletionResultType]::ParameterName, 'The local OS user who is this reviewer, for policies')
+            [CompletionResult]::new('--pg-role', '--pg-role', [CompletionResultType]::ParameterName, 'The PostgreSQL role that is this reviewer, for policies')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;reviewer;list' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;reviewer;rotate' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;reviewer;remove' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;reviewer;link' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;reviewer;help' {
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a reviewer and print their token, once, on stdout')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the reviewers')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give a reviewer a new token (printed once); the old one and their sessions stop working')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a reviewer: their token, sessions and links stop working')
+            [CompletionResult]::new('link', 'link', [CompletionResultType]::ParameterValue, 'Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mastra-ask;reviewer;help;add' {
+            break
+        }
+        'mastra-ask;reviewer;help;list' {
+            break
+        }
+        'mastra-ask;reviewer;help;rotate' {
+            break
+        }
+        'mastra-ask;reviewer;help;remove' {
+            break
+        }
+        'mastra-ask;reviewer;help;link' {
+            break
+        }
+        'mastra-ask;reviewer;help;help' {
+            break
+        }
         'mastra-ask;help' {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Start a run of an agent on a prompt')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'List pending items (questions and plans waiting for a person), oldest first')
@@ -420,6 +570,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (or write every page to a directory)')
             [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'With --server: list the Mastra server''s agents')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'The reviewers'' inbox: web pages and Mastra''s agent API over this store')
+            [CompletionResult]::new('reviewer', 'reviewer', [CompletionResultType]::ParameterValue, 'The people who may sign in to serve: add, list, rotate, remove, link')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -478,6 +630,32 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;help;agents' {
+            break
+        }
+        'mastra-ask;help;serve' {
+            break
+        }
+        'mastra-ask;help;reviewer' {
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a reviewer and print their token, once, on stdout')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the reviewers')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give a reviewer a new token (printed once); the old one and their sessions stop working')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a reviewer: their token, sessions and links stop working')
+            [CompletionResult]::new('link', 'link', [CompletionResultType]::ParameterValue, 'Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)')
+            break
+        }
+        'mastra-ask;help;reviewer;add' {
+            break
+        }
+        'mastra-ask;help;reviewer;list' {
+            break
+        }
+        'mastra-ask;help;reviewer;rotate' {
+            break
+        }
+        'mastra-ask;help;reviewer;remove' {
+            break
+        }
+        'mastra-ask;help;reviewer;link' {
             break
         }
         'mastra-ask;help;help' {

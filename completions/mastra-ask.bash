@@ -61,11 +61,17 @@ _mastra__ask() {
             mastra__ask,review)
                 cmd="mastra__ask__subcmd__review"
                 ;;
+            mastra__ask,reviewer)
+                cmd="mastra__ask__subcmd__reviewer"
+                ;;
             mastra__ask,run)
                 cmd="mastra__ask__subcmd__run"
                 ;;
             mastra__ask,runs)
                 cmd="mastra__ask__subcmd__runs"
+                ;;
+            mastra__ask,serve)
+                cmd="mastra__ask__subcmd__serve"
                 ;;
             mastra__ask,show)
                 cmd="mastra__ask__subcmd__show"
@@ -121,11 +127,17 @@ _mastra__ask() {
             mastra__ask__subcmd__help,review)
                 cmd="mastra__ask__subcmd__help__subcmd__review"
                 ;;
+            mastra__ask__subcmd__help,reviewer)
+                cmd="mastra__ask__subcmd__help__subcmd__reviewer"
+                ;;
             mastra__ask__subcmd__help,run)
                 cmd="mastra__ask__subcmd__help__subcmd__run"
                 ;;
             mastra__ask__subcmd__help,runs)
                 cmd="mastra__ask__subcmd__help__subcmd__runs"
+                ;;
+            mastra__ask__subcmd__help,serve)
+                cmd="mastra__ask__subcmd__help__subcmd__serve"
                 ;;
             mastra__ask__subcmd__help,show)
                 cmd="mastra__ask__subcmd__help__subcmd__show"
@@ -136,6 +148,57 @@ _mastra__ask() {
             mastra__ask__subcmd__help,wait)
                 cmd="mastra__ask__subcmd__help__subcmd__wait"
                 ;;
+            mastra__ask__subcmd__help__subcmd__reviewer,add)
+                cmd="mastra__ask__subcmd__help__subcmd__reviewer__subcmd__add"
+                ;;
+            mastra__ask__subcmd__help__subcmd__reviewer,link)
+                cmd="mastra__ask__subcmd__help__subcmd__reviewer__subcmd__link"
+                ;;
+            mastra__ask__subcmd__help__subcmd__reviewer,list)
+                cmd="mastra__ask__subcmd__help__subcmd__reviewer__subcmd__list"
+                ;;
+            mastra__ask__subcmd__help__subcmd__reviewer,remove)
+                cmd="mastra__ask__subcmd__help__subcmd__reviewer__subcmd__remove"
+                ;;
+            mastra__ask__subcmd__help__subcmd__reviewer,rotate)
+                cmd="mastra__ask__subcmd__help__subcmd__reviewer__subcmd__rotate"
+                ;;
+            mastra__ask__subcmd__reviewer,add)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__add"
+                ;;
+            mastra__ask__subcmd__reviewer,help)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__help"
+                ;;
+            mastra__ask__subcmd__reviewer,link)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__link"
+                ;;
+            mastra__ask__subcmd__reviewer,list)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__list"
+                ;;
+            mastra__ask__subcmd__reviewer,remove)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__remove"
+                ;;
+            mastra__ask__subcmd__reviewer,rotate)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__rotate"
+                ;;
+            mastra__ask__subcmd__reviewer__subcmd__help,add)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__help__subcmd__add"
+                ;;
+            mastra__ask__subcmd__reviewer__subcmd__help,help)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__help__subcmd__help"
+                ;;
+            mastra__ask__subcmd__reviewer__subcmd__help,link)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__help__subcmd__link"
+                ;;
+            mastra__ask__subcmd__reviewer__subcmd__help,list)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__help__subcmd__list"
+                ;;
+            mastra__ask__subcmd__reviewer__subcmd__help,remove)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__help__subcmd__remove"
+                ;;
+            mastra__ask__subcmd__reviewer__subcmd__help,rotate)
+                cmd="mastra__ask__subcmd__reviewer__subcmd__help__subcmd__rotate"
+                ;;
             *)
                 ;;
         esac
@@ -143,7 +206,7 @@ _mastra__ask() {
 
     case "${cmd}" in
         mastra__ask)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents serve reviewer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -551,7 +614,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__help)
-            opts="run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents help"
+            opts="run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents serve reviewer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -774,6 +837,90 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mastra__ask__subcmd__help__subcmd__reviewer)
+            opts="add list rotate remove link"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__reviewer__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__reviewer__subcmd__link)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__reviewer__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__reviewer__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__reviewer__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mastra__ask__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -789,6 +936,20 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__help__subcmd__runs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1198,6 +1359,368 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mastra__ask__subcmd__reviewer)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version add list rotate remove link help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__add)
+            opts="-o -h -V --group --os-user --pg-role --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --os-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pg-role)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__help)
+            opts="add list rotate remove link help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__help__subcmd__link)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__help__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__link)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__list)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__remove)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__reviewer__subcmd__rotate)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mastra__ask__subcmd__run)
             opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --require-approval --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1276,6 +1799,64 @@ _mastra__ask() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__serve)
+            opts="-o -h -V --listen --tls-cert --tls-key --public-url --replace-public-url --behind-proxy --drive --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --public-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -49,6 +49,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand completions 'Print shell completions'
             cand man 'Print the man page (or write every page to a directory)'
             cand agents 'With --server: list the Mastra server''s agents'
+            cand serve 'The reviewers'' inbox: web pages and Mastra''s agent API over this store'
+            cand reviewer 'The people who may sign in to serve: add, list, rotate, remove, link'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mastra-ask;run'= {
@@ -377,6 +379,140 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mastra-ask;serve'= {
+            cand --listen 'Where to listen; an address that is not loopback needs TLS (--tls-cert) or --behind-proxy'
+            cand --tls-cert 'Serve HTTPS with this certificate chain (PEM)'
+            cand --tls-key 'The private key of --tls-cert (PEM)'
+            cand --public-url 'The address people and links reach the inbox at (recorded in the store the first time) [default: the listen address]'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --replace-public-url 'Record --public-url in place of a different one recorded before'
+            cand --behind-proxy 'A TLS-terminating proxy is in front: a non-loopback --listen is allowed without --tls-cert, --public-url must be https, and the client address is the last X-Forwarded-For hop'
+            cand --drive 'Drive the runs started on this host by this user after an answer (not available yet: until then an answer is recorded for the run''s waiter or `resume`)'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;reviewer'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand add 'Add a reviewer and print their token, once, on stdout'
+            cand list 'List the reviewers'
+            cand rotate 'Give a reviewer a new token (printed once); the old one and their sessions stop working'
+            cand remove 'Remove a reviewer: their token, sessions and links stop working'
+            cand link 'Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;reviewer;add'= {
+            cand --group 'A group the reviewer belongs to (repeat for more), for policies'
+            cand --os-user 'The local OS user who is this reviewer, for policies'
+            cand --pg-role 'The PostgreSQL role that is this reviewer, for policies'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;reviewer;list'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;reviewer;rotate'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;reviewer;remove'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;reviewer;link'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;reviewer;help'= {
+            cand add 'Add a reviewer and print their token, once, on stdout'
+            cand list 'List the reviewers'
+            cand rotate 'Give a reviewer a new token (printed once); the old one and their sessions stop working'
+            cand remove 'Remove a reviewer: their token, sessions and links stop working'
+            cand link 'Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;reviewer;help;add'= {
+        }
+        &'mastra-ask;reviewer;help;list'= {
+        }
+        &'mastra-ask;reviewer;help;rotate'= {
+        }
+        &'mastra-ask;reviewer;help;remove'= {
+        }
+        &'mastra-ask;reviewer;help;link'= {
+        }
+        &'mastra-ask;reviewer;help;help'= {
+        }
         &'mastra-ask;help'= {
             cand run 'Start a run of an agent on a prompt'
             cand pending 'List pending items (questions and plans waiting for a person), oldest first'
@@ -397,6 +533,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand completions 'Print shell completions'
             cand man 'Print the man page (or write every page to a directory)'
             cand agents 'With --server: list the Mastra server''s agents'
+            cand serve 'The reviewers'' inbox: web pages and Mastra''s agent API over this store'
+            cand reviewer 'The people who may sign in to serve: add, list, rotate, remove, link'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mastra-ask;help;run'= {
@@ -436,6 +574,25 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;help;man'= {
         }
         &'mastra-ask;help;agents'= {
+        }
+        &'mastra-ask;help;serve'= {
+        }
+        &'mastra-ask;help;reviewer'= {
+            cand add 'Add a reviewer and print their token, once, on stdout'
+            cand list 'List the reviewers'
+            cand rotate 'Give a reviewer a new token (printed once); the old one and their sessions stop working'
+            cand remove 'Remove a reviewer: their token, sessions and links stop working'
+            cand link 'Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)'
+        }
+        &'mastra-ask;help;reviewer;add'= {
+        }
+        &'mastra-ask;help;reviewer;list'= {
+        }
+        &'mastra-ask;help;reviewer;rotate'= {
+        }
+        &'mastra-ask;help;reviewer;remove'= {
+        }
+        &'mastra-ask;help;reviewer;link'= {
         }
         &'mastra-ask;help;help'= {
         }

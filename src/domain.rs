@@ -342,12 +342,15 @@ impl CallState {
     }
 }
 
-/// How a person gave an answer.
+/// How a person gave an answer: on the command line (`flag`, `json`), at a prompt, or
+/// through `serve` (`web` pages, the `api`, SPEC §13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
     Flag,
     Json,
     Prompt,
+    Web,
+    Api,
 }
 
 impl Via {
@@ -356,6 +359,8 @@ impl Via {
             Via::Flag => "flag",
             Via::Json => "json",
             Via::Prompt => "prompt",
+            Via::Web => "web",
+            Via::Api => "api",
         }
     }
 }

@@ -158,6 +158,8 @@ pub trait Tx {
         sending_only: bool,
         limit: i64,
     ) -> Result<Vec<LedgerEntry>>;
+    /// The row operations on reviewers, sessions, links and settings (`reviewers.rs`).
+    fn reviewers(&mut self) -> &mut dyn super::reviewers::ReviewerTx;
 }
 
 /// Migrations whose SQL is the same for both backends (SQLite reads `BIGINT` as an
@@ -214,6 +216,44 @@ CREATE TABLE ledger (
     PRIMARY KEY (server, run_id, tool_call_id, kind)
 );
 ";
+    /// 6: the reviewers' inbox (SPEC §13): reviewers (their tokens as hashes), sessions and
+    /// single-use sign-in links (hashed too), and the inbox's settings (its public URL).
+    /// An OS user or PostgreSQL role maps to one active reviewer at most (§14).
+    pub const REVIEWERS: &str = "
+CREATE TABLE reviewers (
+    name TEXT PRIMARY KEY,
+    groups TEXT NOT NULL,
+    os_user TEXT,
+    pg_role TEXT,
+    token_hash TEXT,
+    created_at BIGINT NOT NULL,
+    rotated_at BIGINT,
+    removed_at BIGINT
+);
+CREATE UNIQUE INDEX reviewers_by_token ON reviewers (token_hash);
+CREATE UNIQUE INDEX reviewers_by_os_user ON reviewers (os_user) WHERE removed_at IS NULL;
+CREATE UNIQUE INDEX reviewers_by_pg_role ON reviewers (pg_role) WHERE removed_at IS NULL;
+CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    reviewer TEXT NOT NULL REFERENCES reviewers (name) ON DELETE CASCADE,
+    created_at BIGINT NOT NULL,
+    last_seen_at BIGINT NOT NULL
+);
+CREATE INDEX sessions_by_reviewer ON sessions (reviewer);
+CREATE TABLE sign_in_links (
+    secret_hash TEXT PRIMARY KEY,
+    reviewer TEXT NOT NULL REFERENCES reviewers (name) ON DELETE CASCADE,
+    expires_at BIGINT NOT NULL,
+    used_at BIGINT,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX sign_in_links_by_reviewer ON sign_in_links (reviewer);
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+);
+";
 }
 
 /// What an approved call's tool gave: the result for the model, and `{name, message}` when
@@ -243,6 +283,11 @@ pub trait Backend: Send {
     fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>>;
     /// Whether some pending call's deadline is `now` or earlier.
     fn any_due(&self, now: i64) -> Result<bool>;
+    /// A mark of what is pending (how many items, and when the newest was created): it
+    /// changes when items come or go. Cheap: the pending items' index only.
+    fn pending_mark(&self) -> Result<(i64, i64)>;
+    /// Every agent id with runs in the store, with the id of its latest run (by creation).
+    fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>>;
     /// Blocks until something may have changed, or `timeout` passed. PostgreSQL wakes at
     /// once through LISTEN/NOTIFY; SQLite just sleeps (callers poll).
     fn wait_for_change(&self, run_id: &str, timeout: Duration) -> Result<()>;

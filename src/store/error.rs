@@ -87,10 +87,14 @@ pub enum NotFound {
     Run { run: String },
     #[error("run {run} has no tool call {call}")]
     Call { run: String, call: String },
+    #[error("no reviewer {name}")]
+    Reviewer { name: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Conflict {
+    #[error("reviewer {name} exists already")]
+    ReviewerExists { name: String },
     /// The item was resolved, expired or cancelled already (`by` names who resolved it).
     #[error("tool call {call} is not pending: it was {}{}", state.as_str(), by_whom(by))]
     NotPending {
@@ -259,6 +263,12 @@ impl Error {
         use Engine::{Postgres, Sqlite};
         let hint = match self {
             Error::NotFound(NotFound::Run { .. }) => "list runs with: mastra-ask runs".into(),
+            Error::NotFound(NotFound::Reviewer { .. }) => {
+                "list reviewers with: mastra-ask reviewer list".into()
+            }
+            Error::Conflict(Conflict::ReviewerExists { name }) => {
+                format!("to give {name} a new token: mastra-ask reviewer rotate {name}")
+            }
             Error::Busy(_) => "another process held the store's write lock for longer than the \
                 busy timeout (MASTRA_ASK_BUSY_TIMEOUT, 10s by default); try again"
                 .into(),

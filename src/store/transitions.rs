@@ -566,7 +566,7 @@ fn answered(found: LedgerEntry) -> Error {
 }
 
 /// Runs `f` in one write transaction of `store` and returns its value.
-fn write<T>(
+pub(super) fn write<T>(
     store: &(impl Backend + ?Sized),
     durability: Durability,
     mut f: impl FnMut(&mut dyn Tx) -> Result<T>,

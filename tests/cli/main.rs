@@ -32,6 +32,7 @@ mod resume;
 mod rng;
 mod safety;
 mod scripts;
+mod serve;
 mod several;
 mod snapshots;
 mod steps;

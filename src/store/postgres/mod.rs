@@ -10,6 +10,7 @@ mod connect;
 mod errors;
 mod pgpass;
 mod read;
+mod reviewers;
 mod schema;
 mod session;
 mod settings;
@@ -106,6 +107,28 @@ impl Backend for PgStore {
 
     fn any_due(&self, now: i64) -> Result<bool> {
         self.read(|c| read::any_due(c, now))
+    }
+
+    fn pending_mark(&self) -> Result<(i64, i64)> {
+        self.read(|c| {
+            let row = c.query_one(
+                "SELECT count(*), coalesce(max(created_at), 0) FROM calls WHERE state = 'pending'",
+                &[],
+            )?;
+            Ok((row.get(0), row.get(1)))
+        })
+    }
+
+    fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT a.agent_id, (SELECT r.id FROM runs r WHERE r.agent_id = a.agent_id \
+             ORDER BY r.created_at DESC, r.id LIMIT 1) FROM (SELECT DISTINCT agent_id FROM runs) a \
+             ORDER BY a.agent_id",
+                &[],
+            )?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
     }
 
     fn wait_for_change(&self, _run_id: &str, timeout: Duration) -> Result<()> {

@@ -87,6 +87,7 @@ CREATE TABLE waiters (
     migrations::RUNS_BY_CREATION,
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
+    migrations::REVIEWERS,
 ];
 
 /// The store's schema version; `None` when the database has no store yet.

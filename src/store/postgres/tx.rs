@@ -20,7 +20,7 @@ pub const CHANNEL: &str = "mastra_ask";
 
 /// One open transaction.
 pub struct PgTx<'c> {
-    tx: Transaction<'c>,
+    pub(super) tx: Transaction<'c>,
 }
 
 /// A lease's columns (token, host, pid, start, expiry), all NULL for none.
@@ -484,5 +484,9 @@ impl Tx for PgTx<'_> {
             .tx
             .query(&sql, &[&server, &run_prefix, &sending_only, &limit])?;
         damage::all(decoded(&rows, columns::ledger))
+    }
+
+    fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
+        self
     }
 }

@@ -21,7 +21,7 @@ use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
 /// One open write transaction.
 pub struct SqliteTx<'c> {
-    tx: Transaction<'c>,
+    pub(super) tx: Transaction<'c>,
 }
 
 /// The columns `columns::run_row` reads.
@@ -614,6 +614,10 @@ impl Tx for SqliteTx<'_> {
             params![server, run_prefix, sending_only, limit],
             columns::ledger,
         )?)
+    }
+
+    fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
+        self
     }
 }
 
