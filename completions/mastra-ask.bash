@@ -290,7 +290,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__answer)
-            opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --multi --json --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,6 +309,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -348,7 +352,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__approve)
-            opts="-o -h -V --tool-call --as --no-resume --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --json --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -363,6 +367,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -544,7 +552,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__decline)
-            opts="-o -h -V --tool-call --as --no-resume --json --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --json --agent --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -559,6 +567,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1274,7 +1286,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__review)
-            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1305,6 +1317,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --plan-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
