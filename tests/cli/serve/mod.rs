@@ -8,7 +8,7 @@ mod api;
 mod attacks;
 mod browser;
 mod drive;
-mod harness;
+pub mod harness;
 mod links;
 mod pages;
 mod reviewers;
