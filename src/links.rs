@@ -1,6 +1,7 @@
 //! The inbox's addresses (SPEC §13): the page of a run and of an item, each id one
 //! percent-encoded path segment, so that no id (however odd: `/`, `?`, `..`, spaces) can
-//! name another page. serve's pages link with the paths; once `serve --public-url` is
+//! name another page. serve's pages link with the paths, `reviewer link` prints a sign-in
+//! link; once `serve --public-url` is
 //! recorded, every `pending -o json` line and `--on-suspend` payload carries an item's whole
 //! URL (`item_url`), so a hook can post a link a reviewer taps.
 //!
@@ -36,6 +37,16 @@ pub fn item_path(run: &str, call: &str) -> String {
     format!("/runs/{}/items/{}", segment(run), segment(call))
 }
 
+/// A sign-in link's path (`/login/SECRET`), under the public URL `base` when one is
+/// recorded.
+pub fn login_url(base: Option<&str>, secret: &str) -> String {
+    let path = format!("/login/{}", segment(secret));
+    match base {
+        Some(base) => format!("{}{path}", base.trim_end_matches('/')),
+        None => path,
+    }
+}
+
 /// The item's page under the public URL `base` (an origin, as serve records it).
 pub fn item_url(base: &str, run: &str, call: &str) -> String {
     format!("{}{}", base.trim_end_matches('/'), item_path(run, call))
@@ -57,5 +68,10 @@ mod tests {
         );
         assert_eq!(run_path(".."), "/runs/%2E%2E");
         assert_eq!(item_path(".", "é"), "/runs/%2E/items/%C3%A9");
+        assert_eq!(login_url(None, "abc"), "/login/abc");
+        assert_eq!(
+            login_url(Some("https://i.example.com/"), "abc"),
+            "https://i.example.com/login/abc"
+        );
     }
 }

@@ -15,7 +15,7 @@
 //! (tokens, sessions, csrf, same origin, slowed sign-ins), `api` (Mastra's routes),
 //! `pages/` (HTML), `events` (what changed, for live pages and the hook), `decide`
 //! (decisions), `frames` (an answer's event stream), `start` (the checks of `serve`'s
-//! flags).
+//! flags), `people` (how `reviewer list` shows reviewers).
 
 mod api;
 mod app;
@@ -27,6 +27,7 @@ mod frames;
 mod listen;
 mod middleware;
 mod pages;
+pub mod people;
 mod pool;
 pub mod start;
 

@@ -35,7 +35,8 @@ pub use ledger::{LedgerEntry, LedgerKey, LedgerState};
 pub use location::Location;
 pub use redact::redact;
 pub use reviewers::{
-    NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS, SESSION_MAX_MS,
+    check_name, NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS,
+    SESSION_MAX_MS,
 };
 pub use transitions::{Store, EXPIRED};
 

@@ -98,6 +98,25 @@ pub trait ReviewerTx {
     fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()>;
 }
 
+/// A reviewer's name, a group or an identity (`what`) as the store keeps it: what can be
+/// typed, linked and shown as is (1 to 64 letters, digits, `.`, `_`, `-` or `@`, not
+/// starting with `-`); a usage error otherwise.
+pub fn check_name<'a>(what: &str, value: &'a str) -> Result<&'a str> {
+    let ok = !value.is_empty()
+        && value.len() <= 64
+        && !value.starts_with('-')
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@'));
+    if !ok {
+        return Err(Error::usage(format!(
+            "{what} {} is not a name mastra-ask takes: 1 to 64 letters, digits, `.`, `_`, `-` or `@`, not starting with `-`",
+            crate::output::format::shell_quote(value)
+        )));
+    }
+    Ok(value)
+}
+
 /// A new reviewer, as `reviewer add` gives it.
 pub struct NewReviewer<'a> {
     pub name: &'a str,
