@@ -58,12 +58,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;run' {
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'An agent file (JSON) [default: the built-in `assistant` agent]; with --server, the id of one of the server''s agents')
-            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model, overriding the agent''s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH')
-            [CompletionResult]::new('--max-steps', '--max-steps', [CompletionResultType]::ParameterName, 'Model calls allowed per leg [default: the agent''s maxSteps, else 5]')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The run''s working directory (plan paths resolve against it)')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
-            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -71,11 +65,17 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'An agent file (JSON) [default: the built-in `assistant` agent]; with --server, the id of one of the server''s agents')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model, overriding the agent''s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH')
+            [CompletionResult]::new('--max-steps', '--max-steps', [CompletionResultType]::ParameterName, 'Model calls allowed per leg [default: the agent''s maxSteps, else 5]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The run''s working directory (plan paths resolve against it)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
+            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the run id on stdout, as soon as the run exists (not the agent''s text)')
             [CompletionResult]::new('--require-approval', '--require-approval', [CompletionResultType]::ParameterName, 'Every call of the agent''s command tools waits for approval (approve / decline)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Block until the run ends; this process drives it after each answer')
-            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -83,8 +83,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;pending' {
-            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Only this run''s items')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'With --server: only this agent''s items')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -92,9 +90,11 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Only this run''s items')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'With --server: only this agent''s items')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)')
-            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -102,10 +102,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;answer' {
-            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which item, when the run has several pending')
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]')
-            [CompletionResult]::new('--multi', '--multi', [CompletionResultType]::ParameterName, 'The chosen labels of a multi-select question')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The answer as JSON: a string, or an array of labels (a Mastra server''s `other` item: its resume data, sent as given)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -113,8 +109,12 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
-            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record it; do not drive the run on in this process')
+            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which item, when the run has several pending')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]')
+            [CompletionResult]::new('--multi', '--multi', [CompletionResultType]::ParameterName, 'The chosen labels of a multi-select question')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The answer as JSON: a string, or an array of labels (a Mastra server''s `other` item: its resume data, sent as given)')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record it; do not drive the run on in this process')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -122,6 +122,13 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;review' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
             [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which item, when the run has several pending')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]')
             [CompletionResult]::new('--feedback', '--feedback', [CompletionResultType]::ParameterName, 'Feedback for the model with --reject (not empty)')
@@ -129,18 +136,11 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}')
             [CompletionResult]::new('--plan-root', '--plan-root', [CompletionResultType]::ParameterName, 'With --server: the directory the agent''s plan paths are relative to [default: the current directory]')
             [CompletionResult]::new('--plan-file', '--plan-file', [CompletionResultType]::ParameterName, 'With --server: the plan''s text, when its file cannot be read under --plan-root')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
-            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
-            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
-            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record it; do not drive the run on in this process')
             [CompletionResult]::new('--approve', '--approve', [CompletionResultType]::ParameterName, 'Approve the plan')
             [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Reject the plan')
             [CompletionResult]::new('--unseen', '--unseen', [CompletionResultType]::ParameterName, 'With --server: approve a plan whose file cannot be read, unseen')
-            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -148,9 +148,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;approve' {
-            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which tool call, when the run has several waiting for approval')
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -158,8 +155,11 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
-            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record the decision; do not drive the run on in this process')
+            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which tool call, when the run has several waiting for approval')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record the decision; do not drive the run on in this process')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -167,10 +167,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;decline' {
-            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which tool call, when the run has several waiting for approval')
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
-            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why; the model receives it [default: Tool call was not approved by the user]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -178,8 +174,12 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
-            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record the decision; do not drive the run on in this process')
+            [CompletionResult]::new('--tool-call', '--tool-call', [CompletionResultType]::ParameterName, 'Which tool call, when the run has several waiting for approval')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The decision as Mastra''s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why; the model receives it [default: Tool call was not approved by the user]')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('--no-resume', '--no-resume', [CompletionResultType]::ParameterName, 'Only record the decision; do not drive the run on in this process')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -202,8 +202,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;runs' {
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
-            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many runs')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -211,6 +209,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many runs')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -249,7 +249,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;tool' {
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The tool''s input as JSON [default: read from stdin]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -257,6 +256,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The tool''s input as JSON [default: read from stdin]')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -265,10 +265,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;ask' {
-            [CompletionResult]::new('--option', '--option', [CompletionResultType]::ParameterName, 'An option to choose from (repeat for more)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
-            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -276,9 +272,13 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--option', '--option', [CompletionResultType]::ParameterName, 'An option to choose from (repeat for more)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
+            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('--multi', '--multi', [CompletionResultType]::ParameterName, 'Let the person choose several options')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Block until the run ends; this process drives it after each answer')
-            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -286,8 +286,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;plan' {
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
-            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -295,8 +293,10 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
-            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Block until the run ends; this process drives it after each answer')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: at this deadline, close the pending items as expired and exit 124')
+            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Pending items expire this long after they are created (the run then fails)')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Block until the run ends; this process drives it after each answer')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -304,7 +304,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;wait' {
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop watching after this long (exit 124; the run is not changed)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -312,8 +311,9 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
-            [CompletionResult]::new('--drive', '--drive', [CompletionResultType]::ParameterName, 'Also drive the run after each answer, as `run --wait` does')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop watching after this long (exit 124; the run is not changed)')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('--drive', '--drive', [CompletionResultType]::ParameterName, 'Also drive the run after each answer, as `run --wait` does')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -336,8 +336,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;prune' {
-            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Delete finished runs last updated longer ago than this (`0s` for all)')
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -345,6 +343,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Delete finished runs last updated longer ago than this (`0s` for all)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs in this state')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -368,7 +368,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;man' {
-            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write the main page and one page per subcommand into this directory')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -376,6 +375,7 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write the main page and one page per subcommand into this directory')
             [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -399,10 +399,6 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;serve' {
-            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where to listen; an address that is not loopback needs TLS (--tls-cert) or --behind-proxy')
-            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve HTTPS with this certificate chain (PEM)')
-            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The private key of --tls-cert (PEM)')
-            [CompletionResult]::new('--public-url', '--public-url', [CompletionResultType]::ParameterName, 'The address people and links reach the inbox at (recorded in the store the first time) [default: the listen address]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
@@ -410,10 +406,14 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
             [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where to listen; an address that is not loopback needs TLS (--tls-cert) or --behind-proxy')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve HTTPS with this certificate chain (PEM)')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The private key of --tls-cert (PEM)')
+            [CompletionResult]::new('--public-url', '--public-url', [CompletionResultType]::ParameterName, 'The address people and links reach the inbox at (recorded in the store the first time) [default: the listen address]')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('--replace-public-url', '--replace-public-url', [CompletionResultType]::ParameterName, 'Record --public-url in place of a different one recorded before')
             [CompletionResult]::new('--behind-proxy', '--behind-proxy', [CompletionResultType]::ParameterName, 'A TLS-terminating proxy is in front: a non-loopback --listen is allowed without --tls-cert, --public-url must be https, and the client address is the last X-Forwarded-For hop')
             [CompletionResult]::new('--drive', '--drive', [CompletionResultType]::ParameterName, 'Drive the runs started on this host by this user after an answer (not available yet: until then an answer is recorded for the run''s waiter or `resume`)')
-            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -290,12 +290,40 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__answer)
-            opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --tool-call --as --no-resume --multi --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tool-call)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -312,6 +340,20 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__approve)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --tool-call --as --no-resume --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -340,20 +382,6 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        mastra__ask__subcmd__approve)
-            opts="-o -h -V --tool-call --as --no-resume --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
                 --tool-call)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -366,6 +394,20 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__ask)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --option --multi --json --wait --timeout --expires-in --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -394,20 +436,6 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        mastra__ask__subcmd__ask)
-            opts="-o -h -V --option --multi --json --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
                 --option)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -421,34 +449,6 @@ _mastra__ask() {
                     return 0
                     ;;
                 --expires-in)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --on-suspend)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --server-token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -544,28 +544,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__decline)
-            opts="-o -h -V --tool-call --as --no-resume --json --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --tool-call --as --no-resume --json --reason --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --tool-call)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --as)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --reason)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -591,6 +575,22 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -994,16 +994,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__man)
-            opts="-o -h -V --out-dir --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --out-dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --out-dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1029,6 +1025,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1040,20 +1040,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__pending)
-            opts="-q -o -h -V --run --agent --quiet --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -q -h -V --db --output --no-input --color --on-suspend --server --server-token-file --run --agent --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --run)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --agent)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1079,6 +1071,14 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1090,20 +1090,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__plan)
-            opts="-o -h -V --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --wait --timeout --expires-in --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --expires-in)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1129,6 +1121,14 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires-in)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1140,20 +1140,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__prune)
-            opts="-o -h -V --older-than --status --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --older-than --status --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --older-than)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --status)
-                    COMPREPLY=($(compgen -W "completed failed cancelled" -- "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1180,6 +1172,14 @@ _mastra__ask() {
                     ;;
                 --server-token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -W "completed failed cancelled" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1274,40 +1274,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__review)
-            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --tool-call)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --as)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --feedback)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --feedback-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --plan-root)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --plan-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1333,6 +1305,34 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --feedback)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --feedback-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1706,12 +1706,40 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__run)
-            opts="-q -o -h -V --agent --model --max-steps --cwd --quiet --require-approval --wait --timeout --expires-in --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -q -h -V --db --output --no-input --color --on-suspend --server --server-token-file --agent --model --max-steps --cwd --quiet --require-approval --wait --timeout --expires-in --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1736,34 +1764,6 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --on-suspend)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --server-token-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1772,20 +1772,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__runs)
-            opts="-o -h -V --status --limit --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --status --limit --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --status)
-                    COMPREPLY=($(compgen -W "running suspended completed failed cancelled" -- "${cur}"))
-                    return 0
-                    ;;
-                --limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1811,6 +1803,14 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -W "running suspended completed failed cancelled" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1822,12 +1822,40 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__serve)
-            opts="-o -h -V --listen --tls-cert --tls-key --public-url --replace-public-url --behind-proxy --drive --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --listen --tls-cert --tls-key --public-url --replace-public-url --behind-proxy --drive --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1841,34 +1869,6 @@ _mastra__ask() {
                     return 0
                     ;;
                 --public-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --on-suspend)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --server)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --server-token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1922,16 +1922,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__tool)
-            opts="-o -h -V --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1957,6 +1953,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1968,16 +1968,12 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__wait)
-            opts="-o -h -V --timeout --drive --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --timeout --drive --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2003,6 +1999,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -58,12 +58,6 @@ complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "agents" -d 'W
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "serve" -d 'The reviewers\' inbox: web pages and Mastra\'s agent API over this store'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "reviewer" -d 'The people who may sign in to serve: add, list, rotate, remove, link'
 complete -c mastra-ask -n "__fish_mastra_ask_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l agent -d 'An agent file (JSON) [default: the built-in `assistant` agent]; with --server, the id of one of the server\'s agents' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l model -d 'The model, overriding the agent\'s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps -d 'Model calls allowed per leg [default: the agent\'s maxSteps, else 5]' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -73,14 +67,18 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l agent -d 'An agent file (JSON) [default: the built-in `assistant` agent]; with --server, the id of one of the server\'s agents' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l model -d 'The model, overriding the agent\'s: openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV or script:PATH' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l max-steps -d 'Model calls allowed per leg [default: the agent\'s maxSteps, else 5]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l cwd -d 'The run\'s working directory (plan paths resolve against it)' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s q -l quiet -d 'Print only the run id on stdout, as soon as the run exists (not the agent\'s text)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l require-approval -d 'Every call of the agent\'s command tools waits for approval (approve / decline)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l wait -d 'Block until the run ends; this process drives it after each answer'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand run" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l run -d 'Only this run\'s items' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l agent -d 'With --server: only this agent\'s items' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -90,14 +88,12 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s q -l quiet -d 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l run -d 'Only this run\'s items' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l agent -d 'With --server: only this agent\'s items' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s q -l quiet -d 'One `RUN_ID TOOL_CALL_ID KIND` line per item (ids shell-quoted when they need it)'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand pending" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-call -d 'Which item, when the run has several pending' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels (a Mastra server\'s `other` item: its resume data, sent as given)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -107,17 +103,14 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-resume -d 'Only record it; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-call -d 'Which item, when the run has several pending' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels (a Mastra server\'s `other` item: its resume data, sent as given)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l no-resume -d 'Only record it; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l tool-call -d 'Which item, when the run has several pending' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject (not empty)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-root -d 'With --server: the directory the agent\'s plan paths are relative to [default: the current directory]' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-file -d 'With --server: the plan\'s text, when its file cannot be read under --plan-root' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -127,16 +120,20 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l tool-call -d 'Which item, when the run has several pending' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback -d 'Feedback for the model with --reject (not empty)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedback-file -d 'Feedback read from a file (`-` for stdin) with --reject' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-root -d 'With --server: the directory the agent\'s plan paths are relative to [default: the current directory]' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-file -d 'With --server: the plan\'s text, when its file cannot be read under --plan-root' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-resume -d 'Only record it; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l approve -d 'Approve the plan'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l reject -d 'Reject the plan'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l unseen -d 'With --server: approve a plan whose file cannot be read, unseen'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -146,14 +143,13 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l reason -d 'Why; the model receives it [default: Tool call was not approved by the user]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -163,8 +159,12 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l reason -d 'Why; the model receives it [default: Tool call was not approved by the user]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l no-resume -d 'Only record the decision; do not drive the run on in this process'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
@@ -179,12 +179,6 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l server-to
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand show" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l status -d 'Only runs in this state' -r -f -a "running\t''
-suspended\t''
-completed\t''
-failed\t''
-cancelled\t''"
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l limit -d 'At most this many runs' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -194,6 +188,12 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l status -d 'Only runs in this state' -r -f -a "running\t''
+suspended\t''
+completed\t''
+failed\t''
+cancelled\t''"
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l limit -d 'At most this many runs' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand runs" -s V -l version -d 'Print version'
@@ -221,7 +221,6 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l server-
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand resume" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON [default: read from stdin]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -231,13 +230,10 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l json -d 'The tool\'s input as JSON [default: read from stdin]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand tool" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l option -d 'An option to choose from (repeat for more)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l json -d 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -247,13 +243,15 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l option -d 'An option to choose from (repeat for more)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l json -d 'The whole ask_user input as JSON: {"question", "options"?, "selectionMode"?}' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l multi -d 'Let the person choose several options'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l wait -d 'Block until the run ends; this process drives it after each answer'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand ask" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -263,11 +261,12 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l wait -d 'Block until the run ends; this process drives it after each answer'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l timeout -d 'With --wait: at this deadline, close the pending items as expired and exit 124' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l expires-in -d 'Pending items expire this long after they are created (the run then fails)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -l wait -d 'Block until the run ends; this process drives it after each answer'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand plan" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l timeout -d 'Stop watching after this long (exit 124; the run is not changed)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -277,8 +276,9 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l drive -d 'Also drive the run after each answer, as `run --wait` does'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l timeout -d 'Stop watching after this long (exit 124; the run is not changed)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l no-input -d 'Never prompt; a missing answer is a usage error'
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -l drive -d 'Also drive the run after each answer, as `run --wait` does'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand wait" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
@@ -293,10 +293,6 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l server-t
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reply" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l older-than -d 'Delete finished runs last updated longer ago than this (`0s` for all)' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state' -r -f -a "completed\t''
-failed\t''
-cancelled\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -306,6 +302,10 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l older-than -d 'Delete finished runs last updated longer ago than this (`0s` for all)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l status -d 'Only runs in this state' -r -f -a "completed\t''
+failed\t''
+cancelled\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand prune" -s V -l version -d 'Print version'
@@ -321,7 +321,6 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l se
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l out-dir -d 'Write the main page and one page per subcommand into this directory' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -331,6 +330,7 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l out-dir -d 'Write the main page and one page per subcommand into this directory' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand man" -s V -l version -d 'Print version'
@@ -346,10 +346,6 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l server-
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand agents" -s V -l version -d 'Print version'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l listen -d 'Where to listen; an address that is not loopback needs TLS (--tls-cert) or --behind-proxy' -r
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l tls-cert -d 'Serve HTTPS with this certificate chain (PEM)' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l tls-key -d 'The private key of --tls-cert (PEM)' -r -F
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l public-url -d 'The address people and links reach the inbox at (recorded in the store the first time) [default: the listen address]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -359,10 +355,14 @@ never\t''"
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l on-suspend -d 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l server -d 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l server-token-file -d 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l listen -d 'Where to listen; an address that is not loopback needs TLS (--tls-cert) or --behind-proxy' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l tls-cert -d 'Serve HTTPS with this certificate chain (PEM)' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l tls-key -d 'The private key of --tls-cert (PEM)' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l public-url -d 'The address people and links reach the inbox at (recorded in the store the first time) [default: the listen address]' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l replace-public-url -d 'Record --public-url in place of a different one recorded before'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l behind-proxy -d 'A TLS-terminating proxy is in front: a non-loopback --listen is allowed without --tls-cert, --public-url must be https, and the client address is the last X-Forwarded-For hop'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l drive -d 'Drive the runs started on this host by this user after an answer (not available yet: until then an answer is recorded for the run\'s waiter or `resume`)'
-complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -l no-input -d 'Never prompt; a missing answer is a usage error'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand reviewer; and not __fish_seen_subcommand_from add list rotate remove link help" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r

@@ -74,8 +74,10 @@ where
     }
 }
 
-/// `cmd` with no argument read from the environment.
-fn without_env(cmd: clap::Command) -> clap::Command {
+/// `cmd` with no argument read from the environment (built first: a subcommand's arguments
+/// are deferred until then).
+fn without_env(mut cmd: clap::Command) -> clap::Command {
+    cmd.build();
     cmd.mut_args(|a| a.env(None)).mut_subcommands(without_env)
 }
 
