@@ -78,7 +78,10 @@ fn listings_and_a_run_in_full() {
 #[test]
 fn error_lines() {
     let (env, done) = store_with_runs();
+    let theme = env.run(&["ask", "Theme?", "--option", "Dark", "--option", "Light"]);
+    let theme = theme.stdout.trim();
     let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("close-label", vec!["answer", theme, "drak"]),
         ("no-run", vec!["answer", "deadbeef", "x"]),
         ("too-short", vec!["answer", "abc", "x"]),
         ("finished", vec!["answer", &done, "x"]),
