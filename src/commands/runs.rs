@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::Ctx;
 use crate::cli::{RunsArgs, StatusArg};
-use crate::domain::RunStatus;
+use crate::domain::{CallRecord, RunStatus};
 use crate::exit::Exit;
 use crate::output::{format, sanitize};
 use crate::store::{Run, RunFilter};
@@ -33,6 +33,18 @@ pub fn summary(run: &Run) -> serde_json::Value {
     })
 }
 
+/// Whether a run is a `plan` run that completed with its plan rejected (`plan --wait` exits
+/// 5 for it), which text listings show as rejected rather than a bare completed.
+pub fn plan_rejected(run: &Run, calls: &[CallRecord]) -> bool {
+    run.status == RunStatus::Completed
+        && super::outcome::is_one_shot(run)
+        && calls.iter().any(|c| {
+            c.resume_data
+                .as_ref()
+                .is_some_and(|d| d["action"] == "rejected")
+        })
+}
+
 pub fn run(ctx: &Ctx, args: RunsArgs) -> Result<Exit> {
     let Some(store) = ctx.existing_store()? else {
         return Ok(Exit::Success);
@@ -45,10 +57,17 @@ pub fn run(ctx: &Ctx, args: RunsArgs) -> Result<Exit> {
         if ctx.out.is_json() {
             ctx.out.json_line(&summary(run));
         } else {
+            let rejected = run.agent_id == "plan"
+                && run.status == RunStatus::Completed
+                && plan_rejected(run, &store.calls(&run.id)?);
             ctx.out.line(&format!(
                 "{}  {:<10} {:<20} {}",
                 run.id,
-                run.status.as_str(),
+                if rejected {
+                    "rejected"
+                } else {
+                    run.status.as_str()
+                },
                 sanitize::one_line(&run.agent_id),
                 format::time(run.created_at)
             ));

@@ -29,7 +29,8 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     if ctx.out.is_json() {
         ctx.out.json_line(&as_json(&shown));
     } else {
-        header(&ctx.out, &shown.run);
+        let rejected = super::runs::plan_rejected(&shown.run, &shown.calls);
+        header(&ctx.out, &shown.run, rejected);
         transcript(&ctx.out, &shown.messages);
         items(&ctx.out, &shown.calls);
         events(&ctx.out, &shown.events);
@@ -61,7 +62,7 @@ fn as_json(shown: &Shown) -> Value {
     v
 }
 
-fn header(out: &Out, run: &Run) {
+fn header(out: &Out, run: &Run, plan_rejected: bool) {
     let field = |name: &str, value: &str| out.line(&format!("{name:<9}{value}"));
     field("run", &run.id);
     field("agent", &sanitize::one_line(&run.agent_id));
@@ -69,7 +70,10 @@ fn header(out: &Out, run: &Run) {
         "model",
         &sanitize::one_line(run.agent["model"].as_str().unwrap_or_default()),
     );
-    field("status", run.status.as_str());
+    match plan_rejected {
+        true => field("status", "completed (plan rejected)"),
+        false => field("status", run.status.as_str()),
+    }
     field("cwd", &sanitize::one_line(&run.cwd));
     field("created", &format::time(run.created_at));
     field("updated", &format::time(run.updated_at));
@@ -163,13 +167,8 @@ fn items(out: &Out, calls: &[CallRecord]) {
 fn events(out: &Out, events: &[StoredEvent]) {
     out.line("");
     out.line("events");
-    for e in events {
-        out.line(&format!(
-            "  {:>3} {} {}",
-            e.seq,
-            e.event.kind,
-            sanitize::one_line(&e.event.payload.to_string())
-        ));
+    for line in crate::output::events::lines(events) {
+        out.line(&format!("  {line}"));
     }
 }
 

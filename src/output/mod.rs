@@ -7,6 +7,7 @@
 //! character on a terminal. JSON lines are left as they are: JSON escapes what it must and
 //! programs get the data byte for byte.
 
+pub mod events;
 pub mod format;
 pub mod sanitize;
 pub mod spinner;
