@@ -11,6 +11,7 @@
 pub mod agent;
 pub mod cli;
 pub mod commands;
+pub mod completion;
 pub mod domain;
 pub mod duration;
 pub mod error;
@@ -35,6 +36,7 @@ use exit::Exit;
 
 /// Runs the program; returns the process exit code.
 pub fn main() -> i32 {
+    completion::complete_if_asked(commands::generate::command);
     let matches = match commands::generate::parse() {
         Ok(m) => m,
         Err(e) => return parse_error(&e),
