@@ -185,6 +185,11 @@ pub enum Command {
     Man(ManArgs),
     /// With --server: list the Mastra server's agents
     Agents,
+    /// The reviewers' inbox: web pages and Mastra's agent API over this store
+    Serve(ServeArgs),
+    /// The people who may sign in to serve: add, list, rotate, remove, link
+    #[command(subcommand)]
+    Reviewer(ReviewerCommand),
 }
 
 /// Waiting for the outcome, for `run`, `ask` and `plan`.
@@ -458,6 +463,72 @@ pub struct ToolArgs {
     pub json: Option<String>,
 }
 
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where to listen; an address that is not loopback needs TLS (--tls-cert) or
+    /// --behind-proxy
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:4180")]
+    pub listen: std::net::SocketAddr,
+    /// Serve HTTPS with this certificate chain (PEM)
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// The address people and links reach the inbox at (recorded in the store the first
+    /// time) [default: the listen address]
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+    /// Record --public-url in place of a different one recorded before
+    #[arg(long, requires = "public_url")]
+    pub replace_public_url: bool,
+    /// A TLS-terminating proxy is in front: a non-loopback --listen is allowed without
+    /// --tls-cert, --public-url must be https, and the client address is the last
+    /// X-Forwarded-For hop
+    #[arg(long, conflicts_with = "tls_cert")]
+    pub behind_proxy: bool,
+    /// Drive the runs started on this host by this user after an answer (not available
+    /// yet: until then an answer is recorded for the run's waiter or `resume`)
+    #[arg(long)]
+    pub drive: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReviewerCommand {
+    /// Add a reviewer and print their token, once, on stdout
+    Add(ReviewerAddArgs),
+    /// List the reviewers
+    List,
+    /// Give a reviewer a new token (printed once); the old one and their sessions stop
+    /// working
+    Rotate(ReviewerName),
+    /// Remove a reviewer: their token, sessions and links stop working
+    Remove(ReviewerName),
+    /// Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)
+    Link(ReviewerName),
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewerAddArgs {
+    /// The reviewer's name (letters, digits, `.`, `_`, `-`, `@`)
+    pub name: String,
+    /// A group the reviewer belongs to (repeat for more), for policies
+    #[arg(long = "group", value_name = "G")]
+    pub groups: Vec<String>,
+    /// The local OS user who is this reviewer, for policies
+    #[arg(long, value_name = "U")]
+    pub os_user: Option<String>,
+    /// The PostgreSQL role that is this reviewer, for policies
+    #[arg(long, value_name = "R")]
+    pub pg_role: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewerName {
+    /// The reviewer's name
+    pub name: String,
+}
+
 /// Examples: for the main page (`""`) and each subcommand, what an example does and its
 /// command line (`3f2c9a1b` stands for a run id prefix). They end each `--help` and fill each
 /// man page's EXAMPLES section, and a test parses every line with this very definition.
@@ -628,6 +699,29 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             ("Delete finished runs older than 30 days", "mastra-ask prune --older-than 30d"),
             ("Delete every cancelled run", "mastra-ask prune --older-than 0s --status cancelled"),
+        ],
+    ),
+    (
+        "serve",
+        &[
+            ("The inbox on this machine, at http://127.0.0.1:4180", "mastra-ask serve"),
+            (
+                "Behind a TLS-terminating proxy, with links that point at it",
+                "mastra-ask serve --listen 0.0.0.0:4180 --behind-proxy --public-url https://inbox.example.com",
+            ),
+            (
+                "HTTPS of its own, on a shared PostgreSQL store",
+                "mastra-ask --db postgres://ci@db.example.com/agents serve --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem --public-url https://inbox.example.com:8443",
+            ),
+        ],
+    ),
+    (
+        "reviewer",
+        &[
+            ("Add a reviewer; their token is printed once", "mastra-ask reviewer add alice --group release"),
+            ("A sign-in link for a phone, valid 15 minutes", "mastra-ask reviewer link alice"),
+            ("A new token; the old one and every session of alice end", "mastra-ask reviewer rotate alice"),
+            ("Who may sign in", "mastra-ask reviewer list -o json"),
         ],
     ),
     (

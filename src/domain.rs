@@ -311,6 +311,10 @@ pub enum CallState {
     Resolved,
     Cancelled,
     Expired,
+    /// A command tool that needs no approval, started by a driver before its step is
+    /// stored (SPEC §11): kept so that a driver taking over waits for it; removed when the
+    /// step is stored. Not an item.
+    Running,
 }
 
 impl CallState {
@@ -321,6 +325,7 @@ impl CallState {
             CallState::Resolved => "resolved",
             CallState::Cancelled => "cancelled",
             CallState::Expired => "expired",
+            CallState::Running => "running",
         }
     }
     pub fn parse(s: &str) -> Option<CallState> {
@@ -330,18 +335,22 @@ impl CallState {
             CallState::Resolved,
             CallState::Cancelled,
             CallState::Expired,
+            CallState::Running,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)
     }
 }
 
-/// How a person gave an answer.
+/// How a person gave an answer: on the command line (`flag`, `json`), at a prompt, or
+/// through `serve` (`web` pages, the `api`, SPEC §13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
     Flag,
     Json,
     Prompt,
+    Web,
+    Api,
 }
 
 impl Via {
@@ -350,6 +359,8 @@ impl Via {
             Via::Flag => "flag",
             Via::Json => "json",
             Via::Prompt => "prompt",
+            Via::Web => "web",
+            Via::Api => "api",
         }
     }
 }
@@ -529,6 +540,18 @@ pub struct Resolution {
     pub result: Option<Value>,
     pub by: String,
     pub via: Via,
+}
+
+/// A command tool a driver is about to start for a step not yet stored (SPEC §11), as
+/// recorded before it starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartedCall {
+    /// The step the call belongs to (its assistant message's sequence number).
+    pub step: i64,
+    pub call_id: String,
+    pub tool_name: String,
+    pub args: Value,
+    pub process: ToolProcess,
 }
 
 /// A call of a step that suspends, as the driver hands it to the store.

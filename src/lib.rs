@@ -20,6 +20,7 @@ pub mod limits;
 pub mod output;
 pub mod providers;
 pub mod remote;
+pub mod serve;
 pub mod store;
 #[allow(unsafe_code)]
 pub mod sys;

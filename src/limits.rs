@@ -61,6 +61,19 @@ pub const MAX_MAX_STEPS: u32 = 1000;
 pub const MAX_TOOL_OUTPUT: u64 = MIB;
 /// The end of a failing command tool's stderr that its error carries, in bytes.
 pub const TOOL_STDERR_TAIL: usize = 2 * KIB as usize;
+/// The input of `mastra-ask tool` on stdin: room for a `write_file` content of a whole
+/// `MAX_PLAN_FILE` even when every byte of it is a 6-byte JSON escape (`\u0001`).
+pub const MAX_TOOL_INPUT: u64 = 7 * MIB;
+/// How long a program's pipe is still read for its end once the program's leader exited
+/// and its group was ended, when nothing more comes: a daemon that left the group (`setsid`)
+/// may hold the pipe open for ever; what the program printed is in the pipe by then.
+pub const PIPE_GRACE: Duration = Duration::from_millis(250);
+/// How long a pipe is read at most after that, even while something keeps writing to it.
+pub const PIPE_GRACE_MAX: Duration = Duration::from_secs(1);
+/// Names a command tool may pass through from the driver's environment (`"env"`).
+pub const MAX_TOOL_ENV_NAMES: usize = 64;
+/// One such name, in characters.
+pub const MAX_ENV_NAME_CHARS: usize = 128;
 /// A command tool's name (OpenAI's limit for function names).
 pub const MAX_TOOL_NAME_CHARS: usize = 64;
 

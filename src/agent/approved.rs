@@ -4,20 +4,17 @@
 //! the step's results in one transaction (the same results a resolution appends when no
 //! tool waits), all before the model is called.
 //!
-//! A tool that a driver started and then died with is found by its recorded process group:
-//! it is waited for (up to its timeout from when it started, then its group is killed)
-//! before the tool runs again, and it runs again only when no result was stored; side
-//! effects are therefore at least once. Nothing here prints or talks to a model.
-
-use std::time::Duration;
+//! A tool that a driver started and then died with is found by its recorded process group
+//! (`started`): it is waited for (up to its timeout from when it started, then its group is
+//! killed) before the tool runs again, and it runs again only when no result was stored;
+//! side effects are therefore at least once. Nothing here prints or talks to a model.
 
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::step::error_text;
-use crate::domain::{CallRecord, CallState, Message, Sink, ToolCall, ToolOutcome, ToolProcess};
-use crate::store::{now_ms, Lease, Run, Store};
-use crate::sys::group::Recorded;
+use super::started::{process_of, stored, wait_for_earlier};
+use crate::domain::{CallRecord, CallState, Message, Sink, ToolCall, ToolOutcome};
+use crate::store::{Lease, Run, Store};
 use crate::tools::Toolbox;
 
 /// What became of the run's last step.
@@ -97,12 +94,7 @@ fn run_approved(
             }
             let mut recorded: Result<bool> = Ok(true);
             let outcome = toolbox.run(tool, &call, &mut |group| {
-                let process = ToolProcess {
-                    pgid: group.pgid,
-                    leader_start: group.leader_start,
-                    host: crate::sys::host_id().to_string(),
-                    started_at: now_ms(),
-                };
+                let process = process_of(group);
                 recorded = store
                     .start_tool(&run.id, lease, &call.id, &process)
                     .map_err(Into::into);
@@ -119,48 +111,6 @@ fn run_approved(
             "message": format!("Tool \"{}\" is not a command tool of this agent", call.name),
         })),
     };
-    let (result, error): (Value, Option<Value>) = match outcome {
-        ToolOutcome::Result(r) => (r, None),
-        ToolOutcome::Error(e) => (Value::String(error_text(&e)), Some(e)),
-        ToolOutcome::Suspend { .. } | ToolOutcome::Approval => {
-            let e =
-                json!({"name": "ToolExecutionError", "message": "the tool asked to wait again"});
-            (Value::String(error_text(&e)), Some(e))
-        }
-    };
+    let (result, error) = stored(outcome);
     Ok(store.finish_tool(&run.id, lease, &call.id, &result, error.as_ref())?)
-}
-
-/// Waits until a copy of the tool that an earlier driver started has ended: while its
-/// process group lives, up to its timeout from when it started; past that the group is
-/// killed. A group on another host cannot be seen from here: its timeout is waited out.
-fn wait_for_earlier(earlier: &ToolProcess, timeout: Duration) {
-    let group = Recorded {
-        pgid: earlier.pgid,
-        leader_start: earlier.leader_start,
-    };
-    let deadline = earlier
-        .started_at
-        .saturating_add(i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX));
-    let here = earlier.host == crate::sys::host_id();
-    let mut killed_at = None;
-    loop {
-        let now = now_ms();
-        let lives = if here { group.lives() } else { now < deadline };
-        if !lives {
-            return;
-        }
-        if now >= deadline {
-            match killed_at {
-                None => {
-                    group.kill();
-                    killed_at = Some(now);
-                }
-                // Killed and still there (a process in uninterruptible sleep): give up on it.
-                Some(at) if now - at > 10_000 => return,
-                Some(_) => {}
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }

@@ -1,7 +1,8 @@
 //! The driver: advances one run for one leg, from a start or resume to the next suspension
 //! or the end, under the lease it holds. It performs every effect of the loop in one place:
-//! run the approved tools of the step it resumes (`approved`), call the model, run the
-//! tools, persist, emit. Starting and resuming share this path.
+//! wait for the tools an earlier driver left running (`started`), run the approved tools
+//! of the step it resumes (`approved`), call the model, run the tools (each recorded before
+//! it starts), persist, emit. Starting and resuming share this path.
 
 use std::collections::HashSet;
 
@@ -9,6 +10,7 @@ use anyhow::Result;
 
 use super::approved::{self, Open};
 use super::lease::Heartbeat;
+use super::started::{self, Inline};
 use super::step::{self, StepContext};
 use super::AgentDef;
 use crate::domain::{Event, EventKind, Message, RunStatus, Sink, StepCommit, Transition};
@@ -59,6 +61,8 @@ pub fn drive(
     let specs = toolbox.specs();
     let names = toolbox.names();
     let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());
+    // A takeover: what the driver before left running ends before any step runs again.
+    started::wait_for_inline(store, run, &toolbox)?;
     let mut history = store.messages(&run.id)?;
     match approved::finish_step(store, run, lease, &toolbox, &history, sink)? {
         Open::LostLease => return Ok(LegEnd::LostLease),
@@ -80,6 +84,8 @@ pub fn drive(
         };
         // What was shown of the step's text, kept should the call then fail.
         let mut shown = String::new();
+        let step_at = i64::try_from(history.len()).unwrap_or(i64::MAX);
+        let mut inline = Inline::new(store, &run.id, lease, step_at);
         let response = provider.complete(&request, &mut |text| {
             shown.push_str(text);
             sink.event(&run.id, &Event::text_delta(&message_id, text))
@@ -94,12 +100,14 @@ pub fn drive(
                     last_in_budget: n >= agent.max_steps,
                     usage_before: usage,
                 },
-                &mut |call| toolbox.evaluate(call),
+                &mut |call| inline.evaluate(&toolbox, call),
                 &mut new_call_id,
             ),
             Err(e) => failed(step_start, &message_id, &shown, format!("{e:#}")),
         };
+        inline.checked()?;
         let Some(stored) = store.commit_step(&run.id, lease, &commit)? else {
+            inline.lost()?;
             return Ok(LegEnd::LostLease);
         };
         for e in &stored {

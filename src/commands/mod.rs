@@ -25,8 +25,10 @@ mod prune;
 mod reply;
 mod resume;
 mod review;
+mod reviewer;
 mod run;
 mod runs;
+mod serve;
 mod server;
 mod show;
 mod start;
@@ -83,6 +85,8 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Completions(a) => generate::completions(ctx, a),
         Command::Man(a) => generate::man(ctx, a),
         Command::Agents => crate::error::fail(server::needs_server("agents")),
+        Command::Serve(a) => serve::run(ctx, a),
+        Command::Reviewer(a) => reviewer::run(ctx, a),
     }
 }
 

@@ -10,6 +10,9 @@ use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
     let Some(store) = ctx.existing_store()? else {
+        // No store yet (no file, or a database without the tables): nothing is pending,
+        // said as for an empty store.
+        list(ctx, &[], args.quiet);
         return Ok(Exit::Success);
     };
     let run_id = match &args.run {

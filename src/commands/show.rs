@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::items::describe;
 use super::Ctx;
-use crate::domain::{CallRecord, Message, StoredEvent};
+use crate::domain::{CallRecord, CallState, Message, StoredEvent};
 use crate::exit::Exit;
 use crate::output::{envelope, format, sanitize, Out};
 use crate::store::Run;
@@ -33,6 +33,7 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
         header(&ctx.out, &shown.run, rejected);
         transcript(&ctx.out, &shown.messages);
         items(&ctx.out, &shown.calls);
+        started(&ctx.out, &shown.calls);
         events(&ctx.out, &shown.events);
     }
     Ok(Exit::Success)
@@ -57,6 +58,11 @@ fn as_json(shown: &Shown) -> Value {
         .iter()
         .filter(|c| c.is_item())
         .map(item_json)
+        .collect();
+    v["toolsStarted"] = calls
+        .iter()
+        .filter(|c| c.state == CallState::Running)
+        .map(started_json)
         .collect();
     v["events"] = events.iter().map(|e| envelope(&run.id, &e.event)).collect();
     v
@@ -159,8 +165,56 @@ fn items(out: &Out, calls: &[CallRecord]) {
                     p.pgid,
                     sanitize::one_line(&p.host)
                 ));
+                if let Some(r) = &c.result {
+                    out.line(&format!("    tool ran; it gave: {}", shown_result(r)));
+                }
             }
         }
+    }
+}
+
+/// The command tools a driver started for a step it never stored: still running (or
+/// their driver died), or, in a cancelled run, what they gave.
+fn started(out: &Out, calls: &[CallRecord]) {
+    let started: Vec<&CallRecord> = calls
+        .iter()
+        .filter(|c| c.state == CallState::Running)
+        .collect();
+    if started.is_empty() {
+        return;
+    }
+    out.line("");
+    out.line("tools started for a step not stored");
+    for c in started {
+        let at = c.process.as_ref().map_or_else(String::new, |p| {
+            format!(
+                " at {} (process group {} on host {})",
+                format::time(p.started_at),
+                p.pgid,
+                sanitize::one_line(&p.host)
+            )
+        });
+        out.line(&format!(
+            "  {} ({}) started{at}: {}",
+            sanitize::one_line(&c.tool_name),
+            sanitize::one_line(&c.call_id),
+            sanitize::one_line(&c.args.to_string())
+        ));
+        match &c.result {
+            Some(r) => out.line(&format!(
+                "    tool ran; its result never reached the model: {}",
+                shown_result(r)
+            )),
+            None => out.line("    no result stored"),
+        }
+    }
+}
+
+/// A stored result on one line: a string as it is, anything else as JSON.
+fn shown_result(r: &Value) -> String {
+    match r {
+        Value::String(s) => sanitize::one_line(s),
+        other => sanitize::one_line(&other.to_string()),
     }
 }
 
@@ -170,6 +224,17 @@ fn events(out: &Out, events: &[StoredEvent]) {
     for line in crate::output::events::lines(events) {
         out.line(&format!("  {line}"));
     }
+}
+
+fn started_json(c: &CallRecord) -> Value {
+    json!({
+        "toolCallId": c.call_id,
+        "toolName": c.tool_name,
+        "args": c.args,
+        "startedAt": c.process.as_ref().map(|p| format::time(p.started_at)),
+        "result": c.result,
+        "error": c.error,
+    })
 }
 
 fn item_json(c: &CallRecord) -> Value {

@@ -7,11 +7,12 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use serde_json::json;
 
-use super::input::{parse_json_flag, read_stdin};
+use super::input::parse_json_flag;
 use super::Ctx;
 use crate::cli::ToolArgs;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::limits::{self, ReadError, MAX_TOOL_INPUT};
 use crate::output::sanitize;
 use crate::tools::{self, write_file};
 
@@ -24,7 +25,7 @@ pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {
                     .with_hint("pass --json INPUT, or the input as JSON on stdin"),
             )
         }
-        None => parse_json_flag(&read_stdin("the tool's input")?)?,
+        None => parse_json_flag(&stdin_input()?)?,
     };
     if args.name == write_file::NAME {
         let here = std::env::current_dir()
@@ -58,4 +59,17 @@ pub fn run(ctx: &Ctx, args: ToolArgs) -> Result<Exit> {
         }
     }
     Ok(Exit::Success)
+}
+
+/// The tool's input on stdin, up to `MAX_TOOL_INPUT`: more than the 1 MiB of other input,
+/// so that the JSON around a whole 1 MiB `write_file` content fits.
+fn stdin_input() -> Result<String> {
+    let what = "the tool's input";
+    let bytes =
+        limits::read_capped(std::io::stdin().lock(), MAX_TOOL_INPUT).map_err(|e| match e {
+            ReadError::Io(e) => Error::invalid(format!("cannot read {what} from stdin: {e}")),
+            other => Error::invalid(format!("{what} on stdin {other}")),
+        })?;
+    String::from_utf8(bytes)
+        .map_err(|_| Error::invalid(format!("{what} on stdin is not valid UTF-8")).into())
 }

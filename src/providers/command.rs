@@ -5,14 +5,17 @@
 //!
 //! The program runs in its own process group, bounded by the read timeout: past it, or when
 //! this process is interrupted, the whole group is killed (`group`), so nothing it started
-//! lives on. A non-zero exit or a message that does not parse is a provider error. The
-//! program gets the environment of the driving process; nothing here prints or touches the
+//! lives on; what it printed before it exited is read whatever it left holding its pipes
+//! (`sys::pipe`). A non-zero exit or a message that does not parse is a provider error. The
+//! program gets the environment of the driving process (it is the user's model, and needs
+//! its keys; what a model says never chooses its argv); nothing here prints or touches the
 //! store.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command as Process, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -24,10 +27,12 @@ use super::settings::{Settings, READ_TIMEOUT};
 use super::{Provider, Request, Response};
 use crate::duration;
 use crate::error::{fail, Error, Kind};
+use crate::limits::show_size;
 use crate::limits::{
     MAX_MODEL_PROGRAM_OUTPUT as MAX_OUTPUT, MAX_MODEL_PROGRAM_STDERR as MAX_STDERR,
 };
 use crate::sys::group::{self, End, Group};
+use crate::sys::pipe::{self, Ended, Keep};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -110,27 +115,6 @@ pub fn parse_reply(stdout: &str) -> Result<Response, String> {
     })
 }
 
-/// Reads up to `limit` bytes of a pipe on a thread; the bytes arrive when the pipe closes.
-fn drain(pipe: Option<impl Read + Send + 'static>, limit: u64) -> Receiver<Vec<u8>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(p) = pipe {
-            let _ = p.take(limit).read_to_end(&mut out);
-        }
-        let _ = tx.send(out);
-    });
-    rx
-}
-
-/// What a pipe gave, waiting no later than `deadline` (a program may leave a background
-/// process holding it open).
-fn collect(rx: &Receiver<Vec<u8>>, deadline: Instant) -> Vec<u8> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    rx.recv_timeout(left.max(Duration::from_millis(200)))
-        .unwrap_or_default()
-}
-
 fn last_line(stderr: &[u8]) -> Option<String> {
     String::from_utf8_lossy(stderr)
         .lines()
@@ -169,9 +153,17 @@ impl Provider for CommandModel {
                 let _ = s.write_all(body.as_bytes());
             }
         });
-        let stdout = drain(child.stdout.take(), MAX_OUTPUT);
-        let stderr = drain(child.stderr.take(), MAX_STDERR);
-        let status = match group.wait(deadline) {
+        let ended = Ended::default();
+        let too_much = Arc::new(AtomicBool::new(false));
+        let keep = Keep::Head {
+            cap: MAX_OUTPUT,
+            too_much: Some(Arc::clone(&too_much)),
+        };
+        let stdout = pipe::capture(child.stdout.take(), keep, &ended);
+        let stderr = pipe::capture(child.stderr.take(), Keep::Tail(MAX_STDERR as usize), &ended);
+        let end = group.wait(deadline);
+        ended.now();
+        let status = match end {
             Ok(End::Exited(status)) => status,
             Ok(End::TimedOut) => {
                 return failed(format!(
@@ -185,8 +177,10 @@ impl Provider for CommandModel {
             }
             Err(e) => return failed(format!("could not be waited for: {e}")),
         };
-        let stdout = collect(&stdout, deadline);
-        let stderr = collect(&stderr, deadline);
+        let stderr = stderr.bytes().unwrap_or_default();
+        let Some(stdout) = stdout.bytes() else {
+            return failed("exited, but its output could not be read".into());
+        };
         if !status.success() {
             let how = match status.code() {
                 Some(code) => format!("exited with status {code}"),
@@ -196,6 +190,9 @@ impl Provider for CommandModel {
                 .map(|l| format!(": {l}"))
                 .unwrap_or_default();
             return failed(format!("{how}{said}"));
+        }
+        if too_much.load(Ordering::SeqCst) {
+            return failed(format!("printed more than {}", show_size(MAX_OUTPUT)));
         }
         let response = match parse_reply(&String::from_utf8_lossy(&stdout)) {
             Ok(r) => r,

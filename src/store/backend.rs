@@ -12,8 +12,8 @@ use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
 use serde_json::Value;
 
 use crate::domain::{
-    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StoredEvent,
-    ToolProcess, Usage,
+    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StartedCall,
+    StoredEvent, ToolProcess, Usage,
 };
 
 /// How a transaction reaches the disk. Only SQLite tells them apart; PostgreSQL commits
@@ -114,6 +114,11 @@ pub trait Tx {
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()>;
     /// Records where an approved call's tool runs.
     fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()>;
+    /// Records a command tool started for a step not yet stored (a `running` call), in
+    /// place of one of the same call id recorded before.
+    fn insert_running(&mut self, run: &RunRow, call: &StartedCall, at: i64) -> Result<()>;
+    /// Removes the run's `running` calls (their step is being stored).
+    fn clear_running(&mut self, run: &RunRow) -> Result<()>;
     /// Records what an approved call's tool gave: its result, and the error when it failed.
     fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()>;
     /// How many messages the run has (its next message's sequence number).
@@ -144,6 +149,8 @@ pub trait Tx {
     fn delete_ledger(&mut self, key: &LedgerKey) -> Result<()>;
     /// The entries of one run of one server, oldest first.
     fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>>;
+    /// The row operations on reviewers, sessions, links and settings (`reviewers.rs`).
+    fn reviewers(&mut self) -> &mut dyn super::reviewers::ReviewerTx;
 }
 
 /// Migrations whose SQL is the same for both backends (SQLite reads `BIGINT` as an
@@ -200,6 +207,44 @@ CREATE TABLE ledger (
     PRIMARY KEY (server, run_id, tool_call_id, kind)
 );
 ";
+    /// 6: the reviewers' inbox (SPEC §13): reviewers (their tokens as hashes), sessions and
+    /// single-use sign-in links (hashed too), and the inbox's settings (its public URL).
+    /// An OS user or PostgreSQL role maps to one active reviewer at most (§14).
+    pub const REVIEWERS: &str = "
+CREATE TABLE reviewers (
+    name TEXT PRIMARY KEY,
+    groups TEXT NOT NULL,
+    os_user TEXT,
+    pg_role TEXT,
+    token_hash TEXT,
+    created_at BIGINT NOT NULL,
+    rotated_at BIGINT,
+    removed_at BIGINT
+);
+CREATE UNIQUE INDEX reviewers_by_token ON reviewers (token_hash);
+CREATE UNIQUE INDEX reviewers_by_os_user ON reviewers (os_user) WHERE removed_at IS NULL;
+CREATE UNIQUE INDEX reviewers_by_pg_role ON reviewers (pg_role) WHERE removed_at IS NULL;
+CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    reviewer TEXT NOT NULL REFERENCES reviewers (name) ON DELETE CASCADE,
+    created_at BIGINT NOT NULL,
+    last_seen_at BIGINT NOT NULL
+);
+CREATE INDEX sessions_by_reviewer ON sessions (reviewer);
+CREATE TABLE sign_in_links (
+    secret_hash TEXT PRIMARY KEY,
+    reviewer TEXT NOT NULL REFERENCES reviewers (name) ON DELETE CASCADE,
+    expires_at BIGINT NOT NULL,
+    used_at BIGINT,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX sign_in_links_by_reviewer ON sign_in_links (reviewer);
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+);
+";
 }
 
 /// What an approved call's tool gave: the result for the model, and `{name, message}` when
@@ -229,6 +274,11 @@ pub trait Backend: Send {
     fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>>;
     /// Whether some pending call's deadline is `now` or earlier.
     fn any_due(&self, now: i64) -> Result<bool>;
+    /// A mark of what is pending (how many items, and when the newest was created): it
+    /// changes when items come or go. Cheap: the pending items' index only.
+    fn pending_mark(&self) -> Result<(i64, i64)>;
+    /// Every agent id with runs in the store, with the id of its latest run (by creation).
+    fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>>;
     /// Blocks until something may have changed, or `timeout` passed. PostgreSQL wakes at
     /// once through LISTEN/NOTIFY; SQLite just sleeps (callers poll).
     fn wait_for_change(&self, run_id: &str, timeout: Duration) -> Result<()>;

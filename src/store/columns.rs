@@ -199,7 +199,7 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     let state = call_state(&text(c, 6)?)?;
     let kind = match c.text(17)? {
         Some(k) => Some(ItemKind::parse(&k).ok_or_else(|| format!("unknown item kind {k:?}"))?),
-        None if state != CallState::Done => {
+        None if !matches!(state, CallState::Done | CallState::Running) => {
             return Err(format!("{} is an item without a kind", c.name(17)))
         }
         None => None,

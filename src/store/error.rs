@@ -64,6 +64,9 @@ pub enum Wait {
     Statement,
     /// A lock another connection holds (`lock_timeout`).
     Lock,
+    /// Any answer of a server that fell silent (the read deadline, `statement_timeout` plus
+    /// a margin).
+    Silence,
 }
 
 impl Wait {
@@ -73,6 +76,7 @@ impl Wait {
             Wait::Connect => "connect_timeout",
             Wait::Statement => "statement_timeout",
             Wait::Lock => "lock_timeout",
+            Wait::Silence => "statement_timeout",
         }
     }
 }
@@ -83,10 +87,14 @@ pub enum NotFound {
     Run { run: String },
     #[error("run {run} has no tool call {call}")]
     Call { run: String, call: String },
+    #[error("no reviewer {name}")]
+    Reviewer { name: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Conflict {
+    #[error("reviewer {name} exists already")]
+    ReviewerExists { name: String },
     /// The item was resolved, expired or cancelled already (`by` names who resolved it).
     #[error("tool call {call} is not pending: it was {}{}", state.as_str(), by_whom(by))]
     NotPending {
@@ -142,6 +150,10 @@ pub enum Error {
     /// A `--db` value or a setting the store cannot take (exit 2, nothing changed).
     #[error("{0}")]
     Usage(String),
+    /// A libpq keyword/value string where a `postgres://` URL belongs (its keys, never its
+    /// values).
+    #[error("the store location (--db or MASTRA_ASK_DB) is a libpq keyword/value string ({}), not a postgres:// URL", keys.join(", "))]
+    Keywords { keys: Vec<String> },
     /// SQLite's write lock stayed held past the busy timeout.
     #[error(transparent)]
     Busy(Cause),
@@ -154,6 +166,12 @@ pub enum Error {
     /// The connection to the PostgreSQL server broke in the middle of a command.
     #[error(transparent)]
     Lost(Cause),
+    /// TLS with the PostgreSQL server failed, or the server wants TLS where none was asked.
+    #[error(transparent)]
+    Tls(Cause),
+    /// The PostgreSQL role lacks a privilege the message names; the hint is the grant.
+    #[error("{0}")]
+    Privilege(Cause, String),
     #[error("the store at {store} was written by a newer mastra-ask (schema version {found}; this one knows versions up to {known})")]
     NewerSchema {
         store: String,
@@ -203,6 +221,8 @@ impl Error {
             | Error::Timeout(_, c)
             | Error::Unreachable(c)
             | Error::Lost(c)
+            | Error::Tls(c)
+            | Error::Privilege(c, _)
             | Error::Corrupt(c)
             | Error::Denied(c)
             | Error::Full(c)
@@ -220,12 +240,14 @@ impl Error {
         match self {
             Error::NotFound(_) => Kind::NotFound,
             Error::Conflict(_) => Kind::Conflict,
-            Error::Usage(_) => Kind::Usage,
+            Error::Usage(_) | Error::Keywords { .. } => Kind::Usage,
             Error::Io { .. } => Kind::Io,
             Error::Busy(_)
             | Error::Timeout(..)
             | Error::Unreachable(_)
             | Error::Lost(_)
+            | Error::Tls(_)
+            | Error::Privilege(..)
             | Error::NewerSchema { .. }
             | Error::Corrupt(_)
             | Error::Denied(_)
@@ -241,6 +263,12 @@ impl Error {
         use Engine::{Postgres, Sqlite};
         let hint = match self {
             Error::NotFound(NotFound::Run { .. }) => "list runs with: mastra-ask runs".into(),
+            Error::NotFound(NotFound::Reviewer { .. }) => {
+                "list reviewers with: mastra-ask reviewer list".into()
+            }
+            Error::Conflict(Conflict::ReviewerExists { name }) => {
+                format!("to give {name} a new token: mastra-ask reviewer rotate {name}")
+            }
             Error::Busy(_) => "another process held the store's write lock for longer than the \
                 busy timeout (MASTRA_ASK_BUSY_TIMEOUT, 10s by default); try again"
                 .into(),
@@ -259,8 +287,19 @@ impl Error {
                     (10s by default); try again, or raise it in the store URL \
                     (?options=-c lock_timeout=30s)"
                 }
+                Wait::Silence => {
+                    "the server, or the network to it, stopped answering for longer than \
+                    statement_timeout allows (a stopped server process, a connection dropped \
+                    on the way); check the server and try again"
+                }
             }
             .into(),
+            Error::Tls(c) => tls_hint(&c.detail),
+            Error::Keywords { .. } => "write it as a URL, postgres://USER@HOST:PORT/DBNAME \
+                (the password in PGPASSWORD or ~/.pgpass); for a file of that name, \
+                write ./NAME"
+                .into(),
+            Error::Privilege(_, grant) => grant.clone(),
             Error::Unreachable(_) => "check the store URL (host, port, user, password in \
                 PGPASSWORD) and that the server is up"
                 .into(),
@@ -274,9 +313,9 @@ impl Error {
             Error::Denied(c) if c.engine == Sqlite => {
                 "check that you may read and write the store file and its directory".into()
             }
-            Error::Denied(_) => {
-                "check that the database user may use and create tables in schema mastra_ask".into()
-            }
+            Error::Denied(_) => "check the role's privileges on the database and on schema \
+                mastra_ask (docs/teams-postgresql.md gives the grants)"
+                .into(),
             Error::Full(c) if c.engine == Postgres => {
                 "the database server is out of space; ask its administrator".into()
             }
@@ -306,6 +345,31 @@ impl Error {
             | Error::Other(_) => return None,
         };
         Some(hint)
+    }
+}
+
+/// What to do when TLS is what failed, by what failed.
+fn tls_hint(detail: &str) -> String {
+    let has = |s: &str| detail.contains(s);
+    if has("no encryption") {
+        "the server takes this connection only over TLS (a hostssl line in pg_hba.conf): use \
+         sslmode=require or sslmode=verify-full in the store URL, not sslmode=disable"
+            .into()
+    } else if has("does not support TLS") {
+        "the server does not accept TLS: turn ssl on in the server, or use sslmode=prefer \
+         (TLS when the server offers it) in the store URL"
+            .into()
+    } else if has("not valid for name") || has("NotValidForName") {
+        "the server's certificate is not for the host named in the store URL: use a host name \
+         the certificate names, or sslmode=verify-ca to check the certificate's CA only"
+            .into()
+    } else if has("UnknownIssuer") || has("CaUsedAsEndEntity") || has("BadSignature") {
+        "the server's certificate is not signed by a CA trusted here: name the CA's \
+         certificate with sslrootcert=FILE in the store URL (or SSL_CERT_FILE), or use \
+         sslmode=require to encrypt without checking the certificate"
+            .into()
+    } else {
+        "TLS with the server failed: check sslmode and sslrootcert in the store URL".into()
     }
 }
 
@@ -377,10 +441,23 @@ mod tests {
         let sqlite = Error::Denied(cause(Engine::Sqlite, "")).hint().unwrap();
         let pg = Error::Denied(cause(Engine::Postgres, "")).hint().unwrap();
         assert!(sqlite.contains("store file") && pg.contains("schema mastra_ask"));
+        let tls = |detail: &str| {
+            Error::Tls(Cause {
+                detail: detail.into(),
+                ..cause(Engine::Postgres, "")
+            })
+            .hint()
+            .unwrap()
+        };
+        assert!(tls("invalid peer certificate: UnknownIssuer").contains("sslrootcert=FILE"));
+        assert!(tls("certificate not valid for name \"db\"").contains("verify-ca"));
+        assert!(tls("server does not support TLS").contains("turn ssl on"));
+        assert!(tls("no pg_hba.conf entry for host, no encryption").contains("hostssl"));
         for (wait, setting) in [
             (Wait::Connect, "connect_timeout"),
             (Wait::Statement, "statement_timeout"),
             (Wait::Lock, "lock_timeout"),
+            (Wait::Silence, "statement_timeout"),
         ] {
             let e = Error::Timeout(wait, cause(Engine::Postgres, ""));
             assert_eq!(wait.setting(), setting);

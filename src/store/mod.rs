@@ -15,6 +15,8 @@ mod ledger;
 mod location;
 mod postgres;
 mod redact;
+mod reviewers;
+pub mod secret;
 mod sqlite;
 mod transitions;
 
@@ -32,6 +34,9 @@ pub use lease::{holder_alive, holder_alive_with, Lease};
 pub use ledger::{LedgerEntry, LedgerKey, LedgerState};
 pub use location::Location;
 pub use redact::redact;
+pub use reviewers::{
+    NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS, SESSION_MAX_MS,
+};
 pub use transitions::{Store, EXPIRED};
 
 /// A run as stored (without its messages and events).

@@ -1,11 +1,17 @@
 //! Store URLs as messages and printed commands show them: without the password, wherever
 //! the URL carries it (`user:pw@`, `?password=`, any `…password…` parameter, and inside
-//! `options`). Pure string work; nothing here connects.
+//! `options`), and likewise for a libpq keyword/value string. Pure string work; nothing
+//! here connects.
+
+use super::location::keywords;
 
 /// `url` without its password.
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
+        return match keywords(url) {
+            Some(pairs) => redact_keywords(&pairs),
+            None => url.to_string(),
+        };
     };
     let (before_query, query) = match rest.split_once('?') {
         Some((b, q)) => (b, Some(q)),
@@ -40,6 +46,25 @@ pub fn redact(url: &str) -> String {
         out.push_str(&kept.join("&"));
     }
     out
+}
+
+/// A keyword/value string without its password (`options` that mention one are hidden).
+fn redact_keywords(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .filter(|(k, _)| !k.contains("password"))
+        .map(|(k, v)| {
+            if k == "options" && v.to_ascii_lowercase().contains("password") {
+                return format!("{k}=[redacted]");
+            }
+            if v.is_empty() || v.contains(|c: char| c.is_whitespace() || c == '\'' || c == '\\') {
+                format!("{k}='{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))
+            } else {
+                format!("{k}={v}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Percent-decoding (and `+` as a space), lossy: only to look for the word "password".
@@ -98,6 +123,14 @@ mod tests {
             ("postgres://h/db?%70assword=x", "postgres://h/db"),
             ("postgres://h/db?bad%=1&%", "postgres://h/db?bad%=1&%"),
             ("no scheme at all", "no scheme at all"),
+            (
+                "host=h port=1 user=u password=Kpw-KKK111 dbname=d",
+                "host=h port=1 user=u dbname=d",
+            ),
+            (
+                "dbname='my db' password='a b' options='-c password=x'",
+                "dbname='my db' options=[redacted]",
+            ),
         ];
         for (url, shown) in cases {
             assert_eq!(redact(url), shown, "{url}");

@@ -17,8 +17,8 @@ use super::{
 use serde_json::Value;
 
 use crate::domain::{
-    resumed_results, CallState, Event, Message, Resolution, RunStatus, StepCommit, StoredEvent,
-    ToolProcess, Transition, Usage,
+    resumed_results, CallState, Event, Message, Resolution, RunStatus, StartedCall, StepCommit,
+    StoredEvent, ToolProcess, Transition, Usage,
 };
 
 /// The `finish_reason` of a run failed because its input expired.
@@ -110,6 +110,8 @@ pub trait Store: Backend {
             let Some(mut run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
                 return Ok(None);
             };
+            // The step's command tools were recorded as they started; the step replaces them.
+            tx.clear_running(&run)?;
             settle(&mut run, &step.transition);
             run.usage = run.usage + step.usage;
             run.lease = (run.status == RunStatus::Running).then(|| renewed(lease, now));
@@ -257,8 +259,24 @@ pub trait Store: Backend {
         })
     }
 
-    /// Stores, under `lease`, what the approved call's tool gave. False when the lease is no
-    /// longer held (nothing is stored).
+    /// Records, under `lease`, that a command tool needing no approval is about to start for
+    /// a step not yet stored, so that a driver taking over waits for it (SPEC §11). False
+    /// when the lease is no longer held (nothing is stored, and the tool must not run).
+    fn start_inline_tool(&self, run_id: &str, lease: &Lease, call: &StartedCall) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Deferred, |tx| {
+            let Some(run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
+                return Ok(false);
+            };
+            tx.insert_running(&run, call, now)?;
+            Ok(true)
+        })
+    }
+
+    /// Stores, under `lease`, what a call's tool gave (an approved call, or a `running` one
+    /// whose step could not be stored). False when the lease is no longer held; the result is
+    /// then stored all the same when the run was cancelled meanwhile, so that `show` tells
+    /// that the tool ran (no other driver will run it: SPEC §11).
     fn finish_tool(
         &self,
         run_id: &str,
@@ -268,11 +286,14 @@ pub trait Store: Backend {
         error: Option<&Value>,
     ) -> Result<bool> {
         write(self, Durability::Durable, |tx| {
-            let Some(run) = tx.lock_run(run_id)?.filter(|r| driven_by(r, lease)) else {
+            let Some(run) = tx.lock_run(run_id)? else {
                 return Ok(false);
             };
-            tx.set_tool_result(&run, call_id, (result, error))?;
-            Ok(true)
+            let held = driven_by(&run, lease);
+            if held || run.status == RunStatus::Cancelled {
+                tx.set_tool_result(&run, call_id, (result, error))?;
+            }
+            Ok(held)
         })
     }
 
@@ -501,7 +522,7 @@ fn answered(found: LedgerEntry) -> Error {
 }
 
 /// Runs `f` in one write transaction of `store` and returns its value.
-fn write<T>(
+pub(super) fn write<T>(
     store: &(impl Backend + ?Sized),
     durability: Durability,
     mut f: impl FnMut(&mut dyn Tx) -> Result<T>,

@@ -1,7 +1,7 @@
 //! What the program asks of the operating system about processes, machines and signals:
 //! which host this is, whether a process recorded earlier is still the same live process,
-//! who the user is, the process groups of the programs we start (`group`) and signal actions
-//! (`signals`).
+//! who the user is, the process groups of the programs we start (`group`), reading what they
+//! print (`pipe`) and signal actions (`signals`).
 //!
 //! The crate denies `unsafe` everywhere but here; calls that rustix, std or whoami make safe
 //! are made through them, and what must stay `unsafe` (signal actions) is in `signals`, each
@@ -9,6 +9,7 @@
 //! does, with these facts.
 
 pub mod group;
+pub mod pipe;
 pub mod signals;
 
 pub use signals::ignore_sigxfsz;

@@ -3,15 +3,18 @@
 //! while the path is resolved (a swapped directory or symlink), and never hangs on a FIFO or
 //! a device.
 //!
-//! The file is opened once, by the kernel's `openat2` with `RESOLVE_BENEATH` (or, where
-//! that call does not exist, by a walk that opens one component at a time with
-//! `O_NOFOLLOW` and follows only relative symlinks, counting `..` against the directory);
-//! non-blocking; then checked on the open descriptor: a regular file, with one link, on a
-//! real file system (not procfs, sysfs or the device file system). Symlinks that stay
-//! inside the directory work; absolute symlinks are refused even when they point inside.
-//! A directory is opened beneath one by the same resolution (`open_dir_beneath`), for a
-//! file to be created in it (`write_file`). The system calls go through rustix, so nothing
-//! here is `unsafe`. This module reads and writes nothing and knows nothing of plans.
+//! The path is resolved here, one component at a time: each is opened with `O_NOFOLLOW`
+//! relative to the directory opened before it, a relative symlink's target is walked in its
+//! place, an absolute one is outside, and `..` steps back to the directory opened before,
+//! never above the root (SPEC §9's "equivalent walk"; the kernel's `openat2` cannot say where
+//! a path led). So the walk knows the path as resolved, the real names of the directories it
+//! went through, which the callers' rule about hidden folders checks (`model_path`). The
+//! file is opened non-blocking, then checked on the open descriptor: a regular file, with
+//! one link, on a real file system (not procfs, sysfs or the device file system). Symlinks
+//! that stay inside the directory work; absolute symlinks are refused even when they point
+//! inside. A directory is opened beneath one by the same resolution (`open_dir_beneath`),
+//! for a file to be created in it (`write_file`). The system calls go through rustix, so
+//! nothing here is `unsafe`. This module reads and writes nothing and knows nothing of plans.
 
 use std::ffi::{CStr, CString, OsStr, OsString};
 use std::fs::File;
@@ -19,10 +22,9 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use rustix::fs::{Mode, OFlags};
-use rustix::io::Errno;
 
 /// Why a file was not opened.
 #[derive(Debug)]
@@ -43,26 +45,27 @@ pub enum Refusal {
     Io(io::Error),
 }
 
-/// How often a resolution that raced with a rename is tried again.
+/// How often a component that changed while it was opened is tried again.
 const RETRIES: usize = 16;
 /// Symlinks followed in one walk, as the kernel's limit.
 const MAX_LINKS: usize = 40;
 
-/// Opens `path` (relative to `root`, or absolute and inside it) for reading.
-pub fn open_beneath(root: &Path, path: &Path) -> Result<File, Refusal> {
+/// Opens `path` (relative to `root`, or absolute and inside it) for reading; with the file,
+/// the path it resolved to, relative to `root` (every symlink followed, every `..` taken).
+pub fn open_beneath(root: &Path, path: &Path) -> Result<(File, PathBuf), Refusal> {
     let rel = relative(root, path)?;
     if rel.as_os_str().is_empty() || path.as_os_str().as_bytes().ends_with(b"/") {
         return Err(Refusal::NotRegular);
     }
     let dir = open_dir(root).map_err(Refusal::Root)?;
-    let file = open_in(&dir, rel)?;
+    let (file, resolved) = walk(&dir, rel, FILE_FLAGS)?;
     check(&file)?;
-    Ok(file)
+    Ok((file, resolved))
 }
 
 /// `path` relative to `root`: an absolute path must start with `root` (as given or
 /// canonical); the rest is resolved beneath it.
-fn relative<'a>(root: &Path, path: &'a Path) -> Result<&'a Path, Refusal> {
+pub fn relative<'a>(root: &Path, path: &'a Path) -> Result<&'a Path, Refusal> {
     if path.is_relative() {
         return Ok(path);
     }
@@ -98,53 +101,21 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::DIRECTORY)
     .union(OFlags::CLOEXEC);
 
-fn open_in(dir: &OwnedFd, rel: &Path) -> Result<File, Refusal> {
-    open_with(dir, rel, FILE_FLAGS)
-}
-
-fn open_with(dir: &OwnedFd, rel: &Path, flags: OFlags) -> Result<File, Refusal> {
-    #[cfg(target_os = "linux")]
-    {
-        if let Some(file) = openat2(dir, rel, flags)? {
-            return Ok(file);
-        }
-        // openat2 is not available here: walk.
-    }
-    walk(dir, rel, flags)
-}
-
 /// Opens the directory `path` (relative to `root`, or absolute and inside it; empty for
-/// `root` itself) by the same rules as a file: never leaving `root`.
-pub fn open_dir_beneath(root: &Path, path: &Path) -> Result<OwnedFd, Refusal> {
+/// `root` itself) by the same rules as a file: never leaving `root`. With it, the path it
+/// resolved to, relative to `root` (empty for `root` itself).
+pub fn open_dir_beneath(root: &Path, path: &Path) -> Result<(OwnedFd, PathBuf), Refusal> {
     let rel = relative(root, path)?;
     let dir = open_dir(root).map_err(Refusal::Root)?;
     if rel.components().all(|c| matches!(c, Component::CurDir)) {
-        return Ok(dir);
+        return Ok((dir, PathBuf::new()));
     }
-    let opened = open_with(&dir, rel, DIR_FLAGS).map_err(|e| match e {
+    let (opened, resolved) = walk(&dir, rel, DIR_FLAGS).map_err(|e| match e {
         // ENOTDIR: a file where a directory belongs.
         Refusal::Io(io) if io.raw_os_error() == Some(libc::ENOTDIR) => Refusal::NotRegular,
         other => other,
     })?;
-    Ok(OwnedFd::from(opened))
-}
-
-/// `None` when the kernel (or a sandbox) does not offer openat2.
-#[cfg(target_os = "linux")]
-fn openat2(dir: &OwnedFd, rel: &Path, flags: OFlags) -> Result<Option<File>, Refusal> {
-    use rustix::fs::ResolveFlags;
-    let c = c_path(rel.as_os_str())?;
-    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
-    for _ in 0..RETRIES {
-        match rustix::fs::openat2(dir, c.as_c_str(), flags, Mode::empty(), resolve) {
-            Ok(fd) => return Ok(Some(File::from(fd))),
-            Err(Errno::NOSYS | Errno::PERM) => return Ok(None),
-            // A rename raced with the resolution; the kernel asks us to try again.
-            Err(Errno::AGAIN | Errno::INTR) => continue,
-            Err(e) => return Err(refusal(e.into())),
-        }
-    }
-    Err(Refusal::Changed)
+    Ok((OwnedFd::from(opened), resolved))
 }
 
 fn refusal(e: io::Error) -> Refusal {
@@ -157,19 +128,24 @@ fn refusal(e: io::Error) -> Refusal {
     }
 }
 
-/// The walk for kernels without openat2: one component at a time, never following a
-/// symlink in the kernel (`O_NOFOLLOW`); a relative symlink's target is walked in its
-/// place, an absolute one is outside, and `..` never climbs above the directory.
-fn walk(root: &OwnedFd, rel: &Path, final_flags: OFlags) -> Result<File, Refusal> {
+/// The walk: one component at a time, never following a symlink in the kernel
+/// (`O_NOFOLLOW`); a relative symlink's target is walked in its place, an absolute one is
+/// outside, and `..` never climbs above the directory. Returns the file and the names it
+/// went through (the path as resolved).
+fn walk(root: &OwnedFd, rel: &Path, final_flags: OFlags) -> Result<(File, PathBuf), Refusal> {
     let mut stack: Vec<OwnedFd> = Vec::new();
+    // The name of each directory of `stack`.
+    let mut names: Vec<OsString> = Vec::new();
     let mut todo: Vec<OsString> = Vec::new();
     push_components(&mut todo, rel)?;
     let mut links = 0;
+    let mut retries = 0;
     while let Some(name) = todo.pop() {
         if name == ".." {
             if stack.pop().is_none() {
                 return Err(Refusal::Outside);
             }
+            names.pop();
             continue;
         }
         let dir = stack.last().unwrap_or(root);
@@ -177,9 +153,13 @@ fn walk(root: &OwnedFd, rel: &Path, final_flags: OFlags) -> Result<File, Refusal
         let flags = OFlags::NOFOLLOW | if last { final_flags } else { DIR_FLAGS };
         let c = c_path(&name)?;
         let e = match rustix::fs::openat(dir, c.as_c_str(), flags, Mode::empty()) {
-            Ok(owned) if last => return Ok(File::from(owned)),
+            Ok(owned) if last => {
+                names.push(name);
+                return Ok((File::from(owned), names.iter().collect()));
+            }
             Ok(owned) => {
                 stack.push(owned);
+                names.push(name);
                 continue;
             }
             Err(e) => io::Error::from(e),
@@ -191,6 +171,13 @@ fn walk(root: &OwnedFd, rel: &Path, final_flags: OFlags) -> Result<File, Refusal
         }
         let target = match read_link(dir, &c) {
             Some(t) => t,
+            // Not a symlink (any more): the component was swapped between the two calls,
+            // or it is a file where a directory belongs. Tried again, the first settles.
+            None if retries < RETRIES => {
+                retries += 1;
+                todo.push(name);
+                continue;
+            }
             None if e.raw_os_error() == Some(libc::ENOTDIR) => return Err(refusal(e)),
             None => return Err(Refusal::Changed),
         };
@@ -206,11 +193,12 @@ fn walk(root: &OwnedFd, rel: &Path, final_flags: OFlags) -> Result<File, Refusal
     }
     // The path ended in a directory (`sub/..`): what a directory's open asks for.
     if final_flags.contains(OFlags::DIRECTORY) {
+        let resolved = names.iter().collect();
         let dir = match stack.pop() {
             Some(d) => d,
             None => root.try_clone().map_err(Refusal::Io)?,
         };
-        return Ok(File::from(dir));
+        return Ok((File::from(dir), resolved));
     }
     Err(Refusal::NotRegular)
 }
@@ -310,28 +298,30 @@ mod tests {
         (outer, root)
     }
 
-    fn outcome(r: Result<File, Refusal>) -> String {
+    /// The text read and the path as resolved, or the refusal.
+    fn outcome(r: Result<(File, PathBuf), Refusal>) -> String {
         match r {
-            Ok(f) => {
+            Ok((f, resolved)) => {
                 let mut s = String::new();
                 io::Read::read_to_string(&mut &f, &mut s).unwrap();
-                s
+                format!("{s} @ {}", resolved.display())
             }
             Err(Refusal::Io(e)) => format!("io: {}", e.raw_os_error().unwrap_or(-1)),
             Err(other) => format!("{other:?}"),
         }
     }
 
-    /// The same cases, through openat2 (where the kernel has it) and through the walk.
-    fn cases(open: &dyn Fn(&Path, &Path) -> Result<File, Refusal>) {
+    #[test]
+    fn opens_inside_refuses_the_rest_and_says_where_the_path_led() {
         let (_outer, root) = tree();
         let expect = [
-            ("plan.md", "# In"),
-            ("./sub/../plan.md", "# In"),
-            ("sub/deeper/p.md", "# Deep"),
-            ("inside.md", "# Deep"),
-            ("sub/rel.md", "# In"),
-            ("subdir/deeper/p.md", "# Deep"),
+            ("plan.md", "# In @ plan.md"),
+            ("./sub/../plan.md", "# In @ plan.md"),
+            ("sub/deeper/p.md", "# Deep @ sub/deeper/p.md"),
+            ("inside.md", "# Deep @ sub/deeper/p.md"),
+            ("sub/rel.md", "# In @ plan.md"),
+            ("subdir/deeper/p.md", "# Deep @ sub/deeper/p.md"),
+            ("subdir/../plan.md", "# In @ plan.md"),
             ("up.md", "Outside"),
             ("abs.md", "Outside"),
             ("abs_inside.md", "Outside"),
@@ -346,26 +336,24 @@ mod tests {
             ("hard.md", "Linked(2)"),
         ];
         for (path, want) in expect {
-            assert_eq!(outcome(open(&root, Path::new(path))), want, "{path}");
+            assert_eq!(
+                outcome(open_beneath(&root, Path::new(path))),
+                want,
+                "{path}"
+            );
         }
         let abs = root.join("plan.md");
-        assert_eq!(outcome(open(&root, &abs)), "# In");
-    }
-
-    #[test]
-    fn opens_inside_and_refuses_the_rest() {
-        cases(&|root, path| open_beneath(root, path));
-    }
-
-    #[test]
-    fn the_walk_without_openat2_agrees() {
-        cases(&|root, path| {
-            let rel = relative(root, path)?;
-            let dir = open_dir(root).map_err(Refusal::Io)?;
-            let file = walk(&dir, rel, FILE_FLAGS)?;
-            check(&file)?;
-            Ok(file)
-        });
+        assert_eq!(outcome(open_beneath(&root, &abs)), "# In @ plan.md");
+        let dir = |p: &str| match open_dir_beneath(&root, Path::new(p)) {
+            Ok((_, resolved)) => resolved.display().to_string(),
+            Err(e) => format!("{e:?}"),
+        };
+        assert_eq!(dir(""), "");
+        assert_eq!(dir("subdir/deeper"), "sub/deeper");
+        assert_eq!(dir("sub/deeper/.."), "sub");
+        assert_eq!(dir("subdir/.."), "");
+        assert_eq!(dir("parent"), "Outside");
+        assert_eq!(dir("plan.md"), "NotRegular");
     }
 
     #[test]

@@ -16,7 +16,10 @@ use serde_json::Value;
 use super::schema::{type_name, Problems};
 use super::ToolSpec;
 use crate::domain::HUMAN_TOOLS;
-use crate::limits::{DEFAULT_TOOL_TIMEOUT, MAX_TOOL_NAME_CHARS, MAX_TOOL_TIMEOUT};
+use crate::limits::{
+    DEFAULT_TOOL_TIMEOUT, MAX_ENV_NAME_CHARS, MAX_TOOL_ENV_NAMES, MAX_TOOL_NAME_CHARS,
+    MAX_TOOL_TIMEOUT,
+};
 
 /// The name by which a command tool runs this program.
 const THIS_PROGRAM: &str = "mastra-ask";
@@ -37,6 +40,10 @@ pub struct CommandTool {
     /// How long the program may run [default 60,000].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Names of variables of the driver's environment the program gets besides the
+    /// allow-list (`program::ALLOWED`): a token it needs, say. Names only, never values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
 }
 
 impl CommandTool {
@@ -89,11 +96,37 @@ impl CommandTool {
             }
             Some(_) => {}
         }
+        self.check_env()?;
         if let Some(ms) = self.timeout_ms {
             if ms == 0 || ms > MAX_TOOL_TIMEOUT.as_millis() as u64 {
                 return Err(format!(
                     "command tool \"{name}\": timeoutMs must be between 1 and {}",
                     MAX_TOOL_TIMEOUT.as_millis()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `"env"` names: at most `MAX_TOOL_ENV_NAMES`, each a variable name (a letter or
+    /// `_`, then letters, digits or `_`; so never `NAME=value`), no longer than
+    /// `MAX_ENV_NAME_CHARS`.
+    fn check_env(&self) -> Result<(), String> {
+        let name = &self.name;
+        if self.env.len() > MAX_TOOL_ENV_NAMES {
+            return Err(format!(
+                "command tool \"{name}\": env names at most {MAX_TOOL_ENV_NAMES} variables"
+            ));
+        }
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        for var in &self.env {
+            let good = !var.is_empty()
+                && var.len() <= MAX_ENV_NAME_CHARS
+                && !var.starts_with(|c: char| c.is_ascii_digit())
+                && var.chars().all(word);
+            if !good {
+                return Err(format!(
+                    "command tool \"{name}\": env entry {var:?} is not a variable name (letters, digits and _, at most {MAX_ENV_NAME_CHARS}, not starting with a digit; names only, no values)"
                 ));
             }
         }
@@ -242,6 +275,7 @@ mod tests {
             command: vec!["true".into()],
             require_approval: false,
             timeout_ms: None,
+            env: vec![],
         }
     }
 
@@ -308,6 +342,15 @@ mod tests {
         );
         assert!(bad(&|t| t.command = vec![]).contains("command is empty"));
         assert!(bad(&|t| t.timeout_ms = Some(0)).contains("timeoutMs"));
+        let mut t = tool(schema());
+        t.env = vec!["GITHUB_TOKEN".into(), "_x1".into(), "lower_case".into()];
+        assert_eq!(t.check(), Ok(()));
+        for var in ["TOKEN=abc", "", "1ST", "A-B", "A B", "Ä", &"X".repeat(129)] {
+            let e = bad(&|t| t.env = vec![var.to_string()]);
+            assert!(e.contains("is not a variable name"), "{var}: {e}");
+        }
+        let many: Vec<String> = (0..65).map(|i| format!("V{i}")).collect();
+        assert!(bad(&|t| t.env = many.clone()).contains("at most 64"));
     }
 
     #[test]

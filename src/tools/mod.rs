@@ -10,6 +10,7 @@ pub mod approval;
 pub mod ask_user;
 pub mod beneath;
 pub mod command;
+pub mod model_path;
 pub mod program;
 pub mod schema;
 pub mod submit_plan;
@@ -117,9 +118,14 @@ impl Toolbox<'_> {
     }
 
     /// What a call does inside a step: a built-in's outcome; for a command tool, its
-    /// validation object, a wait for approval, or the program's outcome. `None` when the
-    /// agent has no such tool.
-    pub fn evaluate(&self, call: &ToolCall) -> Option<ToolOutcome> {
+    /// validation object, a wait for approval, or the program's outcome (`started` is told
+    /// its process group before it is waited for, as in `run`). `None` when the agent has
+    /// no such tool.
+    pub fn evaluate(
+        &self,
+        call: &ToolCall,
+        started: &mut dyn FnMut(crate::sys::group::Recorded) -> bool,
+    ) -> Option<ToolOutcome> {
         let entry = self.entries.iter().find(|e| e.name() == call.name)?;
         let tool = match entry {
             ToolEntry::Builtin(n) => return evaluate(n, &call.args, self.cwd),
@@ -131,7 +137,7 @@ impl Toolbox<'_> {
         if tool.require_approval {
             return Some(ToolOutcome::Approval);
         }
-        Some(self.run(tool, call, &mut |_| true))
+        Some(self.run(tool, call, started))
     }
 
     /// Runs a command tool's program for `call` (approved, or needing no approval).

@@ -1,22 +1,24 @@
 //! Running one call of a command tool (SPEC §11): the program without a shell, in the run's
 //! working directory, in a process group of its own (`sys::group`), with the arguments as
-//! JSON on stdin, `MASTRA_ASK_RUN_ID` / `MASTRA_ASK_TOOL_CALL_ID` set and the model keys
-//! (`*_API_KEY`, other `MASTRA_ASK_*`) removed from its environment.
+//! JSON on stdin and an allow-listed environment ([`ALLOWED`], `LC_*`, the names the tool
+//! declares in `"env"`, and `MASTRA_ASK_RUN_ID` / `MASTRA_ASK_TOOL_CALL_ID`): nothing else of
+//! the driver's environment (its model keys, `MASTRA_SERVER_TOKEN`, `PGPASSWORD`, cloud
+//! tokens) reaches a program that a model's arguments drive, unless the tool names it.
 //!
-//! Its stdout is the result: JSON when it parses, else the text. A non-zero exit, the
-//! timeout (the whole group is killed) or more than `MAX_TOOL_OUTPUT` on stdout (killed at
-//! once) is a tool error whose message ends with the tail of its stderr. Whatever the
-//! program left running in its group is killed when it exits. Nothing here
-//! decides whether the call may run (approval) or stores anything: the caller gets the
+//! Its stdout is the result: JSON when it parses, else the text, as printed before its own
+//! process exited (`sys::pipe`: a daemon left holding the pipe neither hides nor delays it).
+//! A non-zero exit, the timeout (the whole group is killed) or more than `MAX_TOOL_OUTPUT`
+//! on stdout (killed at once) is a tool error whose message ends with the tail of its
+//! stderr. Whatever the program left running in its group is killed when it exits. Nothing
+//! here decides whether the call may run (approval) or stores anything: the caller gets the
 //! outcome and, before waiting, the group as another driver could find it again.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
@@ -24,6 +26,12 @@ use super::command::CommandTool;
 use crate::domain::ToolOutcome;
 use crate::limits::{show_size, MAX_TOOL_OUTPUT, TOOL_STDERR_TAIL};
 use crate::sys::group::{self, End, Group, Recorded};
+use crate::sys::pipe::{self, Ended, Keep};
+
+/// The variables of the driver's environment every command tool gets (with `LC_*`).
+pub const ALLOWED: [&str; 9] = [
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR",
+];
 
 /// One call to run.
 pub struct Call<'a> {
@@ -48,11 +56,15 @@ pub fn run(call: &Call, started: &mut dyn FnMut(Recorded) -> bool) -> ToolOutcom
         .current_dir(call.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, _) in std::env::vars_os() {
+        .stderr(Stdio::piped())
+        .env_clear();
+    for (key, value) in std::env::vars_os() {
         let k = key.to_string_lossy();
-        if k.ends_with("_API_KEY") || k.starts_with("MASTRA_ASK_") {
-            command.env_remove(&key);
+        let passed = ALLOWED.contains(&k.as_ref())
+            || k.starts_with("LC_")
+            || tool.env.iter().any(|name| *name == k);
+        if passed {
+            command.env(&key, value);
         }
     }
     command
@@ -82,12 +94,21 @@ pub fn run(call: &Call, started: &mut dyn FnMut(Recorded) -> bool) -> ToolOutcom
         }
     });
     let too_much = Arc::new(AtomicBool::new(false));
-    let stdout = capped(child.stdout.take(), Arc::clone(&too_much));
-    let stderr = tail(child.stderr.take());
+    let ended = Ended::default();
+    let stdout = pipe::capture(
+        child.stdout.take(),
+        Keep::Head {
+            cap: MAX_TOOL_OUTPUT,
+            too_much: Some(Arc::clone(&too_much)),
+        },
+        &ended,
+    );
+    let stderr = pipe::capture(child.stderr.take(), Keep::Tail(TOOL_STDERR_TAIL), &ended);
     let end = group.wait_unless(deadline, &too_much);
     // What the program left running in its group ends with it, and so do its pipes.
     recorded.kill();
-    let stderr = collect(&stderr, deadline);
+    ended.now();
+    let stderr = stderr.bytes().unwrap_or_default();
     let status = match end {
         Ok(Some(End::Exited(status))) => status,
         Ok(Some(End::TimedOut)) => {
@@ -117,7 +138,9 @@ pub fn run(call: &Call, started: &mut dyn FnMut(Recorded) -> bool) -> ToolOutcom
         };
         return failure(tool, &how, &stderr);
     }
-    let out = collect(&stdout, deadline);
+    let Some(out) = stdout.bytes() else {
+        return failure(tool, "exited, but its output could not be read", &stderr);
+    };
     if too_much.load(Ordering::SeqCst) {
         let what = format!("printed more than {} on stdout", show_size(MAX_TOOL_OUTPUT));
         return failure(tool, &what, &stderr);
@@ -145,64 +168,6 @@ fn failure(tool: &CommandTool, what: &str, stderr: &[u8]) -> ToolOutcome {
         message.push_str(&format!("; its stderr ends with:\n{said}"));
     }
     ToolOutcome::Error(json!({"name": "ToolExecutionError", "message": message}))
-}
-
-/// Reads a pipe on a thread, at most `MAX_TOOL_OUTPUT` bytes; more sets `too_much` (the
-/// waiter then kills the group). The bytes arrive when the pipe closes.
-fn capped(
-    pipe: Option<impl Read + Send + 'static>,
-    too_much: Arc<AtomicBool>,
-) -> Receiver<Vec<u8>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(p) = pipe {
-            let _ = p.take(MAX_TOOL_OUTPUT + 1).read_to_end(&mut out);
-        }
-        if out.len() as u64 > MAX_TOOL_OUTPUT {
-            too_much.store(true, Ordering::SeqCst);
-            out.clear();
-        }
-        let _ = tx.send(out);
-    });
-    rx
-}
-
-/// Reads a pipe to its end on a thread, keeping only its last `TOOL_STDERR_TAIL` bytes (cut
-/// to whole lines where it can).
-fn tail(pipe: Option<impl Read + Send + 'static>) -> Receiver<Vec<u8>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut kept: Vec<u8> = Vec::new();
-        if let Some(mut p) = pipe {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = p.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                kept.extend_from_slice(&buf[..n]);
-                if kept.len() > 2 * TOOL_STDERR_TAIL {
-                    kept.drain(..kept.len() - TOOL_STDERR_TAIL);
-                }
-            }
-        }
-        if kept.len() > TOOL_STDERR_TAIL {
-            kept.drain(..kept.len() - TOOL_STDERR_TAIL);
-            if let Some(nl) = kept.iter().position(|&b| b == b'\n') {
-                kept.drain(..=nl);
-            }
-        }
-        let _ = tx.send(kept);
-    });
-    rx
-}
-
-/// What a pipe gave, waiting no later than `deadline` (a program may leave a background
-/// process holding it open).
-fn collect(rx: &Receiver<Vec<u8>>, deadline: Instant) -> Vec<u8> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    rx.recv_timeout(left.max(Duration::from_millis(200)))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

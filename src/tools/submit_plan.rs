@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::beneath::{self, Refusal};
+use super::model_path;
 use super::schema::{self, Problems};
 use super::ToolSpec;
 use crate::domain::{ItemKind, ToolOutcome, SUBMIT_PLAN};
@@ -117,6 +118,16 @@ impl Decision {
         matches!(self, Decision::Approved { .. })
     }
 
+    /// The decision and its feedback, nothing of the plan: what a rejection sends to a
+    /// Mastra server (SPEC §12), which must never get a file's text nobody approved.
+    pub fn without_plan(&self) -> Value {
+        let mut v = json!({"action": self.action()});
+        if let Some(f) = self.feedback() {
+            v["feedback"] = json!(f);
+        }
+        v
+    }
+
     /// The resume data, completed from the submitted plan.
     pub fn resume_data(&self, plan: &Plan) -> Value {
         let mut v = json!({"action": self.action()});
@@ -222,11 +233,18 @@ pub fn evaluate(args: &Value, cwd: &Path) -> ToolOutcome {
     }
 }
 
-/// Reads the plan file `path` of a run whose working directory is `cwd`: opened once,
-/// beneath `cwd` whatever symlinks or renames meet the path (`beneath`), and it must be a
-/// regular UTF-8 file of at most 1 MiB with one link, on a real file system.
+/// Reads the plan file `path` of a run whose working directory is `cwd`: a Markdown file
+/// with no hidden component (`model_path`, checked on the path as named and as resolved),
+/// opened once, beneath `cwd` whatever symlinks or renames meet the path (`beneath`), and
+/// it must be a regular UTF-8 file of at most 1 MiB with one link, on a real file system.
+/// Every plan path goes through here: `submit_plan`, `plan FILE`, `review`'s look at the
+/// file on disk, and a server's plan read under `--plan-root`.
 pub fn read_plan(cwd: &Path, path: &str) -> Result<String, String> {
-    let file = beneath::open_beneath(cwd, Path::new(path)).map_err(|r| match r {
+    let refused = |what: String| format!("{path} cannot be a plan: {what}");
+    if let Ok(rel) = beneath::relative(cwd, Path::new(path)) {
+        model_path::check(rel, model_path::PLAN).map_err(refused)?;
+    }
+    let (file, resolved) = beneath::open_beneath(cwd, Path::new(path)).map_err(|r| match r {
         Refusal::Outside => format!("{path} is outside the working directory"),
         Refusal::Missing => format!("{path} does not exist"),
         Refusal::NotRegular => format!("{path} is not a regular file"),
@@ -238,6 +256,8 @@ pub fn read_plan(cwd: &Path, path: &str) -> Result<String, String> {
         Refusal::Root(e) => format!("the working directory {} is unusable: {e}", cwd.display()),
         Refusal::Io(e) => format!("cannot open {path}: {e}"),
     })?;
+    model_path::check(&resolved, model_path::PLAN)
+        .map_err(|what| refused(format!("it leads to {}, and {what}", resolved.display())))?;
     let bytes = match limits::read_capped(file, MAX_PLAN_FILE) {
         Ok(b) => b,
         Err(ReadError::TooLarge(_)) => {
@@ -295,6 +315,18 @@ mod tests {
     }
 
     #[test]
+    fn mastras_plan_folder_is_the_one_hidden_folder_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(".mastracode/plans")).unwrap();
+        fs::write(dir.path().join(".mastracode/plans/dark.MD"), "# Dark\n").unwrap();
+        let args = json!({"path": ".mastracode/plans/dark.MD"});
+        assert!(matches!(
+            evaluate(&args, dir.path()),
+            ToolOutcome::Suspend { .. }
+        ));
+    }
+
+    #[test]
     fn a_plan_without_a_title_line() {
         let p = Plan::from_text("p.md", "## Steps\n- a\n");
         assert_eq!((p.title.as_str(), p.plan.as_str()), ("", "## Steps\n- a"));
@@ -309,16 +341,68 @@ mod tests {
         fs::create_dir(&dir).unwrap();
         fs::write(outer.path().join("secret.md"), "# Secret").unwrap();
         fs::create_dir(dir.join("sub")).unwrap();
+        fs::create_dir(dir.join("sub.md")).unwrap();
         fs::write(dir.join("big.md"), vec![b'a'; MAX_PLAN_FILE as usize + 1]).unwrap();
         fs::write(dir.join("latin1.md"), [b'#', b' ', 0xe9, b'\n']).unwrap();
         symlink(outer.path().join("secret.md"), dir.join("link.md")).unwrap();
         symlink(outer.path(), dir.join("up")).unwrap();
+        fs::create_dir_all(dir.join(".ssh")).unwrap();
+        fs::create_dir_all(dir.join(".mastracode/plans")).unwrap();
+        fs::write(
+            dir.join(".ssh/id_ed25519"),
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+        )
+        .unwrap();
+        fs::write(dir.join(".ssh/key.md"), "# key").unwrap();
+        fs::write(dir.join(".env"), "AWS_SECRET=x").unwrap();
+        fs::write(dir.join("notes.txt"), "# notes").unwrap();
+        symlink(".ssh/key.md", dir.join("innocent.md")).unwrap();
+        symlink(".ssh", dir.join("keys")).unwrap();
+        let hidden = "a model's path may not start a name with a dot, except .mastracode/plans/";
+        let hidden_ssh = format!("it is in a hidden folder (.ssh); {hidden}");
+        let cases = [
+            (
+                ".ssh/id_ed25519",
+                format!("Failed to submit plan: .ssh/id_ed25519 cannot be a plan: {hidden_ssh}"),
+            ),
+            (
+                ".env",
+                format!("Failed to submit plan: .env cannot be a plan: it is a hidden file (.env); {hidden}"),
+            ),
+            (
+                ".mastracode/plans/../../.ssh/key.md",
+                format!("Failed to submit plan: .mastracode/plans/../../.ssh/key.md cannot be a plan: {hidden_ssh}"),
+            ),
+            (
+                "innocent.md",
+                format!("Failed to submit plan: innocent.md cannot be a plan: it leads to .ssh/key.md, and {hidden_ssh}"),
+            ),
+            (
+                "keys/key.md",
+                format!("Failed to submit plan: keys/key.md cannot be a plan: it leads to .ssh/key.md, and {hidden_ssh}"),
+            ),
+            (
+                "notes.txt",
+                "Failed to submit plan: notes.txt cannot be a plan: it is not a Markdown file (.md or .markdown)".into(),
+            ),
+            (
+                ".mastracode/plans/none.md",
+                "Failed to submit plan: .mastracode/plans/none.md does not exist".into(),
+            ),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(failure_text(&dir, path), expected, "path {path}");
+        }
         let cases = [
             (
                 "missing.md",
                 "Failed to submit plan: missing.md does not exist",
             ),
-            ("sub", "Failed to submit plan: sub is not a regular file"),
+            (
+                "sub",
+                "Failed to submit plan: sub cannot be a plan: it is not a Markdown file (.md or .markdown)",
+            ),
+            ("sub.md", "Failed to submit plan: sub.md is not a regular file"),
             (
                 "big.md",
                 "Failed to submit plan: big.md is larger than 1 MiB",
@@ -390,6 +474,13 @@ mod tests {
         assert_eq!(
             d.resume_data(&plan()),
             json!({"action": "approved", "path": "PLAN.md", "title": "T", "plan": "body"})
+        );
+        assert_eq!(d.without_plan(), json!({"action": "approved"}));
+        let r =
+            Decision::from_json(&json!({"action": "rejected", "feedback": "Smaller."})).unwrap();
+        assert_eq!(
+            r.without_plan(),
+            json!({"action": "rejected", "feedback": "Smaller."})
         );
     }
 

@@ -1,9 +1,13 @@
 //! `write_file`: writes a UTF-8 text file beneath a directory for an agent (its plan, before
-//! `submit_plan`), confined by the same rules as plan files (`beneath`): a relative path (or
-//! an absolute one inside the directory) that no `..` or symlink can lead out of, an
-//! existing parent directory, a regular file or none at the path, at most `MAX_PLAN_FILE`
-//! bytes. The file is replaced at once (written beside it, then renamed over it), so a
-//! reader never sees half of it.
+//! `submit_plan`, or its notes), confined by the same rules as plan files: a text file
+//! (`.md`, `.markdown`, `.txt`) with no component of its path starting with a dot except
+//! `.mastracode/plans/`, as named and as resolved (`model_path`), so never `.git/config`, a
+//! hook, a workflow or a dotfile; a relative path (or an absolute one inside the directory)
+//! that no `..` or symlink can lead out of (`beneath`), an existing parent directory, a
+//! regular file or none at the path, at most `MAX_PLAN_FILE` bytes. The file is replaced at
+//! once (written beside it, then renamed over it), so a reader never sees half of it, and
+//! the new file is created without any execute bit (mode 0644 less the umask), whatever
+//! the file it replaces had: nothing it writes can be run.
 //!
 //! Called by `mastra-ask tool write_file`, which an agent file's command tool runs with the
 //! arguments `{path, content}` on stdin (in the run's working directory). The system calls
@@ -19,7 +23,8 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use serde_json::{json, Value};
 
-use super::beneath::{open_dir_beneath, Refusal};
+use super::beneath::{open_dir_beneath, relative, Refusal};
+use super::model_path::{self, TEXT};
 use super::schema::{self, Problems};
 use crate::limits::{show_size, MAX_PLAN_FILE, MAX_PLAN_PATH_CHARS};
 
@@ -78,11 +83,20 @@ pub fn write(root: &Path, path: &str, content: &str) -> Result<(), String> {
     if path.ends_with('/') {
         return fail("the path does not name a file");
     }
+    if let Ok(rel) = relative(root, full) {
+        if let Err(what) = model_path::check(rel, TEXT) {
+            return fail(&what);
+        }
+    }
     let parent = full.parent().unwrap_or(Path::new(""));
-    let dir = match open_dir_beneath(root, parent) {
+    let (dir, resolved) = match open_dir_beneath(root, parent) {
         Ok(d) => d,
         Err(r) => return fail(&refused(&r)),
     };
+    let resolved = resolved.join(name);
+    if let Err(what) = model_path::check(&resolved, TEXT) {
+        return fail(&format!("it leads to {}, and {what}", resolved.display()));
+    }
     let Ok(name) = CString::new(name.as_bytes()) else {
         return fail("the path contains a NUL byte");
     };
@@ -148,6 +162,7 @@ mod tests {
     fn files_are_written_beneath_the_directory_only() {
         let outer = tempfile::tempdir().unwrap();
         let root = outer.path().join("work");
+        fs::create_dir_all(root.join("sub.md")).unwrap();
         fs::create_dir_all(root.join("sub")).unwrap();
         symlink("..", root.join("up")).unwrap();
         symlink(outer.path().join("x.md"), root.join("abs.md")).unwrap();
@@ -169,7 +184,7 @@ mod tests {
             ("up/escape.md", "leaves the working directory"),
             ("/tmp/escape.md", "leaves the working directory"),
             ("abs.md", "is a symbolic link"),
-            ("sub", "is a directory"),
+            ("sub.md", "is a directory"),
             ("nope/x.md", "its directory does not exist"),
             ("sub/", "does not name a file"),
             ("..", "does not name a file"),
@@ -189,6 +204,69 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(names.iter().all(|n| !n.contains("mastra-ask")), "{names:?}");
+    }
+
+    #[test]
+    fn only_text_files_in_visible_folders_and_never_an_executable() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for d in [
+            ".git/hooks",
+            ".github/workflows",
+            ".mastracode/plans",
+            "docs",
+        ] {
+            fs::create_dir_all(root.join(d)).unwrap();
+        }
+        fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        symlink(".git", root.join("notgit")).unwrap();
+        symlink(".git/info.md", root.join("info.md")).unwrap();
+        for (path, why) in [
+            (".git/config", "it is in a hidden folder (.git)"),
+            (".git/config.md", "it is in a hidden folder (.git)"),
+            (".git/hooks/pre-commit", "it is in a hidden folder (.git)"),
+            (
+                ".github/workflows/x.md",
+                "it is in a hidden folder (.github)",
+            ),
+            (".bashrc", "it is a hidden file (.bashrc)"),
+            ("docs/.env.txt", "it is a hidden file (.env.txt)"),
+            (
+                ".mastracode/plans/../../.git/x.md",
+                "it is in a hidden folder (.git)",
+            ),
+            (
+                "notgit/x.md",
+                "it leads to .git/x.md, and it is in a hidden folder (.git)",
+            ),
+            ("run.sh", "it is not a text file (.md, .markdown or .txt)"),
+            ("docs/Makefile", "it is not a text file"),
+        ] {
+            let e = write(root, path, "x").unwrap_err();
+            assert!(
+                e.starts_with(&format!("cannot write {path}: {why}")),
+                "{path}: {e}"
+            );
+        }
+        assert_eq!(
+            fs::read_to_string(root.join(".git/config")).unwrap(),
+            "[core]\n"
+        );
+        assert!(!root.join(".git/x.md").exists() && !root.join(".bashrc").exists());
+        // A symlink is never written through, even when its target is allowed.
+        assert!(write(root, "info.md", "x")
+            .unwrap_err()
+            .contains("symbolic link"));
+        write(root, ".mastracode/plans/p.md", "# P\n").unwrap();
+        write(root, "docs/NOTES.TXT", "notes").unwrap();
+        // An executable text file is replaced by one nobody may execute.
+        let run = root.join("docs/run.txt");
+        fs::write(&run, "#!/bin/sh\n").unwrap();
+        fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).unwrap();
+        write(root, "docs/run.txt", "#!/bin/sh\necho hi\n").unwrap();
+        let mode = fs::metadata(&run).unwrap().permissions().mode();
+        assert_eq!(mode & 0o111, 0, "mode {mode:o}");
     }
 
     #[test]

@@ -35,7 +35,7 @@ fn tagging_agent(env: &Env) -> String {
 
 /// A run whose first step calls `tag_release` (which needs approval) as `c1`, then says
 /// "done"; suspended on the approval.
-fn suspended(env: &Env) -> String {
+pub fn suspended(env: &Env) -> String {
     let agent = tagging_agent(env);
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);

@@ -450,19 +450,21 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
     out.assert_code(0);
     let run = env.latest_run().unwrap();
     let results = env.tool_results(&run);
+    // Not Markdown, so never opened (procfs itself is refused on the open file: the unit
+    // tests of `tools::beneath`).
     assert_eq!(
         results[0].1["content"],
-        "Failed to submit plan: proc/self/environ is on procfs, not a plain file system"
+        "Failed to submit plan: proc/self/environ cannot be a plan: it is not a Markdown file (.md or .markdown)"
     );
     assert_eq!(
         results[1].1["content"],
-        "Failed to submit plan: /proc/self/status is on procfs, not a plain file system"
+        "Failed to submit plan: /proc/self/status cannot be a plan: it is not a Markdown file (.md or .markdown)"
     );
     assert!(!env.show(&run).to_string().contains("sk-must-not-be-stored"));
     let before = env.dump();
     let out = env.run(&["plan", "/proc/self/environ"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "is on procfs, not a plain file system");
+    assert_one_line_error(&out, "it is not a Markdown file (.md or .markdown)");
     assert_same_store(&env.dump(), &before);
 
     let agent = env.agent(json!([plan("h", "h.md"), say("done")]));

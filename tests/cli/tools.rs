@@ -156,14 +156,14 @@ fn the_reviewer_is_told_when_the_file_changed_since_submission() {
 #[test]
 fn bad_plan_paths_are_errors_for_the_model_without_suspension() {
     let env = Env::new();
-    std::fs::create_dir(env.path("work/dir")).unwrap();
+    std::fs::create_dir(env.path("work/dir.md")).unwrap();
     std::fs::write(env.path("work/big.md"), vec![b'a'; 1024 * 1024 + 1]).unwrap();
     std::fs::write(env.path("work/latin1.md"), [b'#', b' ', 0xe9]).unwrap();
     env.write("secret.md", "# Secret\n");
     std::os::unix::fs::symlink(env.path("secret.md"), env.path("work/link.md")).unwrap();
     let paths = [
         "missing.md",
-        "dir",
+        "dir.md",
         "big.md",
         "latin1.md",
         "../secret.md",
@@ -189,7 +189,7 @@ fn bad_plan_paths_are_errors_for_the_model_without_suspension() {
         contents,
         [
             "Failed to submit plan: missing.md does not exist",
-            "Failed to submit plan: dir is not a regular file",
+            "Failed to submit plan: dir.md is not a regular file",
             "Failed to submit plan: big.md is larger than 1 MiB",
             "Failed to submit plan: latin1.md is not valid UTF-8",
             "Failed to submit plan: ../secret.md is outside the working directory",

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::leg::{self, Streamed};
 use super::listing;
 use super::{error, Server};
-use crate::domain::Via;
+use crate::domain::{ItemKind, Via};
 use crate::error::{fail, Error};
 use crate::output::format;
 use crate::remote::{Answer, Delivery, Item, LegEnd, RemoteError};
@@ -25,6 +25,17 @@ pub struct Outgoing {
     pub recorded: Value,
     pub by: String,
     pub via: Via,
+}
+
+/// What the ledger keeps of the resume data: of a plan, never its title or text (SPEC
+/// §12), only the decision, the feedback and the path.
+fn kept_of(kind: ItemKind, data: &Value) -> Value {
+    let mut kept = data.clone();
+    if let (ItemKind::Plan, Some(map)) = (kind, kept.as_object_mut()) {
+        map.remove("title");
+        map.remove("plan");
+    }
+    kept
 }
 
 /// Claims the item's entry, sends the answer and streams the resumed leg.
@@ -41,7 +52,7 @@ pub fn send(server: &Server, store: &dyn Store, item: &Item, out: &Outgoing) -> 
         key: key.clone(),
         agent_id: item.agent_id.clone(),
         state: LedgerState::Sending,
-        resume_data: out.recorded.clone(),
+        resume_data: kept_of(item.kind, &out.recorded),
         by: out.by.clone(),
         via: out.via.as_str().to_string(),
         holder: me.clone(),

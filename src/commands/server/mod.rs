@@ -119,6 +119,8 @@ fn name(command: &Command) -> &'static str {
         Command::Completions(_) => "completions",
         Command::Man(_) => "man",
         Command::Agents => "agents",
+        Command::Serve(_) => "serve",
+        Command::Reviewer(_) => "reviewer",
     }
 }
 

@@ -1,15 +1,20 @@
 //! The plan a reviewer decides on, for a server's `submit_plan` item: Mastra suspends with
 //! the path only, so the file is read here — under `--plan-root` (default: the current
-//! directory) with the rules of SPEC §9, or from `--plan-file` — and exactly the text read
-//! is what is shown and sent (`path`, `title`, `plan`).
+//! directory) with the rules of SPEC §2.2 and §9 (`read_plan`: a Markdown file, no hidden
+//! component), or from `--plan-file` — unless the suspend payload carries the plan's text
+//! (a mastra-ask `serve`), which is then used and no file is read. Exactly the text shown
+//! is what an approval sends (`path`, `title`, `plan`, and stderr says so); a rejection
+//! sends the decision and the feedback only.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use serde_json::Value;
 
 use super::super::input::read_text_file;
+use crate::output::{sanitize, Out};
 use crate::remote::Item;
-use crate::tools::submit_plan::{read_plan, Plan};
+use crate::tools::submit_plan::{read_plan, Decision, Plan};
 
 /// Where a server's plans are read from.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +27,13 @@ pub struct PlanSource {
 /// cannot be read is an error of its own.
 pub fn read(item: &Item, source: &PlanSource) -> Result<Result<Plan, String>> {
     let path = path_of(item);
+    if let Some(text) = carried(item) {
+        return Ok(Ok(Plan {
+            path,
+            title: text.0,
+            plan: text.1,
+        }));
+    }
     if let Some(file) = &source.file {
         let text = read_text_file(file, "plan file")?;
         return Ok(Ok(Plan::from_text(&path, &text)));
@@ -30,6 +42,32 @@ pub fn read(item: &Item, source: &PlanSource) -> Result<Result<Plan, String>> {
     Ok(read_plan(Path::new(&root), &path)
         .map(|text| Plan::from_text(&path, &text))
         .map_err(|why| format!("{why} (read under {})", root.display())))
+}
+
+/// The title and text a suspend payload carries (a mastra-ask `serve` sends them; Mastra
+/// sends the path only).
+fn carried(item: &Item) -> Option<(String, String)> {
+    let payload = item.suspend_payload.as_ref()?;
+    let plan = payload.get("plan")?.as_str()?.to_string();
+    let title = payload
+        .get("title")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    Some((title.to_string(), plan))
+}
+
+/// What `decision` on `plan` sends: an approval, the plan as read and shown (stderr says
+/// what went: its path and size); a rejection, the decision and the feedback only.
+pub fn resume_data(out: &Out, decision: &Decision, plan: &Plan) -> Value {
+    if !decision.is_approved() {
+        return decision.without_plan();
+    }
+    out.info(&format!(
+        "sending the approval with the plan {} ({} bytes: its title and text as shown)",
+        sanitize::one_line(&plan.path),
+        plan.title.len() + plan.plan.len()
+    ));
+    decision.resume_data(plan)
 }
 
 /// The plan's path as the agent gave it.

@@ -97,21 +97,26 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
     let session = Session::new(server, &args.item, source);
     let outgoing = if asked {
         let (decision, via) = decision(&args)?;
-        let data = match plan::read(&item, &session.plans)? {
-            Ok(plan) => decision.resume_data(&plan),
-            Err(why) if decision.is_approved() && !args.unseen => {
-                return fail(Error::usage(format!(
-                    "cannot show the plan: {why}; approving a plan nobody has seen needs its text"
-                ))
-                .with_hint(
-                    "pass --plan-root DIR (where the agent's paths start), --plan-file FILE, or --unseen",
-                ))
-            }
-            Err(why) => {
-                server.ctx.out.warn(&format!(
-                    "the plan could not be read ({why}); the decision is sent with its path only"
-                ));
-                unread(&decision, &plan::path_of(&item))
+        let data = if !decision.is_approved() {
+            // A rejection never needs the plan: nothing is read, nothing of it is sent.
+            decision.without_plan()
+        } else {
+            match plan::read(&item, &session.plans)? {
+                Ok(plan) => plan::resume_data(&server.ctx.out, &decision, &plan),
+                Err(why) if !args.unseen => {
+                    return fail(Error::usage(format!(
+                        "cannot show the plan: {why}; approving a plan nobody has seen needs its text"
+                    ))
+                    .with_hint(
+                        "pass --plan-root DIR (where the agent's paths start), --plan-file FILE, or --unseen",
+                    ))
+                }
+                Err(why) => {
+                    server.ctx.out.warn(&format!(
+                        "the plan could not be read ({why}); the decision is sent with its path only"
+                    ));
+                    unread(&decision, &plan::path_of(&item))
+                }
             }
         };
         session.outgoing(Answer::Resume(data.clone()), data, via)
@@ -339,7 +344,7 @@ impl<'a> Session<'a> {
                 };
                 match ui::review(&plan)? {
                     Some(d) => {
-                        let data = d.resume_data(&plan);
+                        let data = plan::resume_data(&ctx.out, &d, &plan);
                         Ok(Some(self.outgoing(
                             Answer::Resume(data.clone()),
                             data,

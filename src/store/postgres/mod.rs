@@ -3,24 +3,29 @@
 //! The same tables as SQLite (without its size encoding), in a schema of its own
 //! (`mastra_ask`). Every transition is one transaction that locks the run's row first
 //! (`tx.rs`); waiters sleep on LISTEN and wake at each transition's NOTIFY. Every wait is
-//! bounded (`connect.rs`). The transitions themselves are not here (`store::transitions`).
+//! bounded (`connect.rs`, `session.rs`). The transitions themselves are not here
+//! (`store::transitions`).
 
 mod connect;
 mod errors;
+mod pgpass;
 mod read;
+mod reviewers;
 mod schema;
+mod session;
+mod settings;
+mod tls;
 mod tx;
 
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator;
-use postgres::Client;
-
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
 use crate::store::backend::{Backend, Durability, Work};
-use crate::store::{redact, Access, Result, Run, RunFilter};
+use crate::store::{redact, Access, Error, Result, Run, RunFilter};
+use connect::Identity;
 use errors::classify;
+use session::Client;
 
 /// What reads add to an error without context of its own.
 const READING: &str = "reading the store";
@@ -28,14 +33,16 @@ const READING: &str = "reading the store";
 pub struct PgStore {
     client: RefCell<Client>,
     listening: Cell<bool>,
+    identity: Identity,
 }
 
 impl PgStore {
     pub fn open(url: &str, access: Access) -> Result<Option<PgStore>> {
-        let mut client = connect::connect(url)?;
+        let (mut client, identity) = connect::connect(url)?;
         let shown = redact(url);
         let doing = format!("opening the store at {shown}");
-        let version = schema::version(&mut client).map_err(|e| e.doing(&doing))?;
+        let explain = |e: Error| errors::explain(e, &identity);
+        let version = schema::version(&mut client).map_err(|e| explain(e.doing(&doing)))?;
         if version.is_none() && access == Access::Existing {
             return Ok(None);
         }
@@ -43,25 +50,31 @@ impl PgStore {
         schema::known(&shown, version)?;
         if version < schema::MIGRATIONS.len() as i64 {
             schema::migrate(&mut client, &shown)
-                .map_err(|e| e.doing(&format!("preparing the store at {shown}")))?;
+                .map_err(|e| explain(e.doing(&format!("preparing the store at {shown}"))))?;
         }
         Ok(Some(PgStore {
             client: RefCell::new(client),
             listening: Cell::new(false),
+            identity,
         }))
     }
 
     fn read<T>(&self, f: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
-        f(&mut self.client.borrow_mut()).map_err(|e| e.doing(READING))
+        f(&mut self.client.borrow_mut()).map_err(|e| self.explain(e.doing(READING)))
+    }
+
+    /// `e`, with what a missing privilege needs granted.
+    fn explain(&self, e: Error) -> Error {
+        errors::explain(e, &self.identity)
     }
 }
 
 impl Backend for PgStore {
     fn transact(&self, _durability: Durability, f: Work) -> Result<()> {
         let mut client = self.client.borrow_mut();
-        let mut tx = tx::PgTx::begin(&mut client)?;
-        f(&mut tx).map_err(|e| e.doing("writing to the store"))?;
-        tx.commit()
+        let mut tx = tx::PgTx::begin(&mut client).map_err(|e| self.explain(e))?;
+        f(&mut tx).map_err(|e| self.explain(e.doing("writing to the store")))?;
+        tx.commit().map_err(|e| self.explain(e))
     }
 
     fn run(&self, id: &str) -> Result<Option<Run>> {
@@ -96,6 +109,28 @@ impl Backend for PgStore {
         self.read(|c| read::any_due(c, now))
     }
 
+    fn pending_mark(&self) -> Result<(i64, i64)> {
+        self.read(|c| {
+            let row = c.query_one(
+                "SELECT count(*), coalesce(max(created_at), 0) FROM calls WHERE state = 'pending'",
+                &[],
+            )?;
+            Ok((row.get(0), row.get(1)))
+        })
+    }
+
+    fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT a.agent_id, (SELECT r.id FROM runs r WHERE r.agent_id = a.agent_id \
+             ORDER BY r.created_at DESC, r.id LIMIT 1) FROM (SELECT DISTINCT agent_id FROM runs) a \
+             ORDER BY a.agent_id",
+                &[],
+            )?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+    }
+
     fn wait_for_change(&self, _run_id: &str, timeout: Duration) -> Result<()> {
         let mut client = self.client.borrow_mut();
         if !self.listening.replace(true) {
@@ -103,10 +138,9 @@ impl Backend for PgStore {
                 .batch_execute(&format!("LISTEN {}", tx::CHANNEL))
                 .map_err(|e| classify("listening for changes", e))?;
         }
-        let mut notifications = client.notifications();
-        let mut iter = notifications.timeout_iter(timeout);
         // Any notification (or the timeout) is a reason to look again.
-        iter.next()
+        client
+            .notification(timeout)
             .map_err(|e| classify("waiting for a change", e))?;
         Ok(())
     }
@@ -124,7 +158,7 @@ impl Backend for PgStore {
                 "DELETE FROM runs WHERE status = ANY($1) AND updated_at < $2",
                 &[&finished, &before],
             )
-            .map_err(|e| classify("writing to the store", e))?;
+            .map_err(|e| self.explain(classify("writing to the store", e)))?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 }

@@ -2,8 +2,10 @@
 //! Each row is decoded on its own (`columns`), so that one odd row costs only its run.
 //! Nothing here writes.
 
-use postgres::types::Type;
-use postgres::{Client, Row};
+use tokio_postgres::types::Type;
+use tokio_postgres::Row;
+
+use super::session::Client;
 
 use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
@@ -30,7 +32,7 @@ impl Columns for PgRow<'_> {
             Some(column) => column.type_().clone(),
             None => return Err(format!("no column {i}")),
         };
-        let bad = |e: postgres::Error| format!("column {i}: {e}");
+        let bad = |e: tokio_postgres::Error| format!("column {i}: {e}");
         let cell = match ty {
             Type::INT8 => self
                 .0

@@ -7,11 +7,11 @@
 //! A store whose version is newer than this program's is refused before anything is
 //! written.
 
-use postgres::Client;
+use super::session::Client;
 
 use super::errors::classify;
 use crate::store::backend::migrations;
-use crate::store::{Error, Result};
+use crate::store::{Cause, Engine, Error, Result};
 
 const MIGRATION_LOCK: i64 = 0x6d61_7374_7261;
 
@@ -87,6 +87,7 @@ CREATE TABLE waiters (
     migrations::RUNS_BY_CREATION,
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
+    migrations::REVIEWERS,
 ];
 
 /// The store's schema version; `None` when the database has no store yet.
@@ -101,11 +102,30 @@ pub fn version(client: &mut Client) -> Result<Option<i64>> {
         return Ok(None);
     }
     let row = client.query_one("SELECT max(version) FROM mastra_ask.schema_version", &[])?;
-    Ok(row.get::<_, Option<i64>>(0))
+    row.try_get::<_, Option<i64>>(0).map_err(|e| {
+        corrupt(&format!(
+            "its schema_version table is not one mastra-ask made ({e})"
+        ))
+    })
 }
 
-/// Refuses a schema version this program does not know.
+fn corrupt(detail: &str) -> Error {
+    Error::Corrupt(Cause {
+        engine: Engine::Postgres,
+        doing: String::new(),
+        detail: detail.to_string(),
+        source: None,
+    })
+}
+
+/// Refuses a schema version this program does not know, or that none writes.
 pub fn known(store: &str, version: i64) -> Result<()> {
+    if version < 0 {
+        return Err(corrupt(&format!(
+            "its schema version is {version}, which no mastra-ask writes"
+        ))
+        .doing(&format!("opening the store at {store}")));
+    }
     let known = MIGRATIONS.len() as i64;
     if version > known {
         return Err(Error::NewerSchema {
@@ -130,7 +150,12 @@ pub fn migrate(client: &mut Client, store: &str) -> Result<()> {
             "SELECT coalesce(max(version), 0) FROM mastra_ask.schema_version",
             &[],
         )?
-        .get(0);
+        .try_get(0)
+        .map_err(|e| {
+            corrupt(&format!(
+                "its schema_version table is not one mastra-ask made ({e})"
+            ))
+        })?;
     known(store, done)?;
     for (i, sql) in MIGRATIONS
         .iter()

@@ -3,13 +3,15 @@
 //! change in one transaction at a time; every change sends `NOTIFY mastra_ask, '<run id>'`
 //! so that waiters wake at once. No decisions here: the transitions make them.
 
-use postgres::{Client, Transaction};
+use super::session::{Client, Transaction};
 
 use super::errors::classify;
 
 use super::read::{decoded, PgRow, CALL_COLUMNS};
 
-use crate::domain::{CallRecord, CallState, Message, Resolution, StoredEvent, ToolProcess};
+use crate::domain::{
+    CallRecord, CallState, Message, Resolution, StartedCall, StoredEvent, ToolProcess,
+};
 use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, ToolOutput, Tx};
 use crate::store::columns::{self, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
@@ -18,7 +20,7 @@ pub const CHANNEL: &str = "mastra_ask";
 
 /// One open transaction.
 pub struct PgTx<'c> {
-    tx: Transaction<'c>,
+    pub(super) tx: Transaction<'c>,
 }
 
 /// A lease's columns (token, host, pid, start, expiry), all NULL for none.
@@ -214,6 +216,40 @@ impl Tx for PgTx<'_> {
                 &at.host,
                 &at.started_at,
             ],
+        )?;
+        Ok(())
+    }
+
+    fn insert_running(&mut self, run: &RunRow, call: &StartedCall, at: i64) -> Result<()> {
+        self.tx.execute(
+            "DELETE FROM calls WHERE run_id = $1 AND call_id = $2 AND state = 'running'",
+            &[&run.id, &call.call_id],
+        )?;
+        let p = &call.process;
+        self.tx.execute(
+            "INSERT INTO calls (run_id, call_id, step, seq, tool_name, args, state, created_at, \
+             tool_pgid, tool_start, tool_host, tool_started_at) \
+             VALUES ($1, $2, $3, 0, $4, $5, 'running', $6, $7, $8, $9, $10)",
+            &[
+                &run.id,
+                &call.call_id,
+                &call.step,
+                &call.tool_name,
+                &to_json(&call.args),
+                &at,
+                &i64::from(p.pgid),
+                &stored(p.leader_start),
+                &p.host,
+                &p.started_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn clear_running(&mut self, run: &RunRow) -> Result<()> {
+        self.tx.execute(
+            "DELETE FROM calls WHERE run_id = $1 AND state = 'running'",
+            &[&run.id],
         )?;
         Ok(())
     }
@@ -430,5 +466,9 @@ impl Tx for PgTx<'_> {
         );
         let rows = self.tx.query(&sql, &[&server, &run_id])?;
         damage::all(decoded(&rows, columns::ledger))
+    }
+
+    fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
+        self
     }
 }

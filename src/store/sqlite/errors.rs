@@ -10,12 +10,18 @@ use crate::store::{Cause, Engine, Error};
 pub fn classify(doing: &str, e: rusqlite::Error) -> Error {
     let code = match &e {
         rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
+        rusqlite::Error::SqlInputError { error, .. } => Some(error.code),
         _ => None,
+    };
+    // SQLite's message without the statement it was about (a migration's is kilobytes).
+    let detail = match &e {
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        e => e.to_string(),
     };
     let cause = Cause {
         engine: Engine::Sqlite,
         doing: doing.to_string(),
-        detail: e.to_string(),
+        detail,
         source: Some(Box::new(e)),
     };
     match code {

@@ -11,6 +11,7 @@ mod compact;
 mod errors;
 mod open;
 mod read;
+mod reviewers;
 mod schema;
 mod tx;
 
@@ -96,6 +97,28 @@ impl Backend for SqliteStore {
 
     fn any_due(&self, now: i64) -> Result<bool> {
         read::any_due(&self.conn, now).map_err(|e| e.doing(READING))
+    }
+
+    fn pending_mark(&self) -> Result<(i64, i64)> {
+        self.conn
+            .prepare_cached(
+                "SELECT count(*), coalesce(max(created_at), 0) FROM calls WHERE state = 'pending'",
+            )
+            .and_then(|mut stmt| stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(|e| classify(READING, e))
+    }
+
+    fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>> {
+        let read = || -> rusqlite::Result<Vec<(String, String)>> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT a.agent_id, (SELECT r.id FROM runs r WHERE r.agent_id = a.agent_id \
+             ORDER BY r.created_at DESC, r.id LIMIT 1) FROM (SELECT DISTINCT agent_id FROM runs) a \
+             ORDER BY a.agent_id",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        };
+        read().map_err(|e| classify(READING, e))
     }
 
     fn wait_for_change(&self, _run_id: &str, timeout: Duration) -> Result<()> {

@@ -140,8 +140,16 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA user_version", [], |r| r.get(0))
 }
 
-/// Refuses a schema version this program does not know.
+/// Refuses a schema version this program does not know, or that none writes.
 fn known(path: &Path, version: i64) -> Result<()> {
+    if version < 0 {
+        return Err(Error::Corrupt(Cause {
+            engine: Engine::Sqlite,
+            doing: format!("opening the store at {}", path.display()),
+            detail: format!("its schema version is {version}, which no mastra-ask writes"),
+            source: None,
+        }));
+    }
     let known = schema::MIGRATIONS.len() as i64;
     if version > known {
         return Err(Error::NewerSchema {

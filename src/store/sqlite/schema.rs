@@ -100,6 +100,7 @@ CREATE TABLE waiters (
     migrations::RUNS_BY_CREATION,
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
+    migrations::REVIEWERS,
 ];
 
 /// How long a command waits for another one's write lock before it fails.

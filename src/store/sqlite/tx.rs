@@ -12,7 +12,8 @@ use super::errors::classify;
 use super::read::{decoded, SqlRow};
 
 use crate::domain::{
-    CallRecord, CallState, Event, Message, NewCall, Resolution, StoredEvent, ToolProcess,
+    CallRecord, CallState, Event, Message, NewCall, Resolution, StartedCall, StoredEvent,
+    ToolProcess,
 };
 use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, ToolOutput, Tx};
 use crate::store::columns::{self, from_json, stored, LEDGER_COLUMNS};
@@ -20,7 +21,7 @@ use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
 /// One open write transaction.
 pub struct SqliteTx<'c> {
-    tx: Transaction<'c>,
+    pub(super) tx: Transaction<'c>,
 }
 
 /// The columns `columns::run_row` reads.
@@ -348,6 +349,41 @@ impl Tx for SqliteTx<'_> {
         Ok(())
     }
 
+    fn insert_running(&mut self, run: &RunRow, call: &StartedCall, at: i64) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "DELETE FROM calls WHERE run = ?1 AND call_id = ?2 AND state = 'running'",
+            )?
+            .execute(params![run.key, call.call_id])?;
+        let p = &call.process;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO calls (run, call_id, step, seq, tool_name, args, state, created_at, \
+                 tool_pgid, tool_start, tool_host, tool_started_at) \
+                 VALUES (?1, ?2, ?3, 0, ?4, ?5, 'running', ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                run.key,
+                call.call_id,
+                call.step,
+                call.tool_name,
+                to_json(&call.args),
+                at,
+                p.pgid,
+                stored(p.leader_start),
+                p.host,
+                p.started_at
+            ])?;
+        Ok(())
+    }
+
+    fn clear_running(&mut self, run: &RunRow) -> Result<()> {
+        self.tx
+            .prepare_cached("DELETE FROM calls WHERE run = ?1 AND state = 'running'")?
+            .execute([run.key])?;
+        Ok(())
+    }
+
     fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()> {
         let (result, error) = out;
         self.tx
@@ -558,6 +594,10 @@ impl Tx for SqliteTx<'_> {
             params![server, run_id],
             columns::ledger,
         )?)
+    }
+
+    fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
+        self
     }
 }
 

@@ -1,0 +1,108 @@
+//! What waits, as it changes: one thread watches the store's pending items (PostgreSQL
+//! wakes it at each transition's NOTIFY; on SQLite a cheap mark, the pending items' count
+//! and newest time from their index, is read every `POLL`), tells the live
+//! pages (a counter on a watch channel) when items come or go, and runs serve's own hook for
+//! each item that became pending while it watched. Items pending when serve starts are not
+//! new. It reads only; it stops when serve stops.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use super::{pool, Hook};
+use crate::store::{Location, PendingItem, Store};
+
+/// How long one wait for a change lasts (the whole wait on SQLite).
+const POLL: Duration = Duration::from_millis(500);
+
+pub struct Watcher {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watcher {
+    /// Starts watching; `changes` counts each change of what is pending.
+    pub fn start(location: Location, hook: Option<Hook>, changes: watch::Sender<u64>) -> Watcher {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::spawn(move || watch(&location, hook, &changes, &stopping));
+        Watcher {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+type Keys = HashSet<(String, String)>;
+
+fn keys(items: &[PendingItem]) -> Keys {
+    items
+        .iter()
+        .map(|i| (i.call.run_id.clone(), i.call.call_id.clone()))
+        .collect()
+}
+
+fn watch(location: &Location, hook: Option<Hook>, changes: &watch::Sender<u64>, stop: &AtomicBool) {
+    let mut store: Option<Box<dyn Store>> = None;
+    let mut seen: Option<Keys> = None;
+    let mut mark = None;
+    while !stop.load(Ordering::Relaxed) {
+        if store.is_none() {
+            store = pool::open(location).ok();
+        }
+        let Some(s) = store.as_deref() else {
+            std::thread::sleep(POLL);
+            continue;
+        };
+        // The items are read again only when the mark says they changed.
+        let now_mark = s.pending_mark().ok();
+        if now_mark.is_some() && now_mark == mark {
+            if s.wait_for_change("", POLL).is_err() {
+                store = None;
+            }
+            continue;
+        }
+        mark = now_mark;
+        let items = match s.pending(None) {
+            Ok(items) => items,
+            Err(_) => {
+                // Open it again next time (a PostgreSQL connection may have broken).
+                store = None;
+                std::thread::sleep(POLL);
+                continue;
+            }
+        };
+        let now = keys(&items);
+        if let Some(before) = &seen {
+            if *before != now {
+                changes.send_modify(|n| *n += 1);
+                let new: Vec<PendingItem> = items
+                    .into_iter()
+                    .filter(|i| !before.contains(&(i.call.run_id.clone(), i.call.call_id.clone())))
+                    .collect();
+                if let (Some(hook), false) = (&hook, new.is_empty()) {
+                    // A slow hook (10 s at most each) must not hold up the live pages.
+                    let hook = hook.clone();
+                    std::thread::spawn(move || hook(&new));
+                }
+            }
+        }
+        seen = Some(now);
+        if s.wait_for_change("", POLL).is_err() {
+            store = None;
+        }
+    }
+}

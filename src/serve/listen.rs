@@ -1,0 +1,177 @@
+//! The socket side: listen, TLS (rustls) when asked, HTTP/1.1 connections with capped
+//! headers (`MAX_HEADERS`) and a header deadline (`REQUEST_TIMEOUT`), at most
+//! `MAX_CONNECTIONS` at once, and the shutdown: on SIGTERM or SIGINT stop accepting, end
+//! the live pages' streams, let requests in flight (followed legs included) finish for up to
+//! `SHUTDOWN_GRACE`, and return.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::{watch, Semaphore};
+use tower::ServiceExt;
+
+use super::app::{self, App};
+use super::events::Watcher;
+use super::pool::Pool;
+use super::{Config, MAX_CONNECTIONS, MAX_HEADERS, REQUEST_TIMEOUT, SHUTDOWN_GRACE};
+use crate::error::Error;
+
+/// A PEM file may be this large.
+const MAX_PEM: u64 = 1 << 20;
+
+pub async fn serve(config: Config) -> Result<()> {
+    let tls = match &config.tls {
+        Some((cert, key)) => Some(acceptor(cert, key)?),
+        None => None,
+    };
+    let listener = TcpListener::bind(config.listen).await.map_err(|e| {
+        Error::new(
+            crate::error::Kind::Io,
+            format!("could not listen on {}: {e}", config.listen),
+        )
+    })?;
+    let (changes_tx, changes) = watch::channel(0u64);
+    let (stop_tx, stop) = watch::channel(false);
+    let watcher = Watcher::start(config.location.clone(), config.hook.clone(), changes_tx);
+    let local = listener.local_addr()?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let origins = match &config.public {
+        Some(public) => vec![public.clone()],
+        None if local.ip().is_loopback() => vec![
+            format!("{scheme}://{local}"),
+            format!("{scheme}://localhost:{}", local.port()),
+        ],
+        None => vec![format!("{scheme}://{local}")],
+    };
+    let origin = origins[0].clone();
+    let pool = Arc::new(Pool::new(config.location.clone()));
+    let state = Arc::new(App::new(pool, origins, config.behind_proxy, changes, stop));
+    let router = app::router(state);
+    eprintln!(
+        "serving the inbox at {origin} (listening on {local}{}); stop it with Ctrl-C",
+        if tls.is_some() { ", TLS" } else { "" }
+    );
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let graceful = GracefulShutdown::new();
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => p?,
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+        };
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                // Out of file descriptors and the like: wait a little, keep serving.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+        };
+        let _ = tcp.set_nodelay(true);
+        let router = router.clone();
+        let tls = tls.clone();
+        let watcher = graceful.watcher();
+        tokio::spawn(async move {
+            let _permit = permit;
+            let service =
+                hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(peer));
+                    router.clone().oneshot(request)
+                });
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(TokioTimer::new())
+                .header_read_timeout(REQUEST_TIMEOUT)
+                .max_buf_size(MAX_HEADERS);
+            match tls {
+                Some(acceptor) => {
+                    let Ok(Ok(stream)) =
+                        tokio::time::timeout(REQUEST_TIMEOUT, acceptor.accept(tcp)).await
+                    else {
+                        return;
+                    };
+                    let conn = http.serve_connection(TokioIo::new(stream), service);
+                    let _ = watcher.watch(conn).await;
+                }
+                None => {
+                    let conn = http.serve_connection(TokioIo::new(tcp), service);
+                    let _ = watcher.watch(conn).await;
+                }
+            }
+        });
+    }
+    drop(listener);
+    eprintln!(
+        "stopping: finishing the requests in flight (up to {}s)",
+        SHUTDOWN_GRACE.as_secs()
+    );
+    let _ = stop_tx.send(true);
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "some requests were still running after {}s; stopped",
+            SHUTDOWN_GRACE.as_secs()
+        );
+    }
+    drop(watcher);
+    Ok(())
+}
+
+/// Reads a PEM file with a cap.
+fn pem(path: &Path, what: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|f| f.take(MAX_PEM + 1).read_to_end(&mut bytes))
+        .with_context(|| format!("reading the TLS {what} {}", path.display()))?;
+    if bytes.len() as u64 > MAX_PEM {
+        anyhow::bail!(Error::usage(format!(
+            "the TLS {what} {} is larger than 1 MiB",
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The TLS acceptor of a certificate chain and its key (PEM).
+pub fn acceptor(cert: &Path, key: &Path) -> Result<tokio_rustls::TlsAcceptor> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let bad = |what: &str, path: &Path, e: &dyn std::fmt::Display| {
+        Error::usage(format!(
+            "the TLS {what} {} cannot be read: {e}",
+            path.display()
+        ))
+    };
+    let certs: Vec<CertificateDer> = CertificateDer::pem_slice_iter(&pem(cert, "certificate")?)
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad("certificate", cert, &e))?;
+    if certs.is_empty() {
+        anyhow::bail!(bad("certificate", cert, &"it holds no certificate"));
+    }
+    let key_der =
+        PrivateKeyDer::from_pem_slice(&pem(key, "key")?).map_err(|e| bad("key", key, &e))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad("certificate", cert, &e))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key_der)
+        .map_err(|e| bad("key", key, &e))?;
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+}

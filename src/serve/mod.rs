@@ -1,0 +1,75 @@
+//! `serve`, the reviewers' inbox (SPEC §13): frontend 2, web pages for people and Mastra's
+//! agent API for programs, over the same store as the commands.
+//!
+//! Async inside (tokio, hyper, axum), built only when `serve` runs: no other command pays
+//! for a runtime. The store and the tools' checks are synchronous and are called from
+//! blocking tasks (`pool`). Serve records a decision or follows a run in one place only
+//! (`act`); everything else (sign-in, pages, the API's shapes, bounds) is independent of how
+//! recording works. It never drives a leg itself (phase A: no `--drive`), never runs a
+//! command a run names, and never prints a token, cookie, link secret or answer.
+//!
+//! Files: `listen` (sockets, TLS, connection bounds, shutdown), `app` (the routes and the
+//! shared state), `middleware` (security headers, body caps, the request log), `auth`
+//! (tokens, sessions, csrf, same origin, slowed sign-ins), `api` (Mastra's routes),
+//! `pages/` (HTML), `events` (what changed, for live pages and the hook), `act` (decisions).
+
+mod act;
+mod api;
+mod app;
+mod auth;
+mod events;
+mod form;
+mod listen;
+mod middleware;
+mod pages;
+mod pool;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::store::{Location, PendingItem};
+
+/// A request body may hold this much (the answer cap, SPEC §9).
+pub const MAX_BODY: usize = 1 << 20;
+/// A request's headers may hold this much.
+pub const MAX_HEADERS: usize = 16 << 10;
+/// A client must have sent its whole request within this.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// An event stream sends a comment this often, so that proxies and clients see it alive.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// Open connections at most; more wait in the kernel's queue.
+pub const MAX_CONNECTIONS: usize = 1024;
+/// Open event streams (live pages, answers whose leg is followed) at most; past it, 503.
+pub const MAX_STREAMS: usize = 512;
+/// On SIGTERM or SIGINT, requests in flight get this long to finish.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// What a hook does with the items that became pending (serve's own `--on-suspend`).
+pub type Hook = std::sync::Arc<dyn Fn(&[PendingItem]) + Send + Sync>;
+
+/// How `serve` was started, checked by the command.
+pub struct Config {
+    pub location: Location,
+    pub listen: SocketAddr,
+    /// The certificate chain and key files (PEM) for HTTPS.
+    pub tls: Option<(PathBuf, PathBuf)>,
+    /// The origin of `--public-url` (`scheme://host[:port]`), the only `Origin` a POST
+    /// may come from; without it, the address listened at (and `localhost` for a loopback
+    /// one).
+    pub public: Option<String>,
+    /// The client's address is the last `X-Forwarded-For` hop.
+    pub behind_proxy: bool,
+    /// Run for each item that becomes pending.
+    pub hook: Option<Hook>,
+}
+
+/// Runs the inbox until SIGTERM or SIGINT, then finishes what is in flight and returns.
+pub fn run(config: Config) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(64)
+        .enable_all()
+        .build()?;
+    runtime.block_on(listen::serve(config))
+}

@@ -1,0 +1,346 @@
+//! `/runs/RUN/items/TOOL_CALL_ID`: one item and its form, posted to the same URL (SPEC
+//! §13's field names): a question (`answer`; `label` repeated for multi-select, the
+//! options with their descriptions), a plan rendered from its Markdown snapshot (`action`
+//! = `approved` | `rejected`, `feedback`), an approval with its tool and escaped, indented
+//! arguments (`approved` = `false` | `true`, `reason`; Decline first). A decision is a 303
+//! back here, where the page shows what was recorded; when someone decided first, a 409
+//! page says who, when and what. Bad input is a 400 that consumed nothing.
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::{html, Markup};
+use serde_json::{json, Value};
+
+use super::layout::{
+    age, failed, frame, item_href, kind_badge, problem, respond, run_href, to_login,
+};
+use super::run::decided_line;
+use super::{markdown, text};
+use crate::domain::{CallRecord, CallState, ItemKind, Via};
+use crate::serve::act::{self, Answer, Outcome, Refusal, Target};
+use crate::serve::app::{for_reviewer, signed_in, Shared, Signed};
+use crate::serve::auth;
+use crate::serve::form::Form;
+use crate::store::{now_ms, Run};
+use crate::tools::approval;
+use crate::tools::ask_user::{Mode, Question};
+use crate::tools::submit_plan::Plan;
+
+#[derive(serde::Deserialize)]
+pub struct Done {
+    /// What the decision just made came to (set by the redirect after it).
+    done: Option<String>,
+}
+
+/// A message above the item.
+enum Notice {
+    Error(String),
+    Conflict(String),
+    Recorded(String),
+}
+
+pub async fn page(
+    State(app): State<Shared>,
+    headers: HeaderMap,
+    Path((run, call)): Path<(String, String)>,
+    Query(done): Query<Done>,
+) -> Response {
+    let signed = match signed_in(&app, &headers).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return to_login(),
+        Err(e) => return failed(None, &e),
+    };
+    let notice = done
+        .done
+        .as_deref()
+        .map(|d| Notice::Recorded(recorded_text(d)));
+    show(&app, &signed, &run, &call, StatusCode::OK, notice).await
+}
+
+fn recorded_text(done: &str) -> String {
+    match done {
+        "waiter" => "Recorded. The run's waiting process continues it now.".into(),
+        "driven" => "Recorded. The run is complete.".into(),
+        "pending" => "Recorded. Other items of this step must be decided before the run goes on.".into(),
+        _ => "Recorded. The run continues on the host that started it: its waiting process, or `mastra-ask resume` there.".into(),
+    }
+}
+
+async fn show(
+    app: &Shared,
+    signed: &Signed,
+    run: &str,
+    call: &str,
+    status: StatusCode,
+    notice: Option<Notice>,
+) -> Response {
+    let (run_id, call_id) = (run.to_string(), call.to_string());
+    let found = app
+        .pool
+        .with(move |s| {
+            let target = Target {
+                run_id: &run_id,
+                call_id: Some(&call_id),
+                agent_id: None,
+            };
+            Ok(act::find(s, &target))
+        })
+        .await;
+    match found {
+        Ok(Ok((run, item))) => {
+            let body = render(signed, &run, &item, notice);
+            respond(
+                status,
+                Some(signed),
+                frame("Item", Some(signed), false, body),
+            )
+        }
+        Ok(Err(Refusal::NotFound(m))) => {
+            problem(StatusCode::NOT_FOUND, Some(signed), "Not found", &m)
+        }
+        Ok(Err(Refusal::Failed(e))) | Err(e) => failed(Some(signed), &e),
+        // Finding an item by its id refuses nothing else.
+        Ok(Err(Refusal::Invalid { message, .. } | Refusal::Conflict(message))) => problem(
+            StatusCode::CONFLICT,
+            Some(signed),
+            "Not available",
+            &message,
+        ),
+        Ok(Err(Refusal::Decided(item))) => problem(
+            StatusCode::CONFLICT,
+            Some(signed),
+            "Not available",
+            &format!("tool call {} was decided", item.call_id),
+        ),
+    }
+}
+
+fn render(signed: &Signed, run: &Run, item: &CallRecord, notice: Option<Notice>) -> Markup {
+    let now = now_ms();
+    html! {
+        p.muted {
+            (kind_badge(item.kind())) " agent " (text::line(&run.agent_id)) " · " (age(item.created_at, now))
+            " · run " a href=(run_href(&run.id)) { (run.id) }
+        }
+        @match &notice {
+            Some(Notice::Error(m)) => div.notice.error role="alert" { (text::line(m)) },
+            Some(Notice::Conflict(m)) => div.notice.conflict role="alert" { (text::line(m)) },
+            Some(Notice::Recorded(m)) => div.notice role="status" { (m) },
+            None => {},
+        }
+        (what_it_asks(item))
+        @if item.state == CallState::Pending {
+            (form(signed, item))
+        } @else {
+            div.notice.conflict #decided {
+                strong { "Decided: " } (decision_text(item)) br;
+                span.muted { (decided_line(item)) }
+            }
+        }
+    }
+}
+
+/// The question, plan or tool call, as the person reads it before deciding.
+fn what_it_asks(item: &CallRecord) -> Markup {
+    match item.kind() {
+        ItemKind::Question => {
+            let q = item.payload.as_ref().and_then(Question::from_payload);
+            html! { h1 { @match &q { Some(q) => (text::block(&q.text)), None => "(unreadable question)" } } }
+        }
+        ItemKind::Plan => {
+            let plan = item.payload.as_ref().and_then(Plan::from_payload);
+            match plan {
+                Some(p) => html! {
+                    h1 { "Plan: " @if p.title.is_empty() { "(untitled)" } @else { (text::line(&p.title)) } }
+                    p.muted { "from " code { (text::line(&p.path)) } " as it was submitted" }
+                    div.plan { (markdown::render(&p.plan)) }
+                },
+                None => html! { h1 { "(unreadable plan)" } },
+            }
+        }
+        ItemKind::Approval | ItemKind::Other => {
+            let args = serde_json::to_string_pretty(&item.args).unwrap_or_default();
+            html! {
+                h1 { "Run the tool " code { (text::line(&item.tool_name)) } "?" }
+                p.muted { "with these arguments:" }
+                pre { (text::shown(&args, true)) }
+            }
+        }
+    }
+}
+
+fn form(signed: &Signed, item: &CallRecord) -> Markup {
+    let action = item_href(&item.run_id, &item.call_id);
+    html! {
+        form.decide method="post" action=(action) {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            @match item.kind() {
+                ItemKind::Question => (question_fields(item)),
+                ItemKind::Plan => {
+                    label.field for="feedback" { "Feedback (for a rejection)" }
+                    textarea #feedback name="feedback" {}
+                    div.buttons {
+                        button.danger type="submit" name="action" value="rejected" { "Reject" }
+                        button.primary type="submit" name="action" value="approved" { "Approve" }
+                    }
+                },
+                ItemKind::Approval | ItemKind::Other => {
+                    label.field for="reason" { "Reason (for a decline; the model reads it)" }
+                    textarea #reason name="reason" {}
+                    div.buttons {
+                        button.danger type="submit" name="approved" value="false" { "Decline" }
+                        button.primary type="submit" name="approved" value="true" { "Approve" }
+                    }
+                },
+            }
+        }
+    }
+}
+
+fn question_fields(item: &CallRecord) -> Markup {
+    let Some(q) = item.payload.as_ref().and_then(Question::from_payload) else {
+        return html! {};
+    };
+    html! {
+        @match q.mode {
+            Mode::FreeText => {
+                label.field for="answer" { "Your answer" }
+                textarea #answer name="answer" required {}
+            },
+            Mode::Single | Mode::Multi => {
+                fieldset {
+                    legend { @if q.mode == Mode::Multi { "Choose one or more" } @else { "Choose one" } }
+                    @for (i, c) in q.options.iter().enumerate() {
+                        label.choice {
+                            @if q.mode == Mode::Multi {
+                                input type="checkbox" name="label" value=(c.label) id={ "o" (i) };
+                            } @else {
+                                input type="radio" name="answer" value=(c.label) id={ "o" (i) } required;
+                            }
+                            span {
+                                (text::line(&c.label))
+                                @if let Some(d) = &c.description { span.desc { (text::line(d)) } }
+                            }
+                        }
+                    }
+                }
+            },
+        }
+        div.buttons { button.primary type="submit" { "Send answer" } }
+    }
+}
+
+/// What was decided on an item, in words.
+fn decision_text(item: &CallRecord) -> Markup {
+    let data = item.resume_data.clone().unwrap_or(Value::Null);
+    match (item.kind(), &data) {
+        (_, Value::Null) => html! { (item.state.as_str()) },
+        (ItemKind::Question, Value::String(s)) => html! { (text::line(s)) },
+        (ItemKind::Question, Value::Array(labels)) => {
+            let labels: Vec<&str> = labels.iter().filter_map(Value::as_str).collect();
+            html! { (text::line(&labels.join(", "))) }
+        }
+        (ItemKind::Plan, d) => html! {
+            (d["action"].as_str().unwrap_or("?"))
+            @if let Some(f) = d["feedback"].as_str() { ": " (text::block(f)) }
+        },
+        (_, d) if d["approved"] == true => html! { "approved" },
+        (_, d) => html! {
+            "declined" @if let Some(r) = d["reason"].as_str() { ": " (text::block(r)) }
+        },
+    }
+}
+
+/// The decision a form stands for.
+fn answer_of(form: &Form) -> Answer {
+    if let Some(approved) = form.get("approved") {
+        let reason = form
+            .get("reason")
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_string);
+        return Answer::Approval(approval::Decision {
+            approved: approved == "true",
+            reason,
+        });
+    }
+    if let Some(action) = form.get("action") {
+        let mut d = json!({"action": action});
+        if let Some(f) = form.get("feedback").filter(|f| !f.trim().is_empty()) {
+            d["feedback"] = json!(f);
+        }
+        return Answer::Data(d);
+    }
+    let labels = form.all("label");
+    if !labels.is_empty() || form.get("answer").is_none() {
+        return Answer::Data(json!(labels));
+    }
+    Answer::Data(json!(form.get("answer").unwrap_or_default()))
+}
+
+pub async fn decide(
+    State(app): State<Shared>,
+    headers: HeaderMap,
+    Path((run, call)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let signed = match signed_in(&app, &headers).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return to_login(),
+        Err(e) => return failed(None, &e),
+    };
+    let form = Form::parse(&body);
+    if !auth::same_origin(&headers, &app.origins)
+        || !auth::csrf_ok("session", &signed.session, form.get("csrf"))
+    {
+        return problem(
+            StatusCode::FORBIDDEN,
+            Some(&signed),
+            "Refused",
+            "this form did not come from this inbox (or your session changed): open the item again",
+        );
+    }
+    let answer = answer_of(&form);
+    let by = signed.reviewer.name.clone();
+    let (run_id, call_id) = (run.clone(), call.clone());
+    let location = app.pool.location().clone();
+    let decided = app
+        .pool
+        .with(move |s| {
+            let target = Target {
+                run_id: &run_id,
+                call_id: Some(&call_id),
+                agent_id: None,
+            };
+            Ok(act::decide(s, &location, &target, answer, &by, Via::Web))
+        })
+        .await;
+    let (status, notice) = match decided {
+        Ok(Ok(d)) => {
+            let done = match (d.outcome, d.still_pending) {
+                (Outcome::Driven, _) => "driven",
+                (Outcome::Waiter, _) => "waiter",
+                (Outcome::Recorded, n) if n > 0 => "pending",
+                (Outcome::Recorded, _) => "recorded",
+            };
+            let to = format!("{}?done={done}", item_href(&d.run_id, &d.call_id));
+            return for_reviewer(Redirect::to(&to).into_response(), &signed.reviewer.name);
+        }
+        Ok(Err(Refusal::Invalid { message, .. })) => {
+            (StatusCode::BAD_REQUEST, Notice::Error(message))
+        }
+        Ok(Err(Refusal::Decided(item))) => {
+            let who = item.resolved_by.clone().unwrap_or_else(|| "someone".into());
+            let m = format!("{who} decided this item first; nothing of yours was recorded.");
+            (StatusCode::CONFLICT, Notice::Conflict(m))
+        }
+        Ok(Err(Refusal::Conflict(m))) => (StatusCode::CONFLICT, Notice::Conflict(m)),
+        Ok(Err(Refusal::NotFound(m))) => {
+            return problem(StatusCode::NOT_FOUND, Some(&signed), "Not found", &m)
+        }
+        Ok(Err(Refusal::Failed(e))) | Err(e) => return failed(Some(&signed), &e),
+    };
+    show(&app, &signed, &run, &call, status, Some(notice)).await
+}

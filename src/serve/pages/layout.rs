@@ -1,0 +1,124 @@
+//! The frame of every page (title, who is signed in, sign out), the small pieces pages
+//! share (kind badges, ages, links to runs and items), and the pages for errors.
+
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::{html, Markup, DOCTYPE};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+use super::text;
+use crate::domain::ItemKind;
+use crate::output::format;
+use crate::serve::app::{for_reviewer, Signed};
+
+/// What stays unescaped in a path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// A value as one path segment.
+pub fn segment(s: &str) -> String {
+    utf8_percent_encode(s, SEGMENT).to_string()
+}
+
+pub fn run_href(run: &str) -> String {
+    format!("/runs/{}", segment(run))
+}
+
+pub fn item_href(run: &str, call: &str) -> String {
+    format!("/runs/{}/items/{}", segment(run), segment(call))
+}
+
+/// A whole page.
+pub fn frame(title: &str, signed: Option<&Signed>, script: bool, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="referrer" content="no-referrer";
+                title { (title) " · mastra-ask" }
+                link rel="stylesheet" href="/static/app.css";
+                @if script { script src="/static/inbox.js" defer {} }
+            }
+            body {
+                header {
+                    a.home href="/" { "mastra-ask inbox" }
+                    @if let Some(s) = signed {
+                        form method="post" action="/logout" {
+                            input type="hidden" name="csrf" value=(s.csrf);
+                            span.muted { (text::line(&s.reviewer.name)) " " }
+                            button.small type="submit" { "Sign out" }
+                        }
+                    }
+                }
+                main { (body) }
+            }
+        }
+    }
+}
+
+/// An HTML response with `status`, logged for the signed-in reviewer.
+pub fn respond(status: StatusCode, signed: Option<&Signed>, markup: Markup) -> Response {
+    let mut r = (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        markup.into_string(),
+    )
+        .into_response();
+    if let Some(s) = signed {
+        r = for_reviewer(r, &s.reviewer.name);
+    }
+    r
+}
+
+/// The way to a page for someone not signed in.
+pub fn to_login() -> Response {
+    Redirect::to("/login").into_response()
+}
+
+/// A page that says what went wrong.
+pub fn problem(
+    status: StatusCode,
+    signed: Option<&Signed>,
+    title: &str,
+    message: &str,
+) -> Response {
+    let body = html! {
+        h1 { (title) }
+        div.notice.error { (text::line(message)) }
+        p { a href="/" { "Back to the inbox" } }
+    };
+    respond(status, signed, frame(title, signed, false, body))
+}
+
+pub async fn not_found() -> Response {
+    problem(
+        StatusCode::NOT_FOUND,
+        None,
+        "Not found",
+        "there is no such page",
+    )
+}
+
+/// A failure of the store, as a page.
+pub fn failed(signed: Option<&Signed>, e: &anyhow::Error) -> Response {
+    problem(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        signed,
+        "Something failed",
+        &format!("the store failed: {e}"),
+    )
+}
+
+pub fn kind_badge(kind: ItemKind) -> Markup {
+    html! { span class={ "kind " (kind.noun()) } { (kind.noun()) } }
+}
+
+/// How long ago, and when.
+pub fn age(at: i64, now: i64) -> Markup {
+    html! { span.muted title=(format::time(at)) { (format::age(at, now)) " ago" } }
+}

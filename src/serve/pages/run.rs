@@ -1,0 +1,127 @@
+//! `/runs/RUN`: one run: its status, its transcript, and its items with who decided, when
+//! and how (`web`, `api`, or the command line's ways).
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use maud::{html, Markup};
+
+use super::inbox::summary;
+use super::layout::{failed, frame, item_href, kind_badge, problem, respond, to_login};
+use super::text;
+use crate::domain::{CallRecord, Message};
+use crate::output::format;
+use crate::serve::app::{signed_in, Shared};
+
+pub async fn page(
+    State(app): State<Shared>,
+    headers: HeaderMap,
+    Path(run): Path<String>,
+) -> Response {
+    let signed = match signed_in(&app, &headers).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return to_login(),
+        Err(e) => return failed(None, &e),
+    };
+    let id = run.clone();
+    let found = app
+        .pool
+        .with(move |s| {
+            let Some(run) = s.run(&id)? else {
+                return Ok(None);
+            };
+            let messages = s.messages(&run.id)?;
+            let calls = s.calls(&run.id)?;
+            Ok(Some((run, messages, calls)))
+        })
+        .await;
+    let (run, messages, calls) = match found {
+        Ok(Some(f)) => f,
+        Ok(None) => {
+            return problem(
+                StatusCode::NOT_FOUND,
+                Some(&signed),
+                "No such run",
+                &format!("no run {run}"),
+            )
+        }
+        Err(e) => return failed(Some(&signed), &e),
+    };
+    let body = html! {
+        h1 { "Run " (text::line(&run.id)) }
+        dl {
+            dt { "status" } dd { (run.status.as_str()) }
+            dt { "agent" } dd { (text::line(&run.agent_id)) }
+            dt { "started" } dd { (format::time(run.created_at)) }
+            dt { "updated" } dd { (format::time(run.updated_at)) }
+            @if let Some(e) = &run.error { dt { "error" } dd { (text::line(e)) } }
+            @if let Some(o) = &run.output { dt { "output" } dd { (text::block(o)) } }
+        }
+        h2 { "Items" }
+        @let items: Vec<&CallRecord> = calls.iter().filter(|c| c.is_item()).collect();
+        @if items.is_empty() { p.muted { "None." } }
+        ul.items {
+            @for c in items { (item_entry(c)) }
+        }
+        h2 { "Transcript" }
+        div.transcript {
+            @for m in &messages { (message(m)) }
+        }
+    };
+    respond(
+        StatusCode::OK,
+        Some(&signed),
+        frame("Run", Some(&signed), false, body),
+    )
+}
+
+/// An item of the run and what became of it.
+fn item_entry(c: &CallRecord) -> Markup {
+    html! {
+        li {
+            (kind_badge(c.kind())) " "
+            a.open href=(item_href(&c.run_id, &c.call_id)) {
+                (summary(c.kind(), &c.tool_name, &c.args, c.payload.as_ref()))
+            }
+            span.muted { (decided_line(c)) }
+        }
+    }
+}
+
+/// "resolved by alice via web at …", or the item's state.
+pub fn decided_line(c: &CallRecord) -> Markup {
+    html! {
+        (c.state.as_str())
+        @if let Some(by) = &c.resolved_by { " by " (text::line(by)) }
+        @if let Some(via) = &c.resolved_via { " via " (text::line(via)) }
+        @if let Some(at) = c.resolved_at { " at " (format::time(at)) }
+    }
+}
+
+fn message(m: &Message) -> Markup {
+    match m {
+        Message::User { content } => html! {
+            div.message { div.role { "user" } (text::block(content)) }
+        },
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => html! {
+            div.message {
+                div.role { "assistant" }
+                @if let Some(c) = content { (text::block(c)) }
+                @for call in tool_calls {
+                    div { "calls " code { (text::line(&call.name)) } " " span.muted { (text::line(&call.args.to_string())) } }
+                }
+            }
+        },
+        Message::Tool {
+            tool_name, content, ..
+        } => html! {
+            div.message {
+                div.role { "tool " (text::line(tool_name)) }
+                (text::block(content))
+            }
+        },
+    }
+}

@@ -1,0 +1,225 @@
+//! The PostgreSQL side of the reviewers, sessions, links and settings
+//! (`store::ReviewerTx`): rows read are locked (`FOR UPDATE`), so that of two sign-ins with
+//! one link the second waits and then sees it used. No decisions here: `store::reviewers`
+//! makes them.
+
+use tokio_postgres::Row;
+
+use super::tx::PgTx;
+use crate::store::reviewers::{LinkRow, Reviewer, ReviewerRow, ReviewerTx, SessionRow};
+use crate::store::Result;
+
+const COLUMNS: &str =
+    "name, groups, os_user, pg_role, token_hash, created_at, rotated_at, removed_at";
+
+fn row(r: &Row) -> ReviewerRow {
+    let groups: String = r.get(1);
+    ReviewerRow {
+        reviewer: Reviewer {
+            name: r.get(0),
+            groups: serde_json::from_str(&groups).unwrap_or_default(),
+            os_user: r.get(2),
+            pg_role: r.get(3),
+            created_at: r.get(5),
+            rotated_at: r.get(6),
+            removed_at: r.get(7),
+        },
+        token_hash: r.get(4),
+    }
+}
+
+impl ReviewerTx for PgTx<'_> {
+    fn reviewer(&mut self, name: &str) -> Result<Option<ReviewerRow>> {
+        let sql = format!("SELECT {COLUMNS} FROM reviewers WHERE name = $1 FOR UPDATE");
+        Ok(self.tx.query_opt(&sql, &[&name])?.as_ref().map(row))
+    }
+
+    fn reviewer_by_token(&mut self, token_hash: &str) -> Result<Option<ReviewerRow>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM reviewers WHERE token_hash = $1 AND removed_at IS NULL \
+             FOR UPDATE"
+        );
+        Ok(self.tx.query_opt(&sql, &[&token_hash])?.as_ref().map(row))
+    }
+
+    fn reviewer_mapped(
+        &mut self,
+        os_user: Option<&str>,
+        pg_role: Option<&str>,
+        except: &str,
+    ) -> Result<Option<String>> {
+        Ok(self
+            .tx
+            .query_opt(
+                "SELECT name FROM reviewers WHERE removed_at IS NULL AND name <> $3 \
+                 AND (os_user = $1 OR pg_role = $2) LIMIT 1",
+                &[&os_user, &pg_role, &except],
+            )?
+            .map(|r| r.get(0)))
+    }
+
+    fn reviewers(&mut self) -> Result<Vec<Reviewer>> {
+        let sql = format!("SELECT {COLUMNS} FROM reviewers ORDER BY name");
+        Ok(self
+            .tx
+            .query(&sql, &[])?
+            .iter()
+            .map(|r| row(r).reviewer)
+            .collect())
+    }
+
+    fn insert_reviewer(&mut self, r: &ReviewerRow) -> Result<bool> {
+        let v = &r.reviewer;
+        let groups = serde_json::to_string(&v.groups).unwrap_or_else(|_| "[]".into());
+        let written = self.tx.execute(
+            "INSERT INTO reviewers (name, groups, os_user, pg_role, token_hash, created_at, \
+             rotated_at, removed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (name) DO UPDATE SET groups = excluded.groups, \
+             os_user = excluded.os_user, pg_role = excluded.pg_role, \
+             token_hash = excluded.token_hash, created_at = excluded.created_at, \
+             rotated_at = excluded.rotated_at, removed_at = excluded.removed_at \
+                 WHERE reviewers.removed_at IS NOT NULL",
+            &[
+                &v.name,
+                &groups,
+                &v.os_user,
+                &v.pg_role,
+                &r.token_hash,
+                &v.created_at,
+                &v.rotated_at,
+                &v.removed_at,
+            ],
+        )?;
+        Ok(written > 0)
+    }
+
+    fn put_reviewer(&mut self, r: &ReviewerRow) -> Result<()> {
+        let v = &r.reviewer;
+        let groups = serde_json::to_string(&v.groups).unwrap_or_else(|_| "[]".into());
+        self.tx.execute(
+            "UPDATE reviewers SET groups = $2, os_user = $3, pg_role = $4, token_hash = $5, \
+             created_at = $6, rotated_at = $7, removed_at = $8 WHERE name = $1",
+            &[
+                &v.name,
+                &groups,
+                &v.os_user,
+                &v.pg_role,
+                &r.token_hash,
+                &v.created_at,
+                &v.rotated_at,
+                &v.removed_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn insert_session(&mut self, id_hash: &str, s: &SessionRow) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO sessions (id_hash, reviewer, created_at, last_seen_at) \
+             VALUES ($1, $2, $3, $4)",
+            &[&id_hash, &s.reviewer, &s.created_at, &s.last_seen_at],
+        )?;
+        Ok(())
+    }
+
+    fn session(&mut self, id_hash: &str) -> Result<Option<SessionRow>> {
+        Ok(self
+            .tx
+            .query_opt(
+                "SELECT reviewer, created_at, last_seen_at FROM sessions WHERE id_hash = $1 \
+                 FOR UPDATE",
+                &[&id_hash],
+            )?
+            .map(|r| SessionRow {
+                reviewer: r.get(0),
+                created_at: r.get(1),
+                last_seen_at: r.get(2),
+            }))
+    }
+
+    fn touch_session(&mut self, id_hash: &str, at: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE sessions SET last_seen_at = $2 WHERE id_hash = $1",
+            &[&id_hash, &at],
+        )?;
+        Ok(())
+    }
+
+    fn delete_session(&mut self, id_hash: &str) -> Result<()> {
+        self.tx
+            .execute("DELETE FROM sessions WHERE id_hash = $1", &[&id_hash])?;
+        Ok(())
+    }
+
+    fn end_access(&mut self, reviewer: &str) -> Result<()> {
+        self.tx
+            .execute("DELETE FROM sessions WHERE reviewer = $1", &[&reviewer])?;
+        self.tx.execute(
+            "DELETE FROM sign_in_links WHERE reviewer = $1",
+            &[&reviewer],
+        )?;
+        Ok(())
+    }
+
+    fn delete_stale(&mut self, idle_before: i64, created_before: i64, now: i64) -> Result<()> {
+        self.tx.execute(
+            "DELETE FROM sessions WHERE last_seen_at < $1 OR created_at < $2",
+            &[&idle_before, &created_before],
+        )?;
+        self.tx
+            .execute("DELETE FROM sign_in_links WHERE expires_at < $1", &[&now])?;
+        Ok(())
+    }
+
+    fn insert_link(&mut self, secret_hash: &str, l: &LinkRow, at: i64) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO sign_in_links (secret_hash, reviewer, expires_at, used_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+            &[&secret_hash, &l.reviewer, &l.expires_at, &l.used_at, &at],
+        )?;
+        Ok(())
+    }
+
+    fn link(&mut self, secret_hash: &str) -> Result<Option<LinkRow>> {
+        Ok(self
+            .tx
+            .query_opt(
+                "SELECT reviewer, expires_at, used_at FROM sign_in_links \
+                 WHERE secret_hash = $1 FOR UPDATE",
+                &[&secret_hash],
+            )?
+            .map(|r| LinkRow {
+                reviewer: r.get(0),
+                expires_at: r.get(1),
+                used_at: r.get(2),
+            }))
+    }
+
+    fn use_link(&mut self, secret_hash: &str, at: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE sign_in_links SET used_at = $2 WHERE secret_hash = $1",
+            &[&secret_hash, &at],
+        )?;
+        Ok(())
+    }
+
+    fn setting(&mut self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .tx
+            .query_opt(
+                "SELECT value FROM settings WHERE key = $1 FOR UPDATE",
+                &[&key],
+            )?
+            .map(|r| r.get(0)))
+    }
+
+    fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value, \
+             updated_at = excluded.updated_at",
+            &[&key, &value, &at],
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,356 @@
+//! The people who may sign in to `serve` (SPEC §13), their sessions and sign-in links, and
+//! the inbox's settings (the recorded public URL): the rows a backend provides
+//! (`ReviewerTx`) and the transitions over them, written once for both backends
+//! (`Reviewers`).
+//!
+//! Every secret reaches this module in clear and leaves it hashed (`secret.rs`): the store
+//! never holds a token, a link secret or a session id, only their hashes. Rotating a
+//! reviewer's token ends their sessions and links; removing a reviewer ends all three; a
+//! link signs in once, exactly once under concurrency. No SQL and no wording for people
+//! beyond the refusals.
+
+use super::backend::{Backend, Durability};
+use super::error::{Conflict, Error, NotFound, Result};
+use super::transitions::write;
+use super::{now_ms, secret};
+
+/// A session ends after this long without a request...
+pub const SESSION_IDLE_MS: i64 = 12 * 3600 * 1000;
+/// ...and this long after it began, whatever happens.
+pub const SESSION_MAX_MS: i64 = 7 * 24 * 3600 * 1000;
+/// A sign-in link is valid this long.
+pub const LINK_MS: i64 = 15 * 60 * 1000;
+/// A session's last use is written at most this often (a request is a read, not a write).
+const TOUCH_MS: i64 = 60 * 1000;
+
+/// The setting that holds the public URL `serve --public-url` recorded.
+pub const PUBLIC_URL: &str = "public_url";
+
+/// A reviewer as the store keeps them (their token only as a hash, never shown).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reviewer {
+    pub name: String,
+    pub groups: Vec<String>,
+    pub os_user: Option<String>,
+    pub pg_role: Option<String>,
+    pub created_at: i64,
+    pub rotated_at: Option<i64>,
+    /// When they were removed; a removed reviewer is kept for the audit and signs in no more.
+    pub removed_at: Option<i64>,
+}
+
+/// A reviewer's row: the reviewer and the hash of their current token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReviewerRow {
+    pub reviewer: Reviewer,
+    pub token_hash: Option<String>,
+}
+
+/// A session's row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    pub reviewer: String,
+    pub created_at: i64,
+    pub last_seen_at: i64,
+}
+
+/// A sign-in link's row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkRow {
+    pub reviewer: String,
+    pub expires_at: i64,
+    pub used_at: Option<i64>,
+}
+
+/// The row operations on reviewers, sessions, links and settings within one write
+/// transaction. Rows read here are locked until the transaction ends.
+pub trait ReviewerTx {
+    fn reviewer(&mut self, name: &str) -> Result<Option<ReviewerRow>>;
+    /// The active reviewer whose token has this hash.
+    fn reviewer_by_token(&mut self, token_hash: &str) -> Result<Option<ReviewerRow>>;
+    /// The active reviewer (other than `except`) mapped to this OS user or PostgreSQL role.
+    fn reviewer_mapped(
+        &mut self,
+        os_user: Option<&str>,
+        pg_role: Option<&str>,
+        except: &str,
+    ) -> Result<Option<String>>;
+    /// Every reviewer, by name.
+    fn reviewers(&mut self) -> Result<Vec<Reviewer>>;
+    /// Inserts the row, or replaces a removed reviewer's row of the same name; false (and
+    /// nothing written) when an active reviewer has the name, committed meanwhile included.
+    fn insert_reviewer(&mut self, row: &ReviewerRow) -> Result<bool>;
+    /// Writes an existing reviewer's row.
+    fn put_reviewer(&mut self, row: &ReviewerRow) -> Result<()>;
+    fn insert_session(&mut self, id_hash: &str, row: &SessionRow) -> Result<()>;
+    fn session(&mut self, id_hash: &str) -> Result<Option<SessionRow>>;
+    fn touch_session(&mut self, id_hash: &str, at: i64) -> Result<()>;
+    fn delete_session(&mut self, id_hash: &str) -> Result<()>;
+    /// Deletes the reviewer's sessions and sign-in links.
+    fn end_access(&mut self, reviewer: &str) -> Result<()>;
+    /// Deletes sessions last seen before `idle_before` or created before `created_before`,
+    /// and links that expired before `now`.
+    fn delete_stale(&mut self, idle_before: i64, created_before: i64, now: i64) -> Result<()>;
+    fn insert_link(&mut self, secret_hash: &str, row: &LinkRow, at: i64) -> Result<()>;
+    fn link(&mut self, secret_hash: &str) -> Result<Option<LinkRow>>;
+    fn use_link(&mut self, secret_hash: &str, at: i64) -> Result<()>;
+    fn setting(&mut self, key: &str) -> Result<Option<String>>;
+    fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()>;
+}
+
+/// A new reviewer, as `reviewer add` gives it.
+pub struct NewReviewer<'a> {
+    pub name: &'a str,
+    pub groups: &'a [String],
+    pub os_user: Option<&'a str>,
+    pub pg_role: Option<&'a str>,
+}
+
+/// What recording a public URL did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PublicUrl {
+    /// It is the one recorded (now or before).
+    Recorded,
+    /// It replaced this other one (`--replace-public-url`).
+    Replaced(String),
+}
+
+/// The transitions on reviewers, sessions, links and settings; the same for every backend.
+pub trait Reviewers: Backend {
+    /// Adds a reviewer with `token` (the caller prints it once; the store keeps its hash).
+    fn add_reviewer(&self, new: &NewReviewer, token: &str) -> Result<Reviewer> {
+        let now = now_ms();
+        let name = new.name.to_string();
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            if tx
+                .reviewer(&name)?
+                .is_some_and(|r| r.reviewer.removed_at.is_none())
+            {
+                return Err(Conflict::ReviewerExists { name: name.clone() }.into());
+            }
+            if let Some(other) = tx.reviewer_mapped(new.os_user, new.pg_role, &name)? {
+                return Err(Error::usage(format!(
+                    "reviewer {other} is mapped to that OS user or PostgreSQL role already; remove them first"
+                )));
+            }
+            let reviewer = Reviewer {
+                name: name.clone(),
+                groups: new.groups.to_vec(),
+                os_user: new.os_user.map(str::to_string),
+                pg_role: new.pg_role.map(str::to_string),
+                created_at: now,
+                rotated_at: None,
+                removed_at: None,
+            };
+            tx.end_access(&name)?;
+            let row = ReviewerRow {
+                reviewer: reviewer.clone(),
+                token_hash: Some(secret::hash(token)),
+            };
+            if !tx.insert_reviewer(&row)? {
+                return Err(Conflict::ReviewerExists { name: name.clone() }.into());
+            }
+            Ok(reviewer)
+        })
+    }
+
+    /// Every reviewer, removed ones included, by name.
+    fn list_reviewers(&self) -> Result<Vec<Reviewer>> {
+        write(self, Durability::Deferred, |tx| tx.reviewers().reviewers())
+    }
+
+    /// Gives the reviewer a new token; the old one, their sessions and links stop working.
+    fn rotate_reviewer(&self, name: &str, token: &str) -> Result<()> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            let mut row = active(tx, name)?;
+            row.token_hash = Some(secret::hash(token));
+            row.reviewer.rotated_at = Some(now);
+            tx.end_access(name)?;
+            tx.put_reviewer(&row)
+        })
+    }
+
+    /// Removes a reviewer: their token, sessions and links stop working; the row stays, for
+    /// the audit of what they decided.
+    fn remove_reviewer(&self, name: &str) -> Result<()> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            let mut row = active(tx, name)?;
+            row.token_hash = None;
+            row.reviewer.removed_at = Some(now);
+            tx.end_access(name)?;
+            tx.put_reviewer(&row)
+        })
+    }
+
+    /// Stores a single-use sign-in link for the reviewer, valid `LINK_MS`; its expiry.
+    fn add_link(&self, name: &str, link_secret: &str) -> Result<i64> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            active(tx, name)?;
+            let row = LinkRow {
+                reviewer: name.to_string(),
+                expires_at: now + LINK_MS,
+                used_at: None,
+            };
+            tx.insert_link(&secret::hash(link_secret), &row, now)?;
+            Ok(row.expires_at)
+        })
+    }
+
+    /// The active reviewer whose token this is (the API's bearer token).
+    fn reviewer_of_token(&self, token: &str) -> Result<Option<Reviewer>> {
+        let hash = secret::hash(token);
+        write(self, Durability::Deferred, |tx| {
+            Ok(tx
+                .reviewers()
+                .reviewer_by_token(&hash)?
+                .filter(|r| {
+                    r.token_hash
+                        .as_deref()
+                        .is_some_and(|h| secret::same(h, &hash))
+                })
+                .map(|r| r.reviewer))
+        })
+    }
+
+    /// Signs in with a token: a new session `session_id` for its reviewer. `None` when the
+    /// token is nobody's (unknown and wrong tokens are the same case).
+    fn sign_in(&self, token: &str, session_id: &str) -> Result<Option<Reviewer>> {
+        let (hash, now) = (secret::hash(token), now_ms());
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            let Some(row) = tx.reviewer_by_token(&hash)?.filter(|r| {
+                r.token_hash
+                    .as_deref()
+                    .is_some_and(|h| secret::same(h, &hash))
+            }) else {
+                return Ok(None);
+            };
+            start_session(tx, &row.reviewer.name, session_id, now)?;
+            Ok(Some(row.reviewer))
+        })
+    }
+
+    /// Signs in with a link's secret, once: the first use gets a session, every later one
+    /// (and an expired link, or one whose reviewer is gone) `None`.
+    fn sign_in_with_link(&self, link_secret: &str, session_id: &str) -> Result<Option<Reviewer>> {
+        let (hash, now) = (secret::hash(link_secret), now_ms());
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            let Some(link) = tx.link(&hash)? else {
+                return Ok(None);
+            };
+            if link.used_at.is_some() || link.expires_at <= now {
+                return Ok(None);
+            }
+            let Some(row) = tx
+                .reviewer(&link.reviewer)?
+                .filter(|r| r.reviewer.removed_at.is_none())
+            else {
+                return Ok(None);
+            };
+            tx.use_link(&hash, now)?;
+            start_session(tx, &row.reviewer.name, session_id, now)?;
+            Ok(Some(row.reviewer))
+        })
+    }
+
+    /// The reviewer of a live session (not idle past `SESSION_IDLE_MS`, not older than
+    /// `SESSION_MAX_MS`, its reviewer not removed); its use is noted.
+    fn session_reviewer(&self, session_id: &str) -> Result<Option<Reviewer>> {
+        let (hash, now) = (secret::hash(session_id), now_ms());
+        write(self, Durability::Deferred, |tx| {
+            let tx = tx.reviewers();
+            let Some(session) = tx.session(&hash)? else {
+                return Ok(None);
+            };
+            if session.last_seen_at + SESSION_IDLE_MS <= now
+                || session.created_at + SESSION_MAX_MS <= now
+            {
+                tx.delete_session(&hash)?;
+                return Ok(None);
+            }
+            let Some(row) = tx
+                .reviewer(&session.reviewer)?
+                .filter(|r| r.reviewer.removed_at.is_none())
+            else {
+                return Ok(None);
+            };
+            if session.last_seen_at + TOUCH_MS <= now {
+                tx.touch_session(&hash, now)?;
+            }
+            Ok(Some(row.reviewer))
+        })
+    }
+
+    /// Ends a session (`POST /logout`).
+    fn end_session(&self, session_id: &str) -> Result<()> {
+        let hash = secret::hash(session_id);
+        write(self, Durability::Durable, |tx| {
+            tx.reviewers().delete_session(&hash)
+        })
+    }
+
+    /// The public URL `serve` recorded, if any.
+    fn public_url(&self) -> Result<Option<String>> {
+        write(self, Durability::Deferred, |tx| {
+            tx.reviewers().setting(PUBLIC_URL)
+        })
+    }
+
+    /// Records the public URL the first time; a different one is refused unless `replace`.
+    fn record_public_url(&self, url: &str, replace: bool) -> Result<PublicUrl> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            match tx.setting(PUBLIC_URL)? {
+                Some(old) if old == url => Ok(PublicUrl::Recorded),
+                Some(old) if !replace => Err(Error::usage(format!(
+                    "this store's public URL is {old}, not {url}: links already given out point there"
+                ))),
+                old => {
+                    tx.put_setting(PUBLIC_URL, url, now)?;
+                    Ok(old.map_or(PublicUrl::Recorded, PublicUrl::Replaced))
+                }
+            }
+        })
+    }
+}
+
+impl<B: Backend + ?Sized> Reviewers for B {}
+
+/// A new session for `reviewer`; stale sessions and links are cleared on the way.
+fn start_session(
+    tx: &mut dyn ReviewerTx,
+    reviewer: &str,
+    session_id: &str,
+    now: i64,
+) -> Result<()> {
+    tx.delete_stale(now - SESSION_IDLE_MS, now - SESSION_MAX_MS, now)?;
+    tx.insert_session(
+        &secret::hash(session_id),
+        &SessionRow {
+            reviewer: reviewer.to_string(),
+            created_at: now,
+            last_seen_at: now,
+        },
+    )
+}
+
+/// The reviewer's row, when they exist and were not removed.
+fn active(tx: &mut dyn ReviewerTx, name: &str) -> Result<ReviewerRow> {
+    tx.reviewer(name)?
+        .filter(|r| r.reviewer.removed_at.is_none())
+        .ok_or_else(|| {
+            NotFound::Reviewer {
+                name: name.to_string(),
+            }
+            .into()
+        })
+}
