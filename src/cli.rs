@@ -69,6 +69,7 @@ pub struct Cli {
         value_enum,
         default_value_t = OutputFormat::Text,
         env = "MASTRA_ASK_OUTPUT",
+        hide_env_values = true,
         help_heading = GLOBAL
     )]
     pub output: OutputFormat,
@@ -149,7 +150,7 @@ pub enum StatusArg {
 pub enum Command {
     /// Start a run of an agent on a prompt
     Run(RunArgs),
-    /// List pending items (questions and plans waiting for a person), oldest first
+    /// List pending items: questions, plans and approvals waiting for a person, oldest first
     Pending(PendingArgs),
     /// Answer an ask_user question
     Answer(AnswerArgs),

@@ -225,4 +225,20 @@ fn help_never_shows_the_environments_values() {
         "{}",
         out.stdout
     );
+    // Set or not, a variable is named without a value: never as set to empty.
+    for set in [false, true] {
+        let mut c = env.command(&["--help"]);
+        if set {
+            c.env("MASTRA_ASK_OUTPUT", "json");
+        }
+        let out = env.run_with(c);
+        out.assert_code(0);
+        assert!(!out.stdout.contains("=]"), "{}", out.stdout);
+        assert!(!out.stdout.contains("=json"), "{}", out.stdout);
+        assert!(
+            out.stdout.contains("[env: MASTRA_ASK_OUTPUT]"),
+            "{}",
+            out.stdout
+        );
+    }
 }
