@@ -360,6 +360,10 @@ pub struct AnswerArgs {
     /// item: its resume data, sent as given)
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -403,6 +407,10 @@ pub struct ReviewArgs {
     /// With --server: approve a plan whose file cannot be read, unseen
     #[arg(long)]
     pub unseen: bool,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 /// What `approve` and `decline` take: the run (required: a shared store may hold others'
@@ -426,6 +434,10 @@ pub struct ApproveArgs {
     /// must agree with the command
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -773,6 +785,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "The Mastra server the commands work on, as --server.",
     ),
     ("MASTRA_SERVER_TOKEN", "The token for that Mastra server."),
+    (
+        "MASTRA_ASK_SERVER_IDLE_TIMEOUT",
+        "Longest silence of a Mastra server: before a stream starts, between its events, and the cap of a JSON request when under 60s [default: 200s, at most 1d].",
+    ),
     ("OPENAI_API_KEY", "The key for openai/ models."),
     ("OPENAI_BASE_URL", "Where openai/ models are served [default: https://api.openai.com/v1]."),
     ("OLLAMA_BASE_URL", "Where ollama/ models are served [default: http://localhost:11434/v1]."),

@@ -4,8 +4,9 @@
 //!
 //! Every text-mode line goes through the sanitizer here, whatever its caller already did
 //! (escaping twice changes nothing), so no path can put a raw control or invisible
-//! character on a terminal. JSON lines are left as they are: JSON escapes what it must and
-//! programs get the data byte for byte.
+//! character on a terminal. JSON lines keep their value: a server's chunk is passed through
+//! byte for byte, except that raw controls, bidi and invisible characters in it (which JSON
+//! allows raw) are written as `\u` escapes, as in every other JSON line.
 
 pub mod events;
 pub mod format;
@@ -79,13 +80,13 @@ impl Out {
     }
 
     pub fn json_line(&self, v: &Value) {
-        self.emit(&format!("{v}\n"));
+        self.emit(&format!("{}\n", sanitize::json(&v.to_string())));
     }
 
-    /// One line of JSON text on stdout exactly as given (a Mastra server's chunk, passed
-    /// through byte for byte).
+    /// One line of JSON text on stdout as given (a Mastra server's chunk), its raw
+    /// controls, bidi and invisible characters escaped (`sanitize::json`: the same value).
     pub fn json_text_line(&self, line: &str) {
-        self.emit(&format!("{line}\n"));
+        self.emit(&format!("{}\n", sanitize::json(line)));
     }
 
     /// A hint or progress line on stderr (text mode only).
@@ -124,7 +125,11 @@ impl Out {
             if let Some(h) = hint {
                 e["hint"] = json!(h);
             }
-            let _ = writeln!(err, "{}", json!({ "error": e }));
+            let _ = writeln!(
+                err,
+                "{}",
+                sanitize::json(&json!({ "error": e }).to_string())
+            );
             return;
         }
         self.end_open_line();

@@ -45,6 +45,7 @@ pub fn answer(server: &Server, args: AnswerArgs) -> Result<Exit> {
         server,
         args.item.run.as_deref(),
         args.item.tool_call.as_deref(),
+        args.agent.as_deref(),
         &kinds,
     )?;
     let session = Session::new(server, &args.item, PlanSource::default());
@@ -88,6 +89,7 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
         server,
         args.item.run.as_deref(),
         args.item.tool_call.as_deref(),
+        args.agent.as_deref(),
         &[ItemKind::Plan],
     )?;
     let source = PlanSource {
@@ -149,6 +151,7 @@ pub fn decide(
         server,
         Some(&args.run),
         args.tool_call.as_deref(),
+        args.agent.as_deref(),
         &[ItemKind::Approval],
     )?;
     let session = Session::new(server, &item_args, PlanSource::default());
