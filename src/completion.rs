@@ -2,7 +2,7 @@
 //! (clap_complete's dynamic completion: `_MASTRA_ASK_COMPLETE=bash mastra-ask -- WORDS`),
 //! so a RUN argument completes to the ids of the store's runs, a directory to `dir/`, and
 //! everything else from the clap definition. `completions SHELL` prints the few lines that
-//! hook a shell to it.
+//! hook a shell to it (`cli::completions`).
 //!
 //! Completing must never get in the way of typing: it never prompts, never creates or
 //! changes a store (it only reads one that exists), prints nothing but candidates (stderr is
@@ -13,7 +13,6 @@ use std::ffi::OsString;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
 use clap_complete::CompletionCandidate;
 
 use crate::domain::ItemKind;
@@ -23,10 +22,10 @@ use crate::tools::{ask_user::Question, submit_plan::Plan};
 
 /// The variable that makes a process answer a completion request. Not clap's default
 /// `COMPLETE`: a name that general would turn an ordinary run into a completion by chance.
-const VAR: &str = "_MASTRA_ASK_COMPLETE";
+pub const VAR: &str = "_MASTRA_ASK_COMPLETE";
 
 /// The program's name, as the shells complete it and call it back.
-const BIN: &str = "mastra-ask";
+use crate::cli::BIN;
 
 /// How long the store may take to list the runs (a remote PostgreSQL, say) before the
 /// completion offers none.
@@ -96,33 +95,6 @@ fn options_in_reserve(cmd: clap::Command) -> clap::Command {
         );
     }
     cmd
-}
-
-/// The script that hooks `shell` to this program's completion.
-pub fn script(shell: clap_complete::Shell) -> String {
-    let adapter: &dyn EnvCompleter = match shell {
-        clap_complete::Shell::Bash => &Bash,
-        clap_complete::Shell::Zsh => &Zsh,
-        clap_complete::Shell::Fish => &Fish,
-        clap_complete::Shell::PowerShell => &Powershell,
-        clap_complete::Shell::Elvish => &Elvish,
-        // `Shell` is non-exhaustive; every shell it has today is above.
-        _ => &Bash,
-    };
-    let mut buf = Vec::new();
-    // Writing into a Vec cannot fail.
-    let _ = adapter.write_registration(VAR, BIN, BIN, BIN, &mut buf);
-    let mut text = String::from_utf8_lossy(&buf).into_owned();
-    if shell == clap_complete::Shell::Zsh {
-        // From $fpath, zsh runs this file as the function `_mastra-ask` on the first TAB:
-        // it then only defines the completer, so it completes right away too.
-        text.push_str(
-            "\n# Loaded from $fpath as _mastra-ask (the first TAB): complete now as well.\n\
-             if [[ ${funcstack[1]-} == _mastra-ask ]]; then\n  \
-             _clap_dynamic_completer_mastra_ask \"$@\"\nfi\n",
-        );
-    }
-    text
 }
 
 /// Candidates for a RUN of `answer`, `review`, `approve`, `decline` and `pending --run`:
@@ -356,7 +328,7 @@ mod tests {
 
     #[test]
     fn options_wait_in_reserve_for_an_empty_word() {
-        let mut cmd = options_in_reserve(crate::commands::generate::command());
+        let mut cmd = options_in_reserve(crate::cli::command());
         cmd.build();
         let answer = cmd.find_subcommand("answer").unwrap();
         for arg in answer.get_arguments() {
@@ -375,21 +347,5 @@ mod tests {
         assert_eq!(shortened("short"), "short");
         let long = "x".repeat(100);
         assert_eq!(shortened(&long).chars().count(), 73);
-    }
-
-    #[test]
-    fn each_script_calls_this_program_back() {
-        for shell in [
-            clap_complete::Shell::Bash,
-            clap_complete::Shell::Zsh,
-            clap_complete::Shell::Fish,
-            clap_complete::Shell::PowerShell,
-            clap_complete::Shell::Elvish,
-        ] {
-            let text = script(shell);
-            assert!(text.contains(VAR), "{shell}: {text}");
-            assert!(text.contains("mastra-ask"), "{shell}: {text}");
-        }
-        assert!(script(clap_complete::Shell::Zsh).starts_with("#compdef mastra-ask"));
     }
 }

@@ -21,6 +21,7 @@ use console::style;
 use serde_json::{json, Value};
 
 use crate::domain::{Event, EventKind, Sink, StoredEvent};
+use spinner::Spinner;
 
 pub struct Out {
     json: bool,
@@ -164,7 +165,20 @@ impl Out {
     }
 
     pub fn sink(&self) -> EventPrinter<'_> {
-        EventPrinter { out: self }
+        EventPrinter {
+            out: self,
+            spins: false,
+            spinner: None,
+        }
+    }
+
+    /// The printer of a leg this process drives: as `sink`, and on a terminal in text mode
+    /// a spinner while the model thinks (from a step's start to its first text or event).
+    pub fn leg_sink(&self) -> EventPrinter<'_> {
+        EventPrinter {
+            spins: true,
+            ..self.sink()
+        }
     }
 }
 
@@ -179,6 +193,9 @@ pub fn envelope(run_id: &str, e: &Event) -> Value {
 /// sees why the run went on without them.
 pub struct EventPrinter<'a> {
     out: &'a Out,
+    /// Show a spinner from each step's start to its next event.
+    spins: bool,
+    spinner: Option<Spinner>,
 }
 
 impl Sink for EventPrinter<'_> {
@@ -188,7 +205,10 @@ impl Sink for EventPrinter<'_> {
             out.json_line(&envelope(run_id, e));
             return;
         }
+        // Gone (its line cleared) before anything else is printed.
+        drop(self.spinner.take());
         match e.kind {
+            EventKind::StepStart if self.spins => self.spinner = Some(Spinner::start("thinking")),
             EventKind::TextDelta if out.hide_text.get() => {}
             EventKind::TextDelta => {
                 let text = e.payload["text"].as_str().unwrap_or_default();

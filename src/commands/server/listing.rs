@@ -7,14 +7,14 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::super::items::{describe_item, Shown};
-use super::super::prompting::{self, article as a};
-use super::super::target::check_prefix;
 use super::{error, Server};
 use crate::domain::ItemKind;
 use crate::error::{fail, Error};
+use crate::items::{self, ItemView};
 use crate::output::format;
 use crate::remote::{Client, Item};
+use crate::runner::prompt as prompting;
+use crate::runner::target::check_prefix;
 use crate::store::Conflict;
 use crate::ui;
 
@@ -33,14 +33,14 @@ pub fn items_of(client: &Client, agent: Option<&str>) -> Result<Vec<Item>> {
 }
 
 /// The items as shown, each knowing how many calls of its run are listed.
-pub fn shown(items: &[Item]) -> Vec<Shown<'_>> {
+pub fn shown(items: &[Item]) -> Vec<ItemView<'_>> {
     let mut per_run: HashMap<&str, usize> = HashMap::new();
     for i in items {
         *per_run.entry(i.run_id.as_str()).or_default() += 1;
     }
     items
         .iter()
-        .map(|i| Shown::remote(i, per_run[i.run_id.as_str()]))
+        .map(|i| ItemView::remote(i, per_run[i.run_id.as_str()]))
         .collect()
 }
 
@@ -156,13 +156,17 @@ pub fn find(
             "tool call {} of run {} is {} item, not {}",
             format::shell_quote(&i.tool_call_id),
             format::shell_quote(&i.run_id),
-            a(i.kind),
-            kinds.iter().map(|k| a(*k)).collect::<Vec<_>>().join(" or ")
+            items::of(i.kind).article(),
+            kinds
+                .iter()
+                .map(|k| items::of(*k).article())
+                .collect::<Vec<_>>()
+                .join(" or ")
         ))
         .with_hint(format!(
             "use: {} {} {}",
             server.ctx.program(),
-            i.kind.command(),
+            items::of(i.kind).command(),
             format::shell_quote(&i.run_id)
         ))
     };
@@ -209,7 +213,7 @@ fn choose(server: &Server, agent: Option<&str>, kinds: &[ItemKind]) -> Result<It
     }
     let lines: Vec<String> = shown(&mine)
         .iter()
-        .map(|i| format!("{}  {}", i.run_id, describe_item(i)))
+        .map(|i| format!("{}  {}", i.run_id, i.describe()))
         .collect();
     match ui::pick("Which item?", &lines)? {
         Some(i) => Ok(mine.swap_remove(i)),

@@ -21,10 +21,11 @@ mod wait;
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::cli::Command;
+use crate::context::Ctx;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
+use crate::items::approval::Verdict;
 use crate::remote::{Client, Deadlines, RemoteError, ServerConfig};
 
 /// The commands that work with `--server`.
@@ -32,7 +33,7 @@ pub const COMMANDS: &str = "agents, pending, answer, review, approve, decline, r
 
 /// A command's view of the server it works on.
 pub struct Server<'a> {
-    pub ctx: &'a Ctx,
+    pub ctx: &'a Ctx<'a>,
     pub client: Client,
     pub config: ServerConfig,
     /// The deadlines of its requests (`MASTRA_ASK_SERVER_IDLE_TIMEOUT`).
@@ -42,7 +43,7 @@ pub struct Server<'a> {
 }
 
 impl<'a> Server<'a> {
-    fn new(ctx: &'a Ctx, config: &ServerConfig) -> Result<Server<'a>> {
+    fn new(ctx: &'a Ctx<'a>, config: &ServerConfig) -> Result<Server<'a>> {
         let deadlines = Deadlines::from_env().map_err(error)?;
         if config.credential_withheld() {
             ctx.out.warn(&format!(
@@ -72,8 +73,10 @@ pub fn dispatch(ctx: &Ctx, config: &ServerConfig, command: Command) -> Result<Ex
         Command::Pending(a) => pending::run(&server, a),
         Command::Answer(a) => resolve::answer(&server, a),
         Command::Review(a) => resolve::review(&server, a),
-        Command::Approve(a) => resolve::decide(&server, &a, None),
-        Command::Decline(a) => resolve::decide(&server, &a.decision, Some(a.reason)),
+        Command::Approve(a) => resolve::decide(&server, &a, Verdict::Approve),
+        Command::Decline(a) => {
+            resolve::decide(&server, &a.decision, Verdict::Decline { reason: a.reason })
+        }
         Command::Run(a) => run::run(&server, a),
         Command::Wait(a) => wait::run(&server, a),
         other => fail(

@@ -7,13 +7,13 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::super::items::{list, shown_json};
 use super::claims;
 use super::listing::{self, shown};
 use super::Server;
 use crate::cli::PendingArgs;
 use crate::exit::Exit;
 use crate::limits::MAX_LISTING_ITEMS;
+use crate::runner::view::{list, view_json};
 use crate::store::{now_ms, LedgerEntry};
 
 pub fn run(server: &Server, args: PendingArgs) -> Result<Exit> {
@@ -33,7 +33,7 @@ pub fn run(server: &Server, args: PendingArgs) -> Result<Exit> {
             item.kind.noun(),
         ));
         if ctx.out.is_json() && !args.quiet {
-            let mut line = shown_json(ctx, s);
+            let mut line = view_json(ctx, s);
             if let Some(c) = claim {
                 line["claim"] = claims::to_json(c, server.deadlines.idle, now);
             }

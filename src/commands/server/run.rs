@@ -4,7 +4,6 @@
 
 use anyhow::Result;
 
-use super::super::run::prompt_of;
 use super::leg;
 use super::resolve::Session;
 use super::{error, Server};
@@ -12,6 +11,7 @@ use crate::cli::RunArgs;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::remote::{new_run_id, Client, Start};
+use crate::runner::start::prompt_of;
 
 pub fn run(server: &Server, args: RunArgs) -> Result<Exit> {
     let ctx = server.ctx;

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::super::target::check_prefix;
 use super::claims;
 use super::listing;
 use super::{error, Server};
@@ -22,6 +21,7 @@ use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
 use crate::output::format;
 use crate::remote::{Client, Item};
+use crate::runner::target::check_prefix;
 use crate::store::{now_ms, LedgerEntry, LedgerState};
 
 /// How often `wait` lists the server's suspended runs.

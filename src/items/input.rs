@@ -1,5 +1,6 @@
-//! What commands read from the person beyond clap's flags: stdin for `-`, `--json` values,
-//! and who is answering. Nothing here touches the store.
+//! What a person gives beyond clap's flags when they resolve an item (or start a run): stdin
+//! for `-`, `--json` values, text files, and who is answering. Nothing here touches the
+//! store.
 
 use anyhow::Result;
 
