@@ -1,13 +1,81 @@
-//! The command line, as clap types only. Doc comments here are the `--help` text; the tables
-//! at the end (examples, environment) are the rest of `--help` and of the man pages, which
-//! `commands::generate` assembles. Nothing here parses, prints or decides.
+//! The command line: clap types, and how the binary parses with them (`command()`,
+//! `parse()`). Doc comments here are the `--help` text; the tables at the end (examples,
+//! environment) are the rest of `--help` and of the man pages, laid out by `help` and `man`;
+//! `completions` generates the shell scripts. Nothing here prints or decides.
 
+pub mod completions;
+pub mod help;
+pub mod man;
+
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
+use clap_complete::ArgValueCandidates;
+
+use crate::completion::{runs, waiting_runs};
 
 use crate::limits::text_value as text;
+
+/// The program's name, as installed and as completions register it.
+pub const BIN: &str = "mastra-ask";
+
+/// The command line definition with each command's examples, and the exit codes in the
+/// main command's long help.
+pub fn command() -> clap::Command {
+    let main = help::examples_help("");
+    Cli::command()
+        .after_help(main.clone())
+        .after_long_help(format!("{main}\n{}", help::exit_codes_help()))
+        .mut_subcommands(|sub| {
+            let text = help::examples_help(sub.get_name());
+            if text.is_empty() {
+                sub
+            } else {
+                sub.after_help(text)
+            }
+        })
+}
+
+/// Parses the process's arguments with `command()`.
+///
+/// The examples are attached only when help is shown (a second parse, then), so that an
+/// ordinary command does not pay for laying them out. And clap counts a value taken from the
+/// environment as given, so with `MASTRA_ASK_DB` set every usage line of an error would show
+/// `--db <PATH>` as if it were required: a usage error is reported from a parse that ignores
+/// the environment when that parse fails the same way (otherwise the environment caused it,
+/// and its error stands).
+pub fn parse() -> Result<ArgMatches, clap::Error> {
+    parse_from(std::env::args_os())
+}
+
+/// `parse` of the given arguments (the first is the program's name).
+pub fn parse_from<I, T>(args: I) -> Result<ArgMatches, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    match Cli::command().try_get_matches_from(&args) {
+        Ok(matches) => Ok(matches),
+        // The version needs nothing more.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => Err(e),
+        // Help: shown by the full definition, with the examples.
+        Err(e) if !e.use_stderr() => command().try_get_matches_from(&args),
+        Err(e) => match without_env(command()).try_get_matches_from(&args) {
+            Err(plain) if plain.kind() == e.kind() => Err(plain),
+            _ => Err(e),
+        },
+    }
+}
+
+/// `cmd` with no argument read from the environment.
+fn without_env(mut cmd: clap::Command) -> clap::Command {
+    // Built first: a subcommand's arguments are deferred until then.
+    cmd.build();
+    cmd.mut_args(|a| a.env(None)).mut_subcommands(without_env)
+}
 
 /// A duration of at most a year (`crate::limits::MAX_FLAG_DURATION`).
 fn duration(s: &str) -> Result<Duration, String> {
@@ -51,6 +119,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "PATH",
+        value_hint = ValueHint::AnyPath,
         env = "MASTRA_ASK_DB",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -65,6 +134,7 @@ pub struct Cli {
         value_enum,
         default_value_t = OutputFormat::Text,
         env = "MASTRA_ASK_OUTPUT",
+        hide_env_values = true,
         help_heading = GLOBAL
     )]
     pub output: OutputFormat,
@@ -89,6 +159,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "CMD",
+        value_hint = ValueHint::CommandString,
         env = "MASTRA_ASK_ON_SUSPEND",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -102,6 +173,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "URL",
+        value_hint = ValueHint::Url,
         env = "MASTRA_SERVER_URL",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -147,7 +219,7 @@ pub enum StatusArg {
 pub enum Command {
     /// Start a run of an agent on a prompt
     Run(RunArgs),
-    /// List pending items (questions and plans waiting for a person), oldest first
+    /// List pending items: questions, plans and approvals waiting for a person, oldest first
     Pending(PendingArgs),
     /// Answer an ask_user question
     Answer(AnswerArgs),
@@ -226,7 +298,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u32>,
     /// The run's working directory (plan paths resolve against it)
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub cwd: Option<PathBuf>,
     /// Print only the run id on stdout, as soon as the run exists (not the agent's text)
     #[arg(short, long, conflicts_with = "wait")]
@@ -268,6 +340,7 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct WaitArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
     /// Stop watching after this long (exit 124; the run is not changed)
     #[arg(long, value_name = "DUR", value_parser = duration)]
@@ -280,6 +353,7 @@ pub struct WaitArgs {
 #[derive(Debug, Args)]
 pub struct ReplyArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
     /// The message; `-` reads it from stdin
     #[arg(value_parser = text)]
@@ -305,14 +379,14 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// Write the main page and one page per subcommand into this directory
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub out_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub struct PendingArgs {
     /// Only this run's items
-    #[arg(long, value_name = "RUN")]
+    #[arg(long, value_name = "RUN", add = ArgValueCandidates::new(waiting_runs))]
     pub run: Option<String>,
     /// With --server: only this agent's items
     #[arg(long, value_name = "ID")]
@@ -327,6 +401,7 @@ pub struct PendingArgs {
 #[derive(Clone, Debug, Args)]
 pub struct ItemArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(waiting_runs))]
     pub run: Option<String>,
     /// Which item, when the run has several pending
     #[arg(long, value_name = "ID")]
@@ -354,6 +429,10 @@ pub struct AnswerArgs {
     /// item: its resume data, sent as given)
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -389,7 +468,7 @@ pub struct ReviewArgs {
     pub json: Option<String>,
     /// With --server: the directory the agent's plan paths are relative to [default: the
     /// current directory]
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub plan_root: Option<PathBuf>,
     /// With --server: the plan's text, when its file cannot be read under --plan-root
     #[arg(long, value_name = "FILE", conflicts_with = "unseen")]
@@ -397,6 +476,10 @@ pub struct ReviewArgs {
     /// With --server: approve a plan whose file cannot be read, unseen
     #[arg(long)]
     pub unseen: bool,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 // What `approve` and `decline` take: the run (required: a shared store may hold others'
@@ -404,6 +487,7 @@ pub struct ReviewArgs {
 #[derive(Clone, Debug, Args)]
 pub struct ApproveArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(waiting_runs))]
     pub run: String,
     /// Which tool call, when the run has several waiting for approval
     #[arg(long, value_name = "ID")]
@@ -419,6 +503,10 @@ pub struct ApproveArgs {
     /// must agree with the command
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -433,6 +521,7 @@ pub struct DeclineArgs {
 #[derive(Debug, Args)]
 pub struct RunRef {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
 }
 
@@ -765,6 +854,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "The Mastra server the commands work on, as --server.",
     ),
     ("MASTRA_SERVER_TOKEN", "The token for that Mastra server."),
+    (
+        "MASTRA_ASK_SERVER_IDLE_TIMEOUT",
+        "Longest silence of a Mastra server: before a stream starts, between its events, and the cap of a JSON request when under 60s [default: 200s, at most 1d].",
+    ),
     ("OPENAI_API_KEY", "The key for openai/ models."),
     ("OPENAI_BASE_URL", "Where openai/ models are served [default: https://api.openai.com/v1]."),
     ("OLLAMA_BASE_URL", "Where ollama/ models are served [default: http://localhost:11434/v1]."),

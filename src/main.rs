@@ -10,5 +10,5 @@ extern "C" fn main(
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
     mastra_ask::sys::start();
-    std::process::exit(mastra_ask::main())
+    std::process::exit(mastra_ask::run().code())
 }

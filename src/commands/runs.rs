@@ -1,14 +1,14 @@
 //! `runs`: the runs in the store, newest first.
 
 use anyhow::Result;
-use serde_json::json;
 
-use super::Ctx;
 use crate::cli::{RunsArgs, StatusArg};
+use crate::context::Ctx;
 use crate::domain::RunStatus;
 use crate::exit::Exit;
 use crate::output::{format, sanitize};
-use crate::store::{Run, RunFilter};
+use crate::runner::end::summary;
+use crate::store::RunFilter;
 
 pub fn status_of(s: StatusArg) -> RunStatus {
     match s {
@@ -18,19 +18,6 @@ pub fn status_of(s: StatusArg) -> RunStatus {
         StatusArg::Failed => RunStatus::Failed,
         StatusArg::Cancelled => RunStatus::Cancelled,
     }
-}
-
-/// The fields every run listing shows.
-pub fn summary(run: &Run) -> serde_json::Value {
-    json!({
-        "runId": run.id,
-        "agentId": run.agent_id,
-        "status": run.status.as_str(),
-        "createdAt": format::time(run.created_at),
-        "updatedAt": format::time(run.updated_at),
-        "model": run.agent["model"],
-        "finishReason": run.finish_reason,
-    })
 }
 
 pub fn run(ctx: &Ctx, args: RunsArgs) -> Result<Exit> {
@@ -45,10 +32,17 @@ pub fn run(ctx: &Ctx, args: RunsArgs) -> Result<Exit> {
         if ctx.out.is_json() {
             ctx.out.json_line(&summary(run));
         } else {
+            let rejected = run.agent_id == "plan"
+                && run.status == RunStatus::Completed
+                && crate::runner::in_full::plan_rejected(run, &store.calls(&run.id)?);
             ctx.out.line(&format!(
                 "{}  {:<10} {:<20} {}",
                 run.id,
-                run.status.as_str(),
+                if rejected {
+                    "rejected"
+                } else {
+                    run.status.as_str()
+                },
                 sanitize::one_line(&run.agent_id),
                 format::time(run.created_at)
             ));
