@@ -11,7 +11,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgGroup, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
+use clap_complete::ArgValueCandidates;
+
+use crate::completion::{runs, waiting_runs};
 
 use crate::limits::text_value as text;
 
@@ -68,7 +71,9 @@ where
 }
 
 /// `cmd` with no argument read from the environment.
-fn without_env(cmd: clap::Command) -> clap::Command {
+fn without_env(mut cmd: clap::Command) -> clap::Command {
+    // Built first: a subcommand's arguments are deferred until then.
+    cmd.build();
     cmd.mut_args(|a| a.env(None)).mut_subcommands(without_env)
 }
 
@@ -114,6 +119,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "PATH",
+        value_hint = ValueHint::AnyPath,
         env = "MASTRA_ASK_DB",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -128,6 +134,7 @@ pub struct Cli {
         value_enum,
         default_value_t = OutputFormat::Text,
         env = "MASTRA_ASK_OUTPUT",
+        hide_env_values = true,
         help_heading = GLOBAL
     )]
     pub output: OutputFormat,
@@ -152,6 +159,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "CMD",
+        value_hint = ValueHint::CommandString,
         env = "MASTRA_ASK_ON_SUSPEND",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -165,6 +173,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "URL",
+        value_hint = ValueHint::Url,
         env = "MASTRA_SERVER_URL",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -202,11 +211,15 @@ pub enum StatusArg {
     Cancelled,
 }
 
+// Each subcommand's arguments are built only when it is the one given (or for help,
+// completions and man pages), as every command is a whole process. Deferred, a flattened
+// struct's doc comment would become the subcommand's help: those below are `//` comments.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Start a run of an agent on a prompt
     Run(RunArgs),
-    /// List pending items (questions and plans waiting for a person), oldest first
+    /// List pending items: questions, plans and approvals waiting for a person, oldest first
     Pending(PendingArgs),
     /// Answer an ask_user question
     Answer(AnswerArgs),
@@ -249,7 +262,7 @@ pub enum Command {
     Reviewer(ReviewerCommand),
 }
 
-/// Waiting for the outcome, for `run`, `ask` and `plan`.
+// Waiting for the outcome, for `run`, `ask` and `plan`.
 #[derive(Clone, Debug, Args)]
 pub struct WaitFlags {
     /// Block until the run ends; this process drives it after each answer
@@ -285,7 +298,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u32>,
     /// The run's working directory (plan paths resolve against it)
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub cwd: Option<PathBuf>,
     /// Print only the run id on stdout, as soon as the run exists (not the agent's text)
     #[arg(short, long, conflicts_with = "wait")]
@@ -327,6 +340,7 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct WaitArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
     /// Stop watching after this long (exit 124; the run is not changed)
     #[arg(long, value_name = "DUR", value_parser = duration)]
@@ -339,6 +353,7 @@ pub struct WaitArgs {
 #[derive(Debug, Args)]
 pub struct ReplyArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
     /// The message; `-` reads it from stdin
     #[arg(value_parser = text)]
@@ -364,14 +379,14 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// Write the main page and one page per subcommand into this directory
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub out_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub struct PendingArgs {
     /// Only this run's items
-    #[arg(long, value_name = "RUN")]
+    #[arg(long, value_name = "RUN", add = ArgValueCandidates::new(waiting_runs))]
     pub run: Option<String>,
     /// With --server: only this agent's items
     #[arg(long, value_name = "ID")]
@@ -381,11 +396,12 @@ pub struct PendingArgs {
     pub quiet: bool,
 }
 
-/// What every command that resolves an item takes: the run, the item, who, and whether to
-/// drive the run on.
+// What every command that resolves an item takes: the run, the item, who, and whether to
+// drive the run on.
 #[derive(Clone, Debug, Args)]
 pub struct ItemArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(waiting_runs))]
     pub run: Option<String>,
     /// Which item, when the run has several pending
     #[arg(long, value_name = "ID")]
@@ -452,7 +468,7 @@ pub struct ReviewArgs {
     pub json: Option<String>,
     /// With --server: the directory the agent's plan paths are relative to [default: the
     /// current directory]
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub plan_root: Option<PathBuf>,
     /// With --server: the plan's text, when its file cannot be read under --plan-root
     #[arg(long, value_name = "FILE", conflicts_with = "unseen")]
@@ -466,11 +482,12 @@ pub struct ReviewArgs {
     pub agent: Option<String>,
 }
 
-/// What `approve` and `decline` take: the run (required: a shared store may hold others'
-/// approvals), the item, who, and whether to drive the run on.
+// What `approve` and `decline` take: the run (required: a shared store may hold others'
+// approvals), the item, who, and whether to drive the run on.
 #[derive(Clone, Debug, Args)]
 pub struct ApproveArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(waiting_runs))]
     pub run: String,
     /// Which tool call, when the run has several waiting for approval
     #[arg(long, value_name = "ID")]
@@ -504,6 +521,7 @@ pub struct DeclineArgs {
 #[derive(Debug, Args)]
 pub struct RunRef {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
 }
 
