@@ -163,6 +163,8 @@ fn timed(f: impl FnOnce() -> Result<Resp, String>) -> Result<(Sample, Resp), Str
             wall,
             rss_kib: 0,
             code: r.status as i32,
+            cpu: Duration::ZERO,
+            faults: 0,
         },
         r,
     ))
