@@ -384,6 +384,12 @@ impl<'a> Advance<'a> {
                 ));
                 Ok(None)
             }
+            Resolved::Partial { needed, .. } => {
+                self.ctx.out.info(&format!(
+                    "recorded; the run's policy needs {needed} more approval(s) before the item is decided"
+                ));
+                Ok(Some(Exit::Suspended))
+            }
             Resolved::Resumed { events, driving } if driving => {
                 self.ctx.out.stored_events(&run.id, &events);
                 self.seen = events.last().map(|e| e.seq).or(self.seen);

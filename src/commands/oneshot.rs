@@ -39,6 +39,7 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
         tools: vec![ToolEntry::Builtin(tool.into())],
         max_steps: 1,
         model_settings: Default::default(),
+        review: None,
     };
     let provider = NoModel {
         first: Some(Response {

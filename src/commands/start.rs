@@ -12,7 +12,7 @@ use crate::cli::WaitFlags;
 use crate::domain::Event;
 use crate::exit::Exit;
 use crate::providers::Provider;
-use crate::store::NewRun;
+use crate::store::{NewRun, RunReview};
 
 /// A run to start.
 pub struct Start<'a> {
@@ -43,6 +43,7 @@ pub fn start(ctx: &Ctx, s: Start) -> Result<Exit> {
         waiter: waiting.as_ref(),
         events: &[Event::start(&s.agent.id, &new_message_id())],
         expires_in: s.wait.expires_in,
+        review: &RunReview::local(s.agent.policy_spec()),
     })?;
     if s.print_id {
         ctx.out.line(&run_id);

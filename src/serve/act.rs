@@ -136,6 +136,9 @@ pub fn decide(
     };
     let (outcome, still_pending, events) = match resolved {
         Resolved::Recorded { still_pending } => (Outcome::Recorded, still_pending, Vec::new()),
+        // A policy needs more decisions (SPEC §14): the item itself still waits. (Its own
+        // outcome, `partial`, comes with issue 20's serve part.)
+        Resolved::Partial { .. } => (Outcome::Recorded, 1, Vec::new()),
         Resolved::Resumed {
             mut events,
             driving: true,

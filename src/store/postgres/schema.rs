@@ -88,6 +88,10 @@ CREATE TABLE waiters (
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
     migrations::REVIEWERS,
+    concat!(
+        crate::store::backend::policy_migration!(),
+        include_str!("migration7.sql")
+    ),
 ];
 
 /// The store's schema version; `None` when the database has no store yet.
