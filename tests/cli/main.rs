@@ -20,6 +20,7 @@ mod mastra;
 mod model_paths;
 mod pg_safety;
 mod pg_tls;
+mod policy;
 mod postgres;
 mod prompts;
 mod providers;
