@@ -54,6 +54,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'With --server: list the Mastra server''s agents')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'The reviewers'' inbox: web pages and Mastra''s agent API over this store')
             [CompletionResult]::new('reviewer', 'reviewer', [CompletionResultType]::ParameterValue, 'The people who may sign in to serve: add, list, rotate, remove, link')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Policies kept by name, for runs started with --policy NAME: set, list, remove')
+            [CompletionResult]::new('store', 'store', [CompletionResultType]::ParameterValue, 'The store itself: on PostgreSQL, grant roles what runners and the inbox need')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -546,6 +548,136 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
         'mastra-ask;reviewer;help;help' {
             break
         }
+        'mastra-ask;policy' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Keep a policy by name, replacing one of that name; its reviewers and groups must exist now, and are resolved again when each run starts')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the policies, with who may decide under each as of now')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a policy; runs started under it keep the policy they stored')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mastra-ask;policy;set' {
+            [CompletionResult]::new('--reviewer', '--reviewer', [CompletionResultType]::ParameterName, 'A reviewer, or group:G for every member of a group (repeat for more)')
+            [CompletionResult]::new('--approvals', '--approvals', [CompletionResultType]::ParameterName, 'How many distinct reviewers must approve a plan or a tool call')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--allow-self', '--allow-self', [CompletionResultType]::ParameterName, 'The run''s starter may answer and approve its own items too')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;policy;list' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;policy;remove' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;policy;help' {
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Keep a policy by name, replacing one of that name; its reviewers and groups must exist now, and are resolved again when each run starts')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the policies, with who may decide under each as of now')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a policy; runs started under it keep the policy they stored')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mastra-ask;policy;help;set' {
+            break
+        }
+        'mastra-ask;policy;help;list' {
+            break
+        }
+        'mastra-ask;policy;help;remove' {
+            break
+        }
+        'mastra-ask;policy;help;help' {
+            break
+        }
+        'mastra-ask;store' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('grant', 'grant', [CompletionResultType]::ParameterValue, 'On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read the store, deciding only as a run''s policy allows its reviewer (with --serve: also sign reviewers in and decide as the one signed in, as serve does)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mastra-ask;store;grant' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text for people, json for programs (JSON lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured)')
+            [CompletionResult]::new('--on-suspend', '--on-suspend', [CompletionResultType]::ParameterName, 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file')
+            [CompletionResult]::new('--server-token-file', '--server-token-file', [CompletionResultType]::ParameterName, 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN')
+            [CompletionResult]::new('--serve', '--serve', [CompletionResultType]::ParameterName, 'The roles run serve')
+            [CompletionResult]::new('--no-input', '--no-input', [CompletionResultType]::ParameterName, 'Never prompt; a missing answer is a usage error')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mastra-ask;store;help' {
+            [CompletionResult]::new('grant', 'grant', [CompletionResultType]::ParameterValue, 'On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read the store, deciding only as a run''s policy allows its reviewer (with --serve: also sign reviewers in and decide as the one signed in, as serve does)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mastra-ask;store;help;grant' {
+            break
+        }
+        'mastra-ask;store;help;help' {
+            break
+        }
         'mastra-ask;help' {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Start a run of an agent on a prompt')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'List pending items (questions and plans waiting for a person), oldest first')
@@ -568,6 +700,8 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'With --server: list the Mastra server''s agents')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'The reviewers'' inbox: web pages and Mastra''s agent API over this store')
             [CompletionResult]::new('reviewer', 'reviewer', [CompletionResultType]::ParameterValue, 'The people who may sign in to serve: add, list, rotate, remove, link')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Policies kept by name, for runs started with --policy NAME: set, list, remove')
+            [CompletionResult]::new('store', 'store', [CompletionResultType]::ParameterValue, 'The store itself: on PostgreSQL, grant roles what runners and the inbox need')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -652,6 +786,28 @@ Register-ArgumentCompleter -Native -CommandName 'mastra-ask' -ScriptBlock {
             break
         }
         'mastra-ask;help;reviewer;link' {
+            break
+        }
+        'mastra-ask;help;policy' {
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Keep a policy by name, replacing one of that name; its reviewers and groups must exist now, and are resolved again when each run starts')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the policies, with who may decide under each as of now')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a policy; runs started under it keep the policy they stored')
+            break
+        }
+        'mastra-ask;help;policy;set' {
+            break
+        }
+        'mastra-ask;help;policy;list' {
+            break
+        }
+        'mastra-ask;help;policy;remove' {
+            break
+        }
+        'mastra-ask;help;store' {
+            [CompletionResult]::new('grant', 'grant', [CompletionResultType]::ParameterValue, 'On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read the store, deciding only as a run''s policy allows its reviewer (with --serve: also sign reviewers in and decide as the one signed in, as serve does)')
+            break
+        }
+        'mastra-ask;help;store;grant' {
             break
         }
         'mastra-ask;help;help' {

@@ -49,6 +49,9 @@ _mastra__ask() {
             mastra__ask,plan)
                 cmd="mastra__ask__subcmd__plan"
                 ;;
+            mastra__ask,policy)
+                cmd="mastra__ask__subcmd__policy"
+                ;;
             mastra__ask,prune)
                 cmd="mastra__ask__subcmd__prune"
                 ;;
@@ -75,6 +78,9 @@ _mastra__ask() {
                 ;;
             mastra__ask,show)
                 cmd="mastra__ask__subcmd__show"
+                ;;
+            mastra__ask,store)
+                cmd="mastra__ask__subcmd__store"
                 ;;
             mastra__ask,tool)
                 cmd="mastra__ask__subcmd__tool"
@@ -115,6 +121,9 @@ _mastra__ask() {
             mastra__ask__subcmd__help,plan)
                 cmd="mastra__ask__subcmd__help__subcmd__plan"
                 ;;
+            mastra__ask__subcmd__help,policy)
+                cmd="mastra__ask__subcmd__help__subcmd__policy"
+                ;;
             mastra__ask__subcmd__help,prune)
                 cmd="mastra__ask__subcmd__help__subcmd__prune"
                 ;;
@@ -142,11 +151,23 @@ _mastra__ask() {
             mastra__ask__subcmd__help,show)
                 cmd="mastra__ask__subcmd__help__subcmd__show"
                 ;;
+            mastra__ask__subcmd__help,store)
+                cmd="mastra__ask__subcmd__help__subcmd__store"
+                ;;
             mastra__ask__subcmd__help,tool)
                 cmd="mastra__ask__subcmd__help__subcmd__tool"
                 ;;
             mastra__ask__subcmd__help,wait)
                 cmd="mastra__ask__subcmd__help__subcmd__wait"
+                ;;
+            mastra__ask__subcmd__help__subcmd__policy,list)
+                cmd="mastra__ask__subcmd__help__subcmd__policy__subcmd__list"
+                ;;
+            mastra__ask__subcmd__help__subcmd__policy,remove)
+                cmd="mastra__ask__subcmd__help__subcmd__policy__subcmd__remove"
+                ;;
+            mastra__ask__subcmd__help__subcmd__policy,set)
+                cmd="mastra__ask__subcmd__help__subcmd__policy__subcmd__set"
                 ;;
             mastra__ask__subcmd__help__subcmd__reviewer,add)
                 cmd="mastra__ask__subcmd__help__subcmd__reviewer__subcmd__add"
@@ -162,6 +183,33 @@ _mastra__ask() {
                 ;;
             mastra__ask__subcmd__help__subcmd__reviewer,rotate)
                 cmd="mastra__ask__subcmd__help__subcmd__reviewer__subcmd__rotate"
+                ;;
+            mastra__ask__subcmd__help__subcmd__store,grant)
+                cmd="mastra__ask__subcmd__help__subcmd__store__subcmd__grant"
+                ;;
+            mastra__ask__subcmd__policy,help)
+                cmd="mastra__ask__subcmd__policy__subcmd__help"
+                ;;
+            mastra__ask__subcmd__policy,list)
+                cmd="mastra__ask__subcmd__policy__subcmd__list"
+                ;;
+            mastra__ask__subcmd__policy,remove)
+                cmd="mastra__ask__subcmd__policy__subcmd__remove"
+                ;;
+            mastra__ask__subcmd__policy,set)
+                cmd="mastra__ask__subcmd__policy__subcmd__set"
+                ;;
+            mastra__ask__subcmd__policy__subcmd__help,help)
+                cmd="mastra__ask__subcmd__policy__subcmd__help__subcmd__help"
+                ;;
+            mastra__ask__subcmd__policy__subcmd__help,list)
+                cmd="mastra__ask__subcmd__policy__subcmd__help__subcmd__list"
+                ;;
+            mastra__ask__subcmd__policy__subcmd__help,remove)
+                cmd="mastra__ask__subcmd__policy__subcmd__help__subcmd__remove"
+                ;;
+            mastra__ask__subcmd__policy__subcmd__help,set)
+                cmd="mastra__ask__subcmd__policy__subcmd__help__subcmd__set"
                 ;;
             mastra__ask__subcmd__reviewer,add)
                 cmd="mastra__ask__subcmd__reviewer__subcmd__add"
@@ -199,6 +247,18 @@ _mastra__ask() {
             mastra__ask__subcmd__reviewer__subcmd__help,rotate)
                 cmd="mastra__ask__subcmd__reviewer__subcmd__help__subcmd__rotate"
                 ;;
+            mastra__ask__subcmd__store,grant)
+                cmd="mastra__ask__subcmd__store__subcmd__grant"
+                ;;
+            mastra__ask__subcmd__store,help)
+                cmd="mastra__ask__subcmd__store__subcmd__help"
+                ;;
+            mastra__ask__subcmd__store__subcmd__help,grant)
+                cmd="mastra__ask__subcmd__store__subcmd__help__subcmd__grant"
+                ;;
+            mastra__ask__subcmd__store__subcmd__help,help)
+                cmd="mastra__ask__subcmd__store__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -206,7 +266,7 @@ _mastra__ask() {
 
     case "${cmd}" in
         mastra__ask)
-            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents serve reviewer help"
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents serve reviewer policy store help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,7 +662,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__help)
-            opts="run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents serve reviewer help"
+            opts="run pending answer review approve decline show runs cancel resume tool ask plan wait reply prune completions man agents serve reviewer policy store help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -758,6 +818,62 @@ _mastra__ask() {
         mastra__ask__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__policy)
+            opts="set list remove"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__policy__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__policy__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__policy__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -965,6 +1081,34 @@ _mastra__ask() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mastra__ask__subcmd__help__subcmd__store)
+            opts="grant"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__help__subcmd__store__subcmd__grant)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mastra__ask__subcmd__help__subcmd__tool)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1101,6 +1245,252 @@ _mastra__ask() {
                     return 0
                     ;;
                 --expires-in)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version set list remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__help)
+            opts="set list remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__help__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__list)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__remove)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__policy__subcmd__set)
+            opts="-o -h -V --reviewer --approvals --allow-self --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reviewer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --approvals)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1914,6 +2304,132 @@ _mastra__ask() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__store)
+            opts="-o -h -V --db --output --no-input --color --on-suspend --server --server-token-file --help --version grant help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__store__subcmd__grant)
+            opts="-o -h -V --serve --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-suspend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__store__subcmd__help)
+            opts="grant help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__store__subcmd__help__subcmd__grant)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mastra__ask__subcmd__store__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

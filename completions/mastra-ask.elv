@@ -51,6 +51,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand agents 'With --server: list the Mastra server''s agents'
             cand serve 'The reviewers'' inbox: web pages and Mastra''s agent API over this store'
             cand reviewer 'The people who may sign in to serve: add, list, rotate, remove, link'
+            cand policy 'Policies kept by name, for runs started with --policy NAME: set, list, remove'
+            cand store 'The store itself: on PostgreSQL, grant roles what runners and the inbox need'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mastra-ask;run'= {
@@ -509,6 +511,122 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         }
         &'mastra-ask;reviewer;help;help'= {
         }
+        &'mastra-ask;policy'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand set 'Keep a policy by name, replacing one of that name; its reviewers and groups must exist now, and are resolved again when each run starts'
+            cand list 'List the policies, with who may decide under each as of now'
+            cand remove 'Remove a policy; runs started under it keep the policy they stored'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;policy;set'= {
+            cand --reviewer 'A reviewer, or group:G for every member of a group (repeat for more)'
+            cand --approvals 'How many distinct reviewers must approve a plan or a tool call'
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --allow-self 'The run''s starter may answer and approve its own items too'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;policy;list'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;policy;remove'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;policy;help'= {
+            cand set 'Keep a policy by name, replacing one of that name; its reviewers and groups must exist now, and are resolved again when each run starts'
+            cand list 'List the policies, with who may decide under each as of now'
+            cand remove 'Remove a policy; runs started under it keep the policy they stored'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;policy;help;set'= {
+        }
+        &'mastra-ask;policy;help;list'= {
+        }
+        &'mastra-ask;policy;help;remove'= {
+        }
+        &'mastra-ask;policy;help;help'= {
+        }
+        &'mastra-ask;store'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand grant 'On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read the store, deciding only as a run''s policy allows its reviewer (with --serve: also sign reviewers in and decide as the one signed in, as serve does)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;store;grant'= {
+            cand --db 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]'
+            cand -o 'Output format: text for people, json for programs (JSON lines)'
+            cand --output 'Output format: text for people, json for programs (JSON lines)'
+            cand --color 'When to use colours (NO_COLOR is honoured)'
+            cand --on-suspend 'Run `sh -c CMD` once per new pending item, with its `pending -o json` line on stdin'
+            cand --server 'Work on the runs of a Mastra server (its path is the API prefix, default /api): agents, pending, answer, review, approve, decline, run and wait. The token comes from MASTRA_SERVER_TOKEN or --server-token-file'
+            cand --server-token-file 'With --server: read the token from this file (one line) instead of MASTRA_SERVER_TOKEN'
+            cand --serve 'The roles run serve'
+            cand --no-input 'Never prompt; a missing answer is a usage error'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mastra-ask;store;help'= {
+            cand grant 'On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read the store, deciding only as a run''s policy allows its reviewer (with --serve: also sign reviewers in and decide as the one signed in, as serve does)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mastra-ask;store;help;grant'= {
+        }
+        &'mastra-ask;store;help;help'= {
+        }
         &'mastra-ask;help'= {
             cand run 'Start a run of an agent on a prompt'
             cand pending 'List pending items (questions and plans waiting for a person), oldest first'
@@ -531,6 +649,8 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
             cand agents 'With --server: list the Mastra server''s agents'
             cand serve 'The reviewers'' inbox: web pages and Mastra''s agent API over this store'
             cand reviewer 'The people who may sign in to serve: add, list, rotate, remove, link'
+            cand policy 'Policies kept by name, for runs started with --policy NAME: set, list, remove'
+            cand store 'The store itself: on PostgreSQL, grant roles what runners and the inbox need'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mastra-ask;help;run'= {
@@ -589,6 +709,22 @@ set edit:completion:arg-completer[mastra-ask] = {|@words|
         &'mastra-ask;help;reviewer;remove'= {
         }
         &'mastra-ask;help;reviewer;link'= {
+        }
+        &'mastra-ask;help;policy'= {
+            cand set 'Keep a policy by name, replacing one of that name; its reviewers and groups must exist now, and are resolved again when each run starts'
+            cand list 'List the policies, with who may decide under each as of now'
+            cand remove 'Remove a policy; runs started under it keep the policy they stored'
+        }
+        &'mastra-ask;help;policy;set'= {
+        }
+        &'mastra-ask;help;policy;list'= {
+        }
+        &'mastra-ask;help;policy;remove'= {
+        }
+        &'mastra-ask;help;store'= {
+            cand grant 'On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read the store, deciding only as a run''s policy allows its reviewer (with --serve: also sign reviewers in and decide as the one signed in, as serve does)'
+        }
+        &'mastra-ask;help;store;grant'= {
         }
         &'mastra-ask;help;help'= {
         }

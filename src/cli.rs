@@ -184,6 +184,12 @@ pub enum Command {
     /// The people who may sign in to serve: add, list, rotate, remove, link
     #[command(subcommand)]
     Reviewer(ReviewerCommand),
+    /// Policies kept by name, for runs started with --policy NAME: set, list, remove
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+    /// The store itself: on PostgreSQL, grant roles what runners and the inbox need
+    #[command(subcommand)]
+    Store(StoreCommand),
 }
 
 /// Waiting for the outcome, for `run`, `ask` and `plan`.
@@ -518,6 +524,56 @@ pub struct ReviewerName {
     pub name: String,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Keep a policy by name, replacing one of that name; its reviewers and groups must
+    /// exist now, and are resolved again when each run starts
+    Set(PolicySetArgs),
+    /// List the policies, with who may decide under each as of now
+    List,
+    /// Remove a policy; runs started under it keep the policy they stored
+    Remove(PolicyName),
+}
+
+#[derive(Debug, Args)]
+pub struct PolicySetArgs {
+    /// The policy's name (letters, digits, `.`, `_`, `-`, `@`)
+    pub name: String,
+    /// A reviewer, or group:G for every member of a group (repeat for more)
+    #[arg(long = "reviewer", value_name = "NAME|group:G", required = true)]
+    pub reviewers: Vec<String>,
+    /// How many distinct reviewers must approve a plan or a tool call
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub approvals: u32,
+    /// The run's starter may answer and approve its own items too
+    #[arg(long)]
+    pub allow_self: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyName {
+    /// The policy's name
+    pub name: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read
+    /// the store, deciding only as a run's policy allows its reviewer (with --serve: also
+    /// sign reviewers in and decide as the one signed in, as serve does)
+    Grant(StoreGrantArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StoreGrantArgs {
+    /// The PostgreSQL roles (they must exist)
+    #[arg(required = true, value_name = "ROLE")]
+    pub roles: Vec<String>,
+    /// The roles run serve
+    #[arg(long)]
+    pub serve: bool,
+}
+
 /// Examples: for the main page (`""`) and each subcommand, what an example does and its
 /// command line (`3f2c9a1b` stands for a run id prefix). They end each `--help` and fill each
 /// man page's EXAMPLES section, and a test parses every line with this very definition.
@@ -711,6 +767,20 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ("A sign-in link for a phone, valid 15 minutes", "mastra-ask reviewer link alice"),
             ("A new token; the old one and every session of alice end", "mastra-ask reviewer rotate alice"),
             ("Who may sign in", "mastra-ask reviewer list -o json"),
+        ],
+    ),
+    (
+        "policy",
+        &[
+            ("Two of the release group must approve; the job's author may not", "mastra-ask policy set release --reviewer group:release --approvals 2"),
+            ("The policies, with who may decide under each", "mastra-ask policy list"),
+        ],
+    ),
+    (
+        "store",
+        &[
+            ("As the owner of a PostgreSQL store: a CI runner's role, and serve's", "mastra-ask store grant ci"),
+            ("The role serve connects as", "mastra-ask store grant inbox --serve"),
         ],
     ),
     (

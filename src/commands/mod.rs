@@ -20,6 +20,7 @@ mod oneshot;
 mod outcome;
 mod pending;
 mod plan;
+mod policy;
 mod prompting;
 mod prune;
 mod reply;
@@ -32,6 +33,7 @@ mod serve;
 mod server;
 mod show;
 mod start;
+mod store_grant;
 mod target;
 mod tool;
 mod wait;
@@ -87,6 +89,8 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Agents => crate::error::fail(server::needs_server("agents")),
         Command::Serve(a) => serve::run(ctx, a),
         Command::Reviewer(a) => reviewer::run(ctx, a),
+        Command::Policy(a) => policy::run(ctx, a),
+        Command::Store(a) => store_grant::run(ctx, a),
     }
 }
 

@@ -121,6 +121,8 @@ fn name(command: &Command) -> &'static str {
         Command::Agents => "agents",
         Command::Serve(_) => "serve",
         Command::Reviewer(_) => "reviewer",
+        Command::Policy(_) => "policy",
+        Command::Store(_) => "store",
     }
 }
 
