@@ -401,6 +401,10 @@ pub struct CallRecord {
     /// The process group of an approved tool started by a driver (SPEC §11), so that a
     /// later driver finds it if that one died.
     pub process: Option<ToolProcess>,
+    /// The arguments a person approved in place of the model's (SPEC §14.1).
+    pub approved_args: Option<Value>,
+    /// The digest of the arguments an approval approved (SPEC §14.1: `review::digest`).
+    pub digest: Option<String>,
 }
 
 impl CallRecord {
@@ -443,12 +447,11 @@ impl CallRecord {
     }
 
     /// The arguments a person approved in place of the model's (approve with changes,
-    /// SPEC §14.1), kept in the resume data as `args`.
+    /// SPEC §14.1).
     pub fn changed_args(&self) -> Option<&Value> {
-        if self.approved() != Some(true) {
-            return None;
-        }
-        self.resume_data.as_ref()?.get("args")
+        self.approved_args
+            .as_ref()
+            .filter(|_| self.approved() == Some(true))
     }
 
     /// The arguments an approved call's tool runs with: the approved ones.
@@ -458,10 +461,9 @@ impl CallRecord {
 
     /// The digest of the arguments approved (SPEC §14.1), as the store recorded it.
     pub fn approved_digest(&self) -> Option<&str> {
-        if self.approved() != Some(true) {
-            return None;
-        }
-        self.resume_data.as_ref()?.get("digest")?.as_str()
+        self.digest
+            .as_deref()
+            .filter(|_| self.approved() == Some(true))
     }
 }
 
@@ -801,6 +803,8 @@ mod tests {
             expires_at: None,
             created_at: 0,
             process: None,
+            approved_args: None,
+            digest: None,
         }
     }
 

@@ -403,6 +403,8 @@ mod tests {
                 expires_at: None,
                 created_at: 0,
                 process: None,
+                approved_args: None,
+                digest: None,
             },
             agent_id: "a".into(),
             pending_in_run: 2,

@@ -73,6 +73,18 @@ pub struct RunInsert<'a> {
     pub escalate_after_ms: Option<i64>,
 }
 
+/// A resolution as the store records it: the person's, the identity the store checked, and
+/// for an approval what it approved (SPEC §14.1).
+#[derive(Clone, Copy, Debug)]
+pub struct Resolving<'a> {
+    pub resolution: &'a Resolution,
+    pub checked: &'a Checked,
+    /// The arguments approved in place of the model's (approve with changes).
+    pub approved_args: Option<&'a Value>,
+    /// The digest of the arguments approved.
+    pub digest: Option<&'a str>,
+}
+
 /// What the transitions need to know of one call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallHead {
@@ -120,16 +132,10 @@ pub trait Tx {
     /// Writes the row's status, output, finish reason, error, usage, lease and update time.
     fn save_run(&mut self, run: &RunRow) -> Result<()>;
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>>;
-    /// Records the decision that resolves a pending call, at the run's `updated_at`, with
-    /// the identity the store checked (PostgreSQL: through `mastra_ask.resolve_item`, which
-    /// refuses a resolution its policy does not back).
-    fn resolve_call(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        by: &Resolution,
-        checked: &Checked,
-    ) -> Result<()>;
+    /// Records the decision that resolves a pending call, at the run's `updated_at`
+    /// (PostgreSQL: through `mastra_ask.resolve_item`, which refuses a resolution its policy
+    /// does not back).
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolving) -> Result<()>;
     /// Records where an approved call's tool runs.
     fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()>;
     /// Records a command tool started for a step not yet stored (a `running` call), in
@@ -269,8 +275,9 @@ CREATE TABLE settings (
 
 /// 7, the parts both backends share: who may answer (SPEC §14) as stored with a run (its
 /// resolved policy, who started it, what expiry does, when items escalate), the identity
-/// checked for each resolution, when an item was escalated, and the policies an
-/// administrator keeps by name. The decisions table (and, on PostgreSQL, what enforces the
+/// checked for each resolution, when an item was escalated, what an approval approved
+/// (the digest of the arguments, and the arguments when a person changed them, §14.1), and
+/// the policies an administrator keeps by name. The decisions table (and, on PostgreSQL, what enforces the
 /// policy against the store's other roles) is each backend's.
 macro_rules! policy_migration {
     () => {
@@ -283,6 +290,8 @@ ALTER TABLE runs ADD COLUMN escalate_after_ms BIGINT;
 ALTER TABLE calls ADD COLUMN checked_by TEXT;
 ALTER TABLE calls ADD COLUMN checked_as TEXT;
 ALTER TABLE calls ADD COLUMN escalated_at BIGINT;
+ALTER TABLE calls ADD COLUMN approved_args TEXT;
+ALTER TABLE calls ADD COLUMN digest TEXT;
 CREATE TABLE policies (
     name TEXT PRIMARY KEY,
     rule TEXT NOT NULL,

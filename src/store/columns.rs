@@ -256,7 +256,7 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
 /// Columns of a call: run id, call_id, seq, step, tool_name, args, state, payload,
 /// payload_is_args (the payload is the arguments), result, error, resume_data,
 /// resolved_by, resolved_via, resolved_at, expires_at, created_at, kind, tool_pgid,
-/// tool_start, tool_host, tool_started_at.
+/// tool_start, tool_host, tool_started_at, approved_args, digest.
 pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     let args = json(c, 5)?;
     let payload = match c.int(8)? {
@@ -299,12 +299,14 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
         expires_at: c.int(15)?,
         created_at: int(c, 16)?,
         process,
+        approved_args: opt_json(c, 22)?,
+        digest: c.text(23)?,
     })
 }
 
 /// Columns of a pending item: those of a call, then its run's agent id.
 pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
-    let agent_id = c.text(22)?.unwrap_or_default();
+    let agent_id = c.text(24)?.unwrap_or_default();
     Ok((call(c)?, agent_id))
 }
 

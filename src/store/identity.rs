@@ -49,8 +49,8 @@ pub(super) fn check(tx: &mut dyn Tx, who: &Identity) -> Result<Checked> {
         }
         Identity::Local { os_user } => {
             let policies = tx.policies();
-            if let Some(role) = policies.session_role()? {
-                return Ok(match policies.mapped(None, Some(&role))? {
+            if let Some((role, mapped)) = policies.session()? {
+                return Ok(match mapped {
                     Some(name) => reviewer(name),
                     None => Checked {
                         name: role,

@@ -15,7 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use super::backend::{Backend, CallHead, Durability, RunRow, Tx};
+use super::backend::{Backend, CallHead, Durability, Resolving, RunRow, Tx};
 use super::error::{Conflict, Error, NotFound, Result};
 use super::transitions::{write, Decide};
 use super::{identity, now_ms};
@@ -55,8 +55,9 @@ pub struct NamedPolicy {
 
 /// The row operations on policies, decisions and escalations within one write transaction.
 pub trait PolicyTx {
-    /// The session's role (PostgreSQL's `session_user`); `None` for SQLite.
-    fn session_role(&mut self) -> Result<Option<String>>;
+    /// The session's role (PostgreSQL's `session_user`) and the reviewer (not removed)
+    /// mapped to it; `None` for SQLite, which has no roles.
+    fn session(&mut self) -> Result<Option<(String, Option<String>)>>;
     /// The reviewer of this name, unless removed.
     fn member(&mut self, name: &str) -> Result<Option<Member>>;
     /// Every reviewer not removed, by name.
@@ -169,10 +170,35 @@ pub(super) fn resolve_spec(tx: &mut dyn Tx, spec: &PolicySpec) -> Result<Option<
     }))
 }
 
+impl Bound {
+    /// The resolution as the store records it.
+    pub fn resolving<'a>(
+        &'a self,
+        resolution: &'a Resolution,
+        checked: &'a Checked,
+    ) -> Resolving<'a> {
+        Resolving {
+            resolution,
+            checked,
+            approved_args: self.args.as_ref(),
+            digest: self.digest.as_deref(),
+        }
+    }
+}
+
+/// What an approval approved (SPEC §14.1): the digest of the arguments, and the arguments
+/// when they are a person's changes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Bound {
+    pub args: Option<Value>,
+    pub digest: Option<String>,
+}
+
 /// What a decision comes to.
 pub(super) enum Ruling {
-    /// It resolves the item: store this resolution, made by this checked identity.
-    Resolve(Resolution, Checked),
+    /// It resolves the item: store this resolution, made by this checked identity, bound
+    /// to these arguments.
+    Resolve(Box<(Resolution, Checked, Bound)>),
     /// It was recorded; the item waits for `needed` more approvals.
     Partial {
         needed: u32,
@@ -195,7 +221,7 @@ pub(super) fn ruling(
     let kind = call.kind.unwrap_or(ItemKind::Question);
     let mut resolution = d.resolution.clone();
     let verdict = Verdict::of(kind, &resolution.resume_data);
-    bind_arguments(&mut resolution, kind, verdict, call, d.args, call_id)?;
+    let bound = bind_arguments(kind, verdict, call, d.args, call_id)?;
     let me = identity::check(tx, d.identity)?;
     let gate = tx.policies().gate(run)?;
     let Some(rule) = gate
@@ -203,7 +229,7 @@ pub(super) fn ruling(
         .as_ref()
         .and_then(|p| p.rule_for(kind, &call.tool_name))
     else {
-        return Ok(Ruling::Resolve(resolution, me));
+        return Ok(Ruling::Resolve(Box::new((resolution, me, bound))));
     };
     if d.claimed {
         return Err(Error::usage(format!(
@@ -218,9 +244,7 @@ pub(super) fn ruling(
         .into_iter()
         .map(|m| (m.name, m.created_at))
         .collect();
-    let digest = resolution.resume_data["digest"]
-        .as_str()
-        .map(str::to_string);
+    let digest = bound.digest.clone();
     let ballot = Ballot {
         run_id: &run.id,
         call_id,
@@ -249,7 +273,7 @@ pub(super) fn ruling(
     match judgement {
         Judgement::Resolves => {
             resolution.by = me.name.clone();
-            Ok(Ruling::Resolve(resolution, me))
+            Ok(Ruling::Resolve(Box::new((resolution, me, bound))))
         }
         Judgement::Partial { needed } => {
             let mut decisions: Vec<DecisionRecord> =
@@ -260,38 +284,30 @@ pub(super) fn ruling(
     }
 }
 
-/// An approval records the digest of the arguments it approves (SPEC §14.1), and, approved
-/// with changes, the changed arguments; both go into the resume data the driver reads.
+/// An approval records the digest of the arguments it approves (SPEC §14.1) and, approved
+/// with changes, the changed arguments: the driver runs the tool only with arguments of
+/// that digest.
 fn bind_arguments(
-    resolution: &mut Resolution,
     kind: ItemKind,
     verdict: Verdict,
     call: &CallHead,
     changed: Option<&Value>,
     call_id: &str,
-) -> Result<()> {
-    if changed.is_some() && (kind != ItemKind::Approval || verdict != Verdict::Approved) {
+) -> Result<Bound> {
+    let approving = kind == ItemKind::Approval && verdict == Verdict::Approved;
+    if changed.is_some() && !approving {
         return Err(Error::usage(format!(
             "changed arguments approve an approval item; tool call {call_id} is not being approved"
         )));
     }
-    if kind != ItemKind::Approval || verdict != Verdict::Approved {
-        return Ok(());
+    if !approving {
+        return Ok(Bound::default());
     }
     let args = changed.unwrap_or(&call.args);
-    let Value::Object(data) = &mut resolution.resume_data else {
-        return Err(Error::usage(
-            "an approval's resume data is an object {\"approved\": true}",
-        ));
-    };
-    if let Some(a) = changed {
-        data.insert("args".into(), a.clone());
-    }
-    data.insert(
-        "digest".into(),
-        Value::String(review::digest(&call.tool_name, args)),
-    );
-    Ok(())
+    Ok(Bound {
+        args: changed.cloned(),
+        digest: Some(review::digest(&call.tool_name, args)),
+    })
 }
 
 /// One decision as the rules see it.

@@ -248,8 +248,9 @@ pub trait Store: Backend {
                     tx.notify(&run)?;
                     Ok(Resolved::Partial { needed, decisions })
                 }
-                Ruling::Resolve(resolution, checked) => {
-                    tx.resolve_call(&run, call_id, &resolution, &checked)?;
+                Ruling::Resolve(r) => {
+                    let (resolution, checked, bound) = *r;
+                    tx.resolve_call(&run, call_id, &bound.resolving(&resolution, &checked))?;
                     carry_on(tx, run, call.step, driver, now)
                 }
             }
@@ -289,8 +290,9 @@ pub trait Store: Backend {
                     Ruling::Partial { needed, decisions } => {
                         outcomes.push((call_id.clone(), Resolved::Partial { needed, decisions }));
                     }
-                    Ruling::Resolve(resolution, checked) => {
-                        tx.resolve_call(&run, call_id, &resolution, &checked)?;
+                    Ruling::Resolve(r) => {
+                        let (resolution, checked, bound) = *r;
+                        tx.resolve_call(&run, call_id, &bound.resolving(&resolution, &checked))?;
                         outcomes.push((call_id.clone(), Resolved::Recorded { still_pending: 0 }));
                         last = Some((outcomes.len() - 1, call.step));
                     }

@@ -41,13 +41,16 @@ fn agent(env: &Env) -> String {
         .into_owned()
 }
 
+/// A refusal's SQLSTATE and message.
+type Refusal = (String, String);
+
 /// Every write a runner might try in place of a reviewer's decision, on the pending
 /// question `q` of `run`: what each one returned (the SQLSTATE and message of a refusal).
 fn attempts(
     c: &mut postgres::Client,
     run: &str,
     runner: &str,
-) -> Vec<(String, Result<(), (String, String)>)> {
+) -> Vec<(String, Result<(), Refusal>)> {
     let now = store::now_ms();
     let tries: Vec<(&str, String)> = vec![
         (
@@ -86,7 +89,7 @@ fn attempts(
             "resolve through the store's function",
             format!(
             "SELECT resolve_item('{run}', 'q', NULL, '\"yes\"', 'bob', 'flag', 'bob', 'reviewer', \
-             {now})"),
+             NULL, NULL, {now})"),
         ),
         (
             "add a reviewer",

@@ -112,7 +112,8 @@ END
 $$;
 
 CREATE FUNCTION resolve_item(p_run text, p_call text, p_result text, p_resume_data text,
-    p_by text, p_via text, p_checked_by text, p_checked_as text, p_at bigint)
+    p_by text, p_via text, p_checked_by text, p_checked_as text, p_approved_args text,
+    p_digest text, p_at bigint)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = mastra_ask, pg_catalog, pg_temp AS $$
 DECLARE
@@ -134,7 +135,7 @@ BEGIN
         SELECT * INTO d FROM decisions
             WHERE run_id = p_run AND call_id = p_call AND reviewer = p_by;
         IF NOT FOUND OR d.resume_data IS DISTINCT FROM p_resume_data
-            OR d.result IS DISTINCT FROM p_result THEN
+            OR d.result IS DISTINCT FROM p_result OR d.digest IS DISTINCT FROM p_digest THEN
             PERFORM refuse(format('no decision of %s resolves tool call %s of run %s',
                 p_by, p_call, p_run));
         END IF;
@@ -162,7 +163,7 @@ BEGIN
     END IF;
     UPDATE calls SET state = 'resolved', result = p_result, resume_data = p_resume_data,
         resolved_by = p_by, resolved_via = p_via, resolved_at = p_at, checked_by = who,
-        checked_as = what
+        checked_as = what, approved_args = p_approved_args, digest = p_digest
         WHERE run_id = p_run AND call_id = p_call;
 END
 $$;
@@ -208,7 +209,8 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NEW.state NOT IN ('pending', 'done', 'running') OR NEW.resume_data IS NOT NULL
             OR NEW.resolved_by IS NOT NULL OR NEW.resolved_via IS NOT NULL
-            OR NEW.checked_by IS NOT NULL OR NEW.checked_as IS NOT NULL THEN
+            OR NEW.checked_by IS NOT NULL OR NEW.checked_as IS NOT NULL
+            OR NEW.approved_args IS NOT NULL OR NEW.digest IS NOT NULL THEN
             PERFORM refuse(format('the role %s may not store a decided call: decisions go through the store''s functions',
                 current_user));
         END IF;
@@ -228,6 +230,8 @@ BEGIN
         OR NEW.resolved_via IS DISTINCT FROM OLD.resolved_via
         OR NEW.checked_by IS DISTINCT FROM OLD.checked_by
         OR NEW.checked_as IS DISTINCT FROM OLD.checked_as
+        OR NEW.approved_args IS DISTINCT FROM OLD.approved_args
+        OR NEW.digest IS DISTINCT FROM OLD.digest
         OR NEW.args IS DISTINCT FROM OLD.args OR NEW.tool_name IS DISTINCT FROM OLD.tool_name
         OR NEW.kind IS DISTINCT FROM OLD.kind OR NEW.payload IS DISTINCT FROM OLD.payload
         OR NEW.run_id IS DISTINCT FROM OLD.run_id OR NEW.call_id IS DISTINCT FROM OLD.call_id

@@ -31,10 +31,13 @@ fn named(r: &tokio_postgres::Row) -> Result<NamedPolicy> {
 }
 
 impl PolicyTx for PgTx<'_> {
-    fn session_role(&mut self) -> Result<Option<String>> {
-        Ok(Some(
-            self.tx.query_one("SELECT session_user::text", &[])?.get(0),
-        ))
+    fn session(&mut self) -> Result<Option<(String, Option<String>)>> {
+        let row = self.tx.query_one(
+            "SELECT session_user::text, (SELECT name FROM reviewers \
+             WHERE pg_role = session_user::text AND removed_at IS NULL ORDER BY name LIMIT 1)",
+            &[],
+        )?;
+        Ok(Some((row.get(0), row.get(1))))
     }
 
     fn member(&mut self, name: &str) -> Result<Option<Member>> {

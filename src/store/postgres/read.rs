@@ -17,7 +17,7 @@ use crate::store::{Result, Run, RunFilter};
 pub const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name, c.args, \
     c.state, c.payload, false, c.result, c.error, c.resume_data, c.resolved_by, \
     c.resolved_via, c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, \
-    c.tool_start, c.tool_host, c.tool_started_at";
+    c.tool_start, c.tool_host, c.tool_started_at, c.approved_args, c.digest";
 
 /// A run, as `columns::run` reads it.
 const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reason, error, \

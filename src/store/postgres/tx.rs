@@ -9,11 +9,10 @@ use super::errors::classify;
 
 use super::read::{decoded, PgRow, CALL_COLUMNS};
 
-use crate::domain::review::Checked;
 use crate::domain::{
-    CallRecord, CallState, ItemKind, Message, Resolution, StartedCall, StoredEvent, ToolProcess,
+    CallRecord, CallState, ItemKind, Message, StartedCall, StoredEvent, ToolProcess,
 };
-use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, ToolOutput, Tx};
+use crate::store::backend::{Batch, CallHead, Resolving, RunInsert, RunRow, ToolOutput, Tx};
 use crate::store::columns::{self, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
@@ -198,17 +197,12 @@ impl Tx for PgTx<'_> {
         }))
     }
 
-    fn resolve_call(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        by: &Resolution,
-        checked: &Checked,
-    ) -> Result<()> {
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, r: &Resolving) -> Result<()> {
+        let by = r.resolution;
         // The store's function, so that a role bound by the policy resolves only what its
         // recorded decisions allow (migration 7).
         self.tx.execute(
-            "SELECT resolve_item($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            "SELECT resolve_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
             &[
                 &run.id,
                 &call_id,
@@ -216,8 +210,10 @@ impl Tx for PgTx<'_> {
                 &to_json(&by.resume_data),
                 &by.by,
                 &by.via.as_str(),
-                &checked.name,
-                &checked.kind.as_str(),
+                &r.checked.name,
+                &r.checked.kind.as_str(),
+                &r.approved_args.map(to_json),
+                &r.digest,
                 &run.updated_at,
             ],
         )?;

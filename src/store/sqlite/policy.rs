@@ -31,7 +31,7 @@ fn unreadable(name: &str, what: String) -> Error {
 }
 
 impl PolicyTx for SqliteTx<'_> {
-    fn session_role(&mut self) -> Result<Option<String>> {
+    fn session(&mut self) -> Result<Option<(String, Option<String>)>> {
         Ok(None)
     }
 

@@ -11,12 +11,12 @@ use super::compact::{self, to_json, Cursor, Sources};
 use super::errors::classify;
 use super::read::{decoded, SqlRow};
 
-use crate::domain::review::Checked;
 use crate::domain::{
-    CallRecord, CallState, Event, ItemKind, Message, NewCall, Resolution, StartedCall, StoredEvent,
-    ToolProcess,
+    CallRecord, CallState, Event, ItemKind, Message, NewCall, StartedCall, StoredEvent, ToolProcess,
 };
-use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, ToolOutput, Tx};
+use crate::store::backend::{
+    Batch, CallHead, Origin, Resolving, RunInsert, RunRow, ToolOutput, Tx,
+};
 use crate::store::columns::{self, from_json, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
@@ -333,18 +333,14 @@ impl Tx for SqliteTx<'_> {
         }))
     }
 
-    fn resolve_call(
-        &mut self,
-        run: &RunRow,
-        call_id: &str,
-        by: &Resolution,
-        checked: &Checked,
-    ) -> Result<()> {
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, r: &Resolving) -> Result<()> {
+        let by = r.resolution;
         self.tx
             .prepare_cached(
                 "UPDATE calls SET state = 'resolved', result = ?3, resume_data = ?4, \
                  resolved_by = ?5, resolved_via = ?6, resolved_at = ?7, checked_by = ?8, \
-                 checked_as = ?9 WHERE run = ?1 AND call_id = ?2 AND state = 'pending'",
+                 checked_as = ?9, approved_args = ?10, digest = ?11 \
+                 WHERE run = ?1 AND call_id = ?2 AND state = 'pending'",
             )?
             .execute(params![
                 run.key,
@@ -354,8 +350,10 @@ impl Tx for SqliteTx<'_> {
                 by.by,
                 by.via.as_str(),
                 run.updated_at,
-                checked.name,
-                checked.kind.as_str()
+                r.checked.name,
+                r.checked.kind.as_str(),
+                r.approved_args.map(to_json),
+                r.digest
             ])?;
         Ok(())
     }
