@@ -210,3 +210,92 @@ fn eight_reviewers_racing_on_the_last_approval_resolve_it_once_and_the_tool_runs
     assert_eq!(decisions.len(), 2);
     assert_eq!(decisions[0].reviewer, "r1");
 }
+
+#[test]
+fn named_policies_are_set_listed_and_removed() {
+    let env = Env::new();
+    // Names must resolve when the policy is set.
+    let out = env.run(&["policy", "set", "release", "--reviewer", "group:release"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.starts_with(
+            "error: policy release: group release has no reviewers (add one with: mastra-ask reviewer add NAME --group release)"
+        ),
+        "{}",
+        out.stderr
+    );
+    for name in ["alice", "bob"] {
+        env.run(&["reviewer", "add", name, "--group", "release"])
+            .assert_code(0);
+    }
+    let out = env.run(&[
+        "policy",
+        "set",
+        "release",
+        "--reviewer",
+        "group:release",
+        "--approvals",
+        "3",
+    ]);
+    out.assert_code(2);
+    assert!(out.stderr.contains(
+        "policy release needs 3 approvals, but only 2 reviewer(s) may decide: alice, bob"
+    ));
+    let out = env.run(&[
+        "policy",
+        "set",
+        "release",
+        "--reviewer",
+        "group:release",
+        "--approvals",
+        "2",
+    ]);
+    out.assert_code(0);
+    assert_eq!(
+        out.stderr,
+        "policy release set: alice, bob may decide (2 approvals; never the run's starter)\n"
+    );
+    let out = env.run(&["policy", "list"]);
+    out.assert_code(0);
+    assert_eq!(
+        out.stdout,
+        "release  group:release  alice, bob may decide (2 approvals; never the run's starter)\n"
+    );
+    let out = env.run(&["policy", "list", "-o", "json"]);
+    let line = &out.json_lines()[0];
+    assert_eq!(line["members"], json!(["alice", "bob"]));
+    assert_eq!(line["reviewers"], json!(["group:release"]));
+    // A member removed later: the policy lists why no run can start under it.
+    env.run(&["reviewer", "remove", "bob"]).assert_code(0);
+    let out = env.run(&["policy", "list"]);
+    assert_eq!(
+        out.stdout,
+        "release  group:release  no run can start under it now: policy release needs 2 approvals, but only 1 reviewer(s) may decide: alice\n"
+    );
+    for bad in [
+        vec!["policy", "set", "-x", "--reviewer", "alice"],
+        vec!["policy", "set", "ok", "--reviewer", "a b"],
+        vec![
+            "policy",
+            "set",
+            "ok",
+            "--reviewer",
+            "alice",
+            "--approvals",
+            "0",
+        ],
+        vec!["policy", "set", "ok"],
+    ] {
+        assert_eq!(env.run(&bad).code, 2, "{bad:?}");
+    }
+    env.run(&["policy", "remove", "release"]).assert_code(0);
+    let out = env.run(&["policy", "remove", "release"]);
+    out.assert_code(3);
+    assert!(
+        out.stderr
+            .contains("error: no policy release\nhint: list policies with: mastra-ask policy list"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.count("SELECT count(*) FROM policies", &[]), 0);
+}
