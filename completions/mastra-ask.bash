@@ -350,7 +350,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__answer)
-            opts="-o -h -V --tool-call --as --no-resume --multi --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --multi --json --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -369,6 +369,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -408,7 +412,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__approve)
-            opts="-o -h -V --tool-call --as --no-resume --json --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --json --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,6 +427,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -604,7 +612,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__decline)
-            opts="-o -h -V --tool-call --as --no-resume --json --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --json --agent --reason --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -619,6 +627,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1664,7 +1676,7 @@ _mastra__ask() {
             return 0
             ;;
         mastra__ask__subcmd__review)
-            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
+            opts="-o -h -V --tool-call --as --no-resume --approve --reject --feedback --feedback-file --json --plan-root --plan-file --unseen --agent --db --output --no-input --color --on-suspend --server --server-token-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1695,6 +1707,10 @@ _mastra__ask() {
                     return 0
                     ;;
                 --plan-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

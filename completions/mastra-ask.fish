@@ -100,6 +100,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l tool-ca
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l as -d 'Who resolves it [default: $MASTRA_ASK_USER, else the login name]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l multi -d 'The chosen labels of a multi-select question' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l json -d 'The answer as JSON: a string, or an array of labels (a Mastra server\'s `other` item: its resume data, sent as given)' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l agent -d 'With --server: look for the run among this agent\'s runs only (no walk over every agent)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand answer" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -120,6 +121,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l feedbac
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l json -d 'The decision as JSON: {"action":"approved"|"rejected","feedback":"..."}' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-root -d 'With --server: the directory the agent\'s plan paths are relative to [default: the current directory]' -r -F
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l plan-file -d 'With --server: the plan\'s text, when its file cannot be read under --plan-root' -r -F
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l agent -d 'With --server: look for the run among this agent\'s runs only (no walk over every agent)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -139,6 +141,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand review" -s V -l ve
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l agent -d 'With --server: look for the run among this agent\'s runs only (no walk over every agent)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''
 json\t''"
@@ -155,6 +158,7 @@ complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand approve" -s V -l v
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l tool-call -d 'Which tool call, when the run has several waiting for approval' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l as -d 'Who decides [default: $MASTRA_ASK_USER, else the login name]; a name, not authentication' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l json -d 'The decision as Mastra\'s resume data: {"approved":true|false,"reason"?:"..."}; it must agree with the command' -r
+complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l agent -d 'With --server: look for the run among this agent\'s runs only (no walk over every agent)' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l reason -d 'Why; the model receives it [default: Tool call was not approved by the user]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -l db -d 'The store: a SQLite file or a postgres:// URL [default: $XDG_DATA_HOME/mastra-ask/mastra-ask.db]' -r
 complete -c mastra-ask -n "__fish_mastra_ask_using_subcommand decline" -s o -l output -d 'Output format: text for people, json for programs (JSON lines)' -r -f -a "text\t''

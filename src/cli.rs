@@ -1,13 +1,76 @@
-//! The command line, as clap types only. Doc comments here are the `--help` text; the tables
-//! at the end (examples, environment) are the rest of `--help` and of the man pages, which
-//! `commands::generate` assembles. Nothing here parses, prints or decides.
+//! The command line: clap types, and how the binary parses with them (`command()`,
+//! `parse()`). Doc comments here are the `--help` text; the tables at the end (examples,
+//! environment) are the rest of `--help` and of the man pages, laid out by `help` and `man`;
+//! `completions` generates the shell scripts. Nothing here prints or decides.
 
+pub mod completions;
+pub mod help;
+pub mod man;
+
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::limits::text_value as text;
+
+/// The program's name, as installed and as completions register it.
+pub const BIN: &str = "mastra-ask";
+
+/// The command line definition with each command's examples, and the exit codes in the
+/// main command's long help.
+pub fn command() -> clap::Command {
+    let main = help::examples_help("");
+    Cli::command()
+        .after_help(main.clone())
+        .after_long_help(format!("{main}\n{}", help::exit_codes_help()))
+        .mut_subcommands(|sub| {
+            let text = help::examples_help(sub.get_name());
+            if text.is_empty() {
+                sub
+            } else {
+                sub.after_help(text)
+            }
+        })
+}
+
+/// Parses the process's arguments with `command()`.
+///
+/// The examples are attached only when help is shown (a second parse, then), so that an
+/// ordinary command does not pay for laying them out. And clap counts a value taken from the
+/// environment as given, so with `MASTRA_ASK_DB` set every usage line of an error would show
+/// `--db <PATH>` as if it were required: a usage error is reported from a parse that ignores
+/// the environment when that parse fails the same way (otherwise the environment caused it,
+/// and its error stands).
+pub fn parse() -> Result<ArgMatches, clap::Error> {
+    parse_from(std::env::args_os())
+}
+
+/// `parse` of the given arguments (the first is the program's name).
+pub fn parse_from<I, T>(args: I) -> Result<ArgMatches, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    match Cli::command().try_get_matches_from(&args) {
+        Ok(matches) => Ok(matches),
+        // The version needs nothing more.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => Err(e),
+        // Help: shown by the full definition, with the examples.
+        Err(e) if !e.use_stderr() => command().try_get_matches_from(&args),
+        Err(e) => match without_env(command()).try_get_matches_from(&args) {
+            Err(plain) if plain.kind() == e.kind() => Err(plain),
+            _ => Err(e),
+        },
+    }
+}
+
+/// `cmd` with no argument read from the environment.
+fn without_env(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| a.env(None)).mut_subcommands(without_env)
+}
 
 /// A duration of at most a year (`crate::limits::MAX_FLAG_DURATION`).
 fn duration(s: &str) -> Result<Duration, String> {
@@ -356,6 +419,10 @@ pub struct AnswerArgs {
     /// item: its resume data, sent as given)
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -399,6 +466,10 @@ pub struct ReviewArgs {
     /// With --server: approve a plan whose file cannot be read, unseen
     #[arg(long)]
     pub unseen: bool,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 /// What `approve` and `decline` take: the run (required: a shared store may hold others'
@@ -421,6 +492,10 @@ pub struct ApproveArgs {
     /// must agree with the command
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// With --server: look for the run among this agent's runs only (no walk over every
+    /// agent)
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -831,6 +906,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "The Mastra server the commands work on, as --server.",
     ),
     ("MASTRA_SERVER_TOKEN", "The token for that Mastra server."),
+    (
+        "MASTRA_ASK_SERVER_IDLE_TIMEOUT",
+        "Longest silence of a Mastra server: before a stream starts, between its events, and the cap of a JSON request when under 60s [default: 200s, at most 1d].",
+    ),
     ("OPENAI_API_KEY", "The key for openai/ models."),
     ("OPENAI_BASE_URL", "Where openai/ models are served [default: https://api.openai.com/v1]."),
     ("OLLAMA_BASE_URL", "Where ollama/ models are served [default: http://localhost:11434/v1]."),

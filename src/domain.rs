@@ -478,9 +478,9 @@ pub struct ToolProcess {
     pub started_at: i64,
 }
 
-/// What a pending item asks of a person; decides the command that resolves it, and on a
-/// Mastra server the route its answer takes (SPEC §12). One type for local items and a
-/// server's.
+/// What a pending item asks of a person; decides the command that resolves it (its
+/// behaviour for a person: `items::of`), and on a Mastra server the route its answer takes
+/// (SPEC §12). One type for local items and a server's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ItemKind {
@@ -546,24 +546,6 @@ impl ItemKind {
 
     pub fn parse(s: &str) -> Option<ItemKind> {
         ItemKind::ALL.into_iter().find(|k| k.noun() == s)
-    }
-
-    /// The subcommand that resolves an item of this kind (for an approval, the one that
-    /// lets it run; `decline` refuses it).
-    pub fn command(self) -> &'static str {
-        match self {
-            ItemKind::Question | ItemKind::Other => "answer",
-            ItemKind::Plan => "review",
-            ItemKind::Approval => "approve",
-        }
-    }
-
-    /// How to name the commands that resolve an item of this kind, for a hint.
-    pub fn commands(self) -> &'static str {
-        match self {
-            ItemKind::Approval => "approve (or decline)",
-            other => other.command(),
-        }
     }
 }
 

@@ -1,8 +1,10 @@
 //! The errors a user can act on: each has a kind that decides the exit code and the JSON
 //! error code, a one-line message, and maybe a hint for the next step.
 //!
-//! The store's errors are typed in `store::Error` and map to a kind there; anything else
-//! (IO) travels as `anyhow` with context and exits 1.
+//! This is the command error, the one shape every error takes at the boundary (`lib::main`
+//! prints it once). Typed errors of the layers below (the store's `store::Error`) offer their
+//! kind and hint and convert into it with their source kept; anything else (IO) travels as
+//! `anyhow` with context and exits 1.
 
 use std::fmt;
 
@@ -68,11 +70,15 @@ impl Kind {
     }
 }
 
+/// What the error came from, kept for its chain.
+type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 #[derive(Debug)]
 pub struct Error {
     pub kind: Kind,
     pub message: String,
     pub hint: Option<String>,
+    source: Option<Source>,
 }
 
 impl Error {
@@ -81,6 +87,7 @@ impl Error {
             kind,
             message: message.into(),
             hint: None,
+            source: None,
         }
     }
     pub fn usage(message: impl Into<String>) -> Error {
@@ -110,9 +117,139 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// What every typed error of the program offers: the kind that decides its exit code and
+/// JSON code, and the next step for a person, if there is one.
+pub trait Kinded {
+    fn kind(&self) -> Kind;
+    fn hint(&self) -> Option<String>;
+}
+
+impl Kinded for Error {
+    fn kind(&self) -> Kind {
+        self.kind
+    }
+    fn hint(&self) -> Option<String> {
+        self.hint.clone()
+    }
+}
+
+impl Kinded for crate::store::Error {
+    fn kind(&self) -> Kind {
+        crate::store::Error::kind(self)
+    }
+    fn hint(&self) -> Option<String> {
+        crate::store::Error::hint(self)
+    }
+}
+
+/// `e` as one of the program's typed errors: the one list of them.
+fn typed_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a dyn Kinded> {
+    if let Some(mine) = e.downcast_ref::<Error>() {
+        return Some(mine);
+    }
+    e.downcast_ref::<crate::store::Error>()
+        .map(|s| s as &dyn Kinded)
+}
+
+impl From<crate::store::Error> for Error {
+    fn from(e: crate::store::Error) -> Error {
+        Error {
+            kind: e.kind(),
+            message: e.to_string(),
+            hint: e.hint(),
+            source: Some(Box::new(e)),
+        }
+    }
+}
+
+/// At the boundary: any error as the command error. Its message is the chain of what went
+/// wrong down to the first typed error (whose own causes its message already says), its
+/// kind and hint are that error's (an I/O error without one is `Io`, anything else
+/// `Internal`), and the whole chain is kept as its source.
+impl From<anyhow::Error> for Error {
+    fn from(e: anyhow::Error) -> Error {
+        if e.chain().next().is_some_and(|c| c.is::<Error>()) {
+            return e.downcast::<Error>().expect("checked above");
+        }
+        let mut message = Vec::new();
+        let mut typed = None;
+        for c in e.chain() {
+            message.push(c.to_string());
+            typed = typed_error(c).map(|t| (t.kind(), t.hint()));
+            if typed.is_some() {
+                break;
+            }
+        }
+        let (kind, hint) = typed.unwrap_or_else(|| {
+            let io = e.chain().any(|c| c.is::<std::io::Error>());
+            (if io { Kind::Io } else { Kind::Internal }, None)
+        });
+        Error {
+            kind,
+            message: message.join(": "),
+            hint,
+            source: Some(e.into()),
+        }
+    }
+}
 
 /// Shorthand for returning a kinded error from a function that returns `anyhow::Result`.
 pub fn fail<T>(e: Error) -> anyhow::Result<T> {
     Err(e.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{self, Conflict};
+    use anyhow::Context;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_command_error_is_taken_as_it_is() {
+        let e: Error = anyhow::Error::from(Error::conflict("taken").with_hint("wait")).into();
+        assert_eq!((e.kind, e.message.as_str()), (Kind::Conflict, "taken"));
+        assert_eq!(e.hint.as_deref(), Some("wait"));
+    }
+
+    /// A store error keeps its kind, hint and wording, its context before it, and itself as
+    /// the source.
+    #[test]
+    fn a_store_error_converts_with_its_context_and_source() {
+        let refused = store::Error::Conflict(Conflict::Finished {
+            run: "r1".into(),
+            status: crate::domain::RunStatus::Completed,
+        });
+        let e: Error = anyhow::Error::from(refused).context("cancelling r1").into();
+        assert_eq!(e.kind, Kind::Conflict);
+        assert_eq!(e.message, "cancelling r1: run r1 is already completed");
+        let source = e.source().expect("kept");
+        assert!(source.to_string().contains("cancelling r1"), "{source}");
+
+        let missing = store::Error::NotFound(store::NotFound::Run { run: "r2".into() });
+        let e = Error::from(missing);
+        assert_eq!(e.kind, Kind::NotFound);
+        assert_eq!(e.hint.as_deref(), Some("list runs with: mastra-ask runs"));
+        assert!(e.source().is_some_and(|s| s.is::<store::Error>()));
+    }
+
+    #[test]
+    fn an_untyped_error_is_io_or_internal() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let e: Error = Err::<(), _>(io).context("writing x").unwrap_err().into();
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (Kind::Io, "writing x: denied")
+        );
+        let e: Error = anyhow::anyhow!("odd").into();
+        assert_eq!((e.kind, e.hint), (Kind::Internal, None));
+    }
 }

@@ -51,6 +51,13 @@ impl Exit {
     }
 }
 
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> std::process::ExitCode {
+        // Every code of the table is below 256.
+        std::process::ExitCode::from(exit.code() as u8)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

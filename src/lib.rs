@@ -1,8 +1,13 @@
 //! mastra-ask: durable human-in-the-loop agent runs.
 //!
-//! `main` parses the command line, builds the context once, dispatches to a command, prints
-//! an error once and maps the outcome to an exit code (through the error's kind: no backend
-//! error type is known here). Nothing else happens here.
+//! `main` parses the command line, builds the context once, dispatches to a command, turns
+//! an error into the command error and prints it once, and maps the outcome to an exit code
+//! (through the error's kind: no backend error type is known here). Nothing else happens
+//! here.
+//!
+//! The layers, top down: the frontends (`commands`, over the terminal's `context`), the run
+//! layer (`runner`) and the item kinds (`items`), then `agent`, `remote`, `store`, `ui`,
+//! `output`, `providers`, `tools`, and the shared vocabulary (`domain`, `report`, `error`).
 //!
 //! `unsafe` is denied in the whole crate but `sys`, where each block says why it is sound.
 
@@ -11,14 +16,18 @@
 pub mod agent;
 pub mod cli;
 pub mod commands;
+pub mod context;
 pub mod domain;
 pub mod duration;
 pub mod error;
 pub mod exit;
+pub mod items;
 pub mod limits;
 pub mod output;
 pub mod providers;
 pub mod remote;
+pub mod report;
+pub mod runner;
 pub mod serve;
 pub mod store;
 #[allow(unsafe_code)]
@@ -28,6 +37,8 @@ pub mod testing;
 pub mod tools;
 pub mod ui;
 
+use std::process::ExitCode;
+
 use clap::parser::ValueSource;
 use clap::FromArgMatches;
 
@@ -35,8 +46,8 @@ use cli::{Cli, ColorChoice, OutputFormat};
 use exit::Exit;
 
 /// Runs the program; returns the process exit code.
-pub fn main() -> i32 {
-    let matches = match commands::generate::parse() {
+pub fn main() -> ExitCode {
+    let matches = match cli::parse() {
         Ok(m) => m,
         Err(e) => return parse_error(&e),
     };
@@ -51,30 +62,33 @@ pub fn main() -> i32 {
     let out = output::Out::new(cli.output == OutputFormat::Json);
     let server = match server_config(cli.server.as_deref(), cli.server_token_file.as_deref()) {
         Ok(s) => s,
-        Err(e) => return report(&out, &e),
+        Err(e) => return report(&out, e.into()),
     };
-    let ctx = commands::Ctx {
-        location: store::Location::resolve(cli.db.as_deref()),
-        db_flag,
-        out,
-        no_input: cli.no_input,
-        on_suspend: cli.on_suspend.clone(),
-        server,
+    let ctx = context::Ctx {
+        run: runner::Context {
+            location: store::Location::resolve(cli.db.as_deref()),
+            db_flag,
+            on_suspend: cli.on_suspend.clone(),
+            interactive: runner::at_a_terminal(cli.no_input),
+            server,
+            report: &out,
+        },
+        out: &out,
         token_file_given: cli.server_token_file.is_some(),
     };
     match commands::dispatch(&ctx, cli.command) {
-        Ok(exit) => exit.code(),
-        Err(e) => report(&ctx.out, &e),
+        Ok(exit) => exit.into(),
+        Err(e) => report(&out, e.into()),
     }
 }
 
 /// Prints what the argument parser refused (or the help and version it was asked for) and
 /// returns the exit code. Its errors echo argv, so they are sanitized like every other line,
 /// and in JSON mode they are the JSON error line.
-fn parse_error(e: &clap::Error) -> i32 {
+fn parse_error(e: &clap::Error) -> ExitCode {
     if !e.use_stderr() {
         let _ = e.print();
-        return 0;
+        return Exit::Success.into();
     }
     let json = output::usage::json_requested(std::env::args_os(), std::env::var_os(OUTPUT_ENV));
     let (message, rest) = output::usage::split_parse_error(&e.render().to_string());
@@ -84,7 +98,7 @@ fn parse_error(e: &clap::Error) -> i32 {
     if !json {
         out.details(&rest);
     }
-    Exit::Usage.code()
+    Exit::Usage.into()
 }
 
 /// The Mastra server of `--server` (or `MASTRA_SERVER_URL`), with its token.
@@ -121,32 +135,7 @@ fn set_colors(choice: ColorChoice) {
 }
 
 /// Prints an error once and returns its exit code.
-fn report(out: &output::Out, e: &anyhow::Error) -> i32 {
-    let (kind, hint) = classify(e);
-    // The store's errors say what their cause said already: the chain stops at them.
-    let mut message = Vec::new();
-    for c in e.chain() {
-        message.push(c.to_string());
-        if c.is::<store::Error>() || c.is::<error::Error>() {
-            break;
-        }
-    }
-    out.error(kind.code(), &message.join(": "), hint.as_deref());
-    kind.exit().code()
-}
-
-/// The kind of an error (which decides its exit code) and its hint.
-fn classify(e: &anyhow::Error) -> (error::Kind, Option<String>) {
-    for c in e.chain() {
-        if let Some(k) = c.downcast_ref::<error::Error>() {
-            return (k.kind, k.hint.clone());
-        }
-        if let Some(s) = c.downcast_ref::<store::Error>() {
-            return (s.kind(), s.hint());
-        }
-    }
-    if e.chain().any(|c| c.is::<std::io::Error>()) {
-        return (error::Kind::Io, None);
-    }
-    (error::Kind::Internal, None)
+fn report(out: &output::Out, e: error::Error) -> ExitCode {
+    out.error(e.kind.code(), &e.message, e.hint.as_deref());
+    e.kind.exit().into()
 }

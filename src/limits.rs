@@ -55,6 +55,17 @@ pub const MAX_MODEL_PROGRAM_STDERR: u64 = 64 * KIB;
 /// Model calls per leg (`maxSteps`, `--max-steps`).
 pub const MAX_MAX_STEPS: u32 = 1000;
 
+// Mastra servers (`--server`, SPEC §12).
+
+/// Suspended calls one listing holds (every page of every agent).
+pub const MAX_LISTING_ITEMS: usize = 10_000;
+/// Bytes of answers one listing reads (every page of every agent).
+pub const MAX_LISTING_BYTES: u64 = 64 * MIB;
+/// Agents one listing walks.
+pub const MAX_LISTING_AGENTS: usize = 1_000;
+/// `SSL_CERT_FILE`, the PEM certificates to trust.
+pub const MAX_CERT_FILE: u64 = 4 * MIB;
+
 // The agent's own command tools (SPEC §11).
 
 /// What one call of a command tool may print on stdout (its result); more is a tool error.
@@ -87,6 +98,8 @@ pub const MAX_FLAG_DURATION: Duration = Duration::from_secs(365 * 86_400);
 pub const MAX_READ_TIMEOUT: Duration = DAY;
 /// `MASTRA_ASK_CONNECT_TIMEOUT`.
 pub const MAX_CONNECT_TIMEOUT: Duration = Duration::from_secs(600);
+/// `MASTRA_ASK_SERVER_IDLE_TIMEOUT`: the longest silence of a Mastra server.
+pub const MAX_SERVER_IDLE_TIMEOUT: Duration = DAY;
 /// `MASTRA_ASK_RETRY_DELAY` (the first retry's delay; later ones double it).
 pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(600);
 /// The longest wait before one retry: the largest retry delay, doubled twice, plus jitter.
@@ -158,19 +171,16 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
 }
 
 /// Reads a regular file of at most `cap` bytes: opened without blocking, checked on the
-/// open descriptor, read up to the cap plus one byte.
+/// open descriptor, read up to the cap plus one byte. This is how every file named by a
+/// flag or by the environment is read (agent and script files, `--feedback-file`,
+/// `--plan-file`, `--server-token-file`, `SSL_CERT_FILE`): a FIFO or a device is refused,
+/// never waited on (SPEC §9).
 pub fn read_regular_file(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let file = open_nonblocking(path)?;
     if !file.metadata()?.is_file() {
         return Err(ReadError::NotRegular);
     }
     read_capped(file, cap)
-}
-
-/// Reads any file a person names (a regular file, `/dev/stdin`, a pipe from `<(...)`) up to
-/// `cap` bytes. A person may point at a pipe on purpose, so the open may wait for a writer.
-pub fn read_any_file(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    read_capped(File::open(path)?, cap)
 }
 
 /// A flag's text value, refused past [`MAX_TEXT_INPUT`] (a clap value parser).

@@ -1,4 +1,4 @@
-fn main() {
+fn main() -> std::process::ExitCode {
     mastra_ask::sys::ignore_sigxfsz();
-    std::process::exit(mastra_ask::main());
+    mastra_ask::main()
 }

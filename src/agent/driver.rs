@@ -20,7 +20,7 @@ use crate::tools::Toolbox;
 
 /// How a leg ended.
 #[derive(Debug, PartialEq)]
-pub enum LegEnd {
+pub enum Ended {
     Status(RunStatus),
     /// The run was cancelled or taken over by another driver meanwhile.
     LostLease,
@@ -42,16 +42,17 @@ fn call_ids(messages: &[Message]) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-/// Drives `run` (running, under `lease`) until it suspends or ends.
+/// Drives `run` (running, under `lease`; `agent` is its stored agent) until it suspends or
+/// ends.
 pub fn drive(
     store: &dyn Store,
     location: &Location,
     run: &Run,
+    agent: &AgentDef,
     lease: &Lease,
     provider: &dyn Provider,
     sink: &mut dyn Sink,
-) -> Result<LegEnd> {
-    let agent = AgentDef::of_run(run)?;
+) -> Result<Ended> {
     let cwd = std::path::PathBuf::from(&run.cwd);
     let toolbox = Toolbox {
         entries: &agent.tools,
@@ -65,7 +66,7 @@ pub fn drive(
     started::wait_for_inline(store, run, &toolbox)?;
     let mut history = store.messages(&run.id)?;
     match approved::finish_step(store, run, lease, &toolbox, &history, sink)? {
-        Open::LostLease => return Ok(LegEnd::LostLease),
+        Open::LostLease => return Ok(Ended::LostLease),
         Open::Finished => history = store.messages(&run.id)?,
         Open::None => {}
     }
@@ -108,7 +109,7 @@ pub fn drive(
         inline.checked()?;
         let Some(stored) = store.commit_step(&run.id, lease, &commit)? else {
             inline.lost()?;
-            return Ok(LegEnd::LostLease);
+            return Ok(Ended::LostLease);
         };
         for e in &stored {
             // Shown live already.
@@ -121,9 +122,9 @@ pub fn drive(
         usage = usage + commit.usage;
         match commit.transition {
             Transition::Running => continue,
-            Transition::Suspended => return Ok(LegEnd::Status(RunStatus::Suspended)),
-            Transition::Completed { .. } => return Ok(LegEnd::Status(RunStatus::Completed)),
-            Transition::Failed { .. } => return Ok(LegEnd::Status(RunStatus::Failed)),
+            Transition::Suspended => return Ok(Ended::Status(RunStatus::Suspended)),
+            Transition::Completed { .. } => return Ok(Ended::Status(RunStatus::Completed)),
+            Transition::Failed { .. } => return Ok(Ended::Status(RunStatus::Failed)),
         }
     }
     unreachable!("the loop returns")

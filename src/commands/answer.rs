@@ -2,25 +2,27 @@
 //! prompt on at a terminal).
 
 use anyhow::Result;
-use serde_json::{json, Value};
 
-use super::advance::{self, Advance, Policy};
-use super::input::{parse_json_flag, read_stdin, who};
-use super::items::question_of;
-use super::target::{find_run, target_of};
-use super::Ctx;
 use crate::cli::AnswerArgs;
-use crate::domain::{ItemKind, Resolution, Via};
+use crate::context::Ctx;
+use crate::domain::ItemKind;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::tools::ask_user::{self, Question};
+use crate::items::input::who;
+use crate::items::question::{answered, checked, given, question_of, USAGE};
+use crate::runner::advance::prompt_chosen;
+use crate::runner::target::{find_run, target_of};
+use crate::runner::{Advance, Policy};
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let item_args = &args.item;
+    let by = who(item_args.as_.clone());
+    let policy = Policy::acting(ctx, !item_args.no_resume, &by);
     let (given, via) = match given(&args)? {
         Some(given) => given,
         None if ctx.interactive() => {
-            return advance::prompt_chosen(ctx, item_args, ItemKind::Question)
+            let (run, call) = (item_args.run.as_deref(), item_args.tool_call.as_deref());
+            return prompt_chosen(ctx, run, call, policy, ItemKind::Question);
         }
         None => return fail(missing_answer(ctx, item_args.run.as_deref())),
     };
@@ -30,40 +32,9 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let (store, run, item) = target_of(ctx, item_args, ItemKind::Question)?;
     let question = question_of(&item)?;
     let resume_data = checked(&question, &item.call_id, &given, args.multi.is_some())?;
-    let resolution = Resolution {
-        result: Some(ask_user::result(&resume_data)),
-        resume_data,
-        by: who(item_args.as_.clone()),
-        via,
-    };
-    let policy = Policy::acting(ctx, item_args, &resolution.by);
-    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&item, &resolution)
+    let resolution = answered(resume_data, &by, via);
+    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&run, &item, &resolution)
 }
-
-/// The answer given on the command line (ANSWER, `-` for stdin, `--multi`, `--json`) and
-/// how; `None` when none was.
-pub fn given(args: &AnswerArgs) -> Result<Option<(Value, Via)>> {
-    Ok(Some(match (&args.answer, &args.multi, &args.json) {
-        (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
-        (Some(a), _, _) => (json!(a), Via::Flag),
-        (_, Some(labels), _) => (json!(labels), Via::Flag),
-        (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
-        _ => return Ok(None),
-    }))
-}
-
-/// The resume data of an answer to `question` (SPEC §5.4): checked against its options, and
-/// `--multi` only for a multi-select question.
-pub fn checked(question: &Question, call_id: &str, given: &Value, multi: bool) -> Result<Value> {
-    if multi && question.mode != ask_user::Mode::Multi {
-        return fail(Error::usage(format!(
-            "--multi is for multi-select questions; tool call {call_id} takes one answer: pass it as ANSWER"
-        )));
-    }
-    Ok(question.check_answer(given).map_err(Error::invalid)?)
-}
-
-pub const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";
 
 /// No answer given, and no terminal to ask at. A lone positional is RUN (SPEC §5): say so
 /// when it names no run.

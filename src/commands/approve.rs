@@ -5,66 +5,25 @@
 
 use anyhow::Result;
 
-use super::advance::{Advance, Policy};
-use super::input::{parse_json_flag, who};
-use super::target::target;
-use super::Ctx;
-use crate::cli::{ApproveArgs, ItemArgs};
-use crate::domain::{ItemKind, Resolution, Via};
-use crate::error::{fail, Error};
+use crate::cli::ApproveArgs;
+use crate::context::Ctx;
+use crate::domain::ItemKind;
 use crate::exit::Exit;
-use crate::tools::approval::Decision;
+use crate::items::approval::{decided, decision, Verdict};
+use crate::items::input::who;
+use crate::runner::target::target;
+use crate::runner::{Advance, Policy};
 
-/// `approve` (`decline` is `None`) or `decline` with its `--reason`.
-pub fn run(ctx: &Ctx, args: &ApproveArgs, decline: Option<Option<String>>) -> Result<Exit> {
-    let (decision, via) = decision(args, decline)?;
+pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
+    let (decision, via) = decision(args, &verdict)?;
     let (store, run, item) = target(
         ctx,
         Some(&args.run),
         ItemKind::Approval,
         args.tool_call.as_deref(),
     )?;
-    let resolution = Resolution {
-        resume_data: decision.resume_data(),
-        result: decision.result(),
-        by: who(args.as_.clone()),
-        via,
-    };
-    let item_args = ItemArgs {
-        run: Some(args.run.clone()),
-        tool_call: args.tool_call.clone(),
-        as_: args.as_.clone(),
-        no_resume: args.no_resume,
-    };
-    let policy = Policy::acting(ctx, &item_args, &resolution.by);
-    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&item, &resolution)
-}
-
-/// The decision the command stands for, checked before anything is looked up.
-pub fn decision(args: &ApproveArgs, decline: Option<Option<String>>) -> Result<(Decision, Via)> {
-    let approving = decline.is_none();
-    let verb = if approving { "approve" } else { "decline" };
-    if let Some(j) = &args.json {
-        let d = Decision::from_json(&parse_json_flag(j)?)
-            .map_err(|e| Error::invalid(format!("--json: {e}")))?;
-        if d.approved != approving {
-            let other = if d.approved { "approve" } else { "decline" };
-            return fail(
-                Error::usage(format!(
-                    "--json says {{\"approved\": {}}}, but the command is {verb}",
-                    d.approved
-                ))
-                .with_hint(format!("to {other} the call, use: mastra-ask {other} RUN")),
-            );
-        }
-        return Ok((d, Via::Json));
-    }
-    match decline {
-        None => Ok((Decision::approve(), Via::Flag)),
-        Some(Some(reason)) if reason.trim().is_empty() => fail(
-            Error::usage("the reason is empty")
-                .with_hint("write why, or leave out --reason to decline with the default reason"),
-        ),
-        Some(reason) => Ok((Decision::decline(reason), Via::Flag)),
-    }
+    let by = who(args.as_.clone());
+    let resolution = decided(&decision, &by, via);
+    let policy = Policy::acting(ctx, !args.no_resume, &by);
+    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&run, &item, &resolution)
 }

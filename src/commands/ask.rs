@@ -3,14 +3,14 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::input::parse_json_flag;
-use super::oneshot::{self, OneShot};
-use super::Ctx;
 use crate::agent::def::absolute;
 use crate::cli::AskArgs;
-use crate::domain::ItemKind;
+use crate::context::Ctx;
+use crate::domain::ASK_USER;
 use crate::error::Error;
 use crate::exit::Exit;
+use crate::items::input::parse_json_flag;
+use crate::runner::oneshot::{self, OneShot};
 use crate::tools::{self, ask_user};
 
 pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {
@@ -34,7 +34,8 @@ pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {
     let question = ask_user::question(&input)
         .map_err(|r| Error::invalid(format!("invalid question: {}", tools::problems(&r))))?;
     let shot = OneShot {
-        kind: ItemKind::Question,
+        agent_id: "ask",
+        tool: ASK_USER,
         prompt: question.text,
         args: input,
         cwd: absolute(std::path::Path::new("."))?.display().to_string(),

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::Ctx;
+use crate::context::Ctx;
 use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {

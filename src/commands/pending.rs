@@ -2,11 +2,12 @@
 
 use anyhow::Result;
 
-use super::items::{list, Shown};
-use super::target::find_run;
-use super::Ctx;
 use crate::cli::PendingArgs;
+use crate::context::Ctx;
 use crate::exit::Exit;
+use crate::items::ItemView;
+use crate::runner::target::find_run;
+use crate::runner::view::list;
 
 pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
     let Some(store) = ctx.existing_store()? else {
@@ -20,7 +21,7 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
         None => None,
     };
     let items = store.pending(run_id.as_deref())?;
-    let shown: Vec<Shown> = items.iter().map(Shown::pending).collect();
+    let shown: Vec<ItemView> = items.iter().map(ItemView::pending).collect();
     list(ctx, &shown, args.quiet);
     Ok(Exit::Success)
 }

@@ -7,11 +7,11 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::oneshot::{self, OneShot};
-use super::Ctx;
-use crate::domain::ItemKind;
+use crate::context::Ctx;
+use crate::domain::SUBMIT_PLAN;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::oneshot::{self, OneShot};
 use crate::tools::model_path::{self, PLAN};
 use crate::tools::submit_plan::read_plan;
 
@@ -40,7 +40,8 @@ pub fn run(ctx: &Ctx, args: crate::cli::PlanArgs) -> Result<Exit> {
     };
     read_plan(dir, name).map_err(|e| Error::invalid(format!("plan file {shown}: {e}")))?;
     let shot = OneShot {
-        kind: ItemKind::Plan,
+        agent_id: "plan",
+        tool: SUBMIT_PLAN,
         prompt: format!("Review the plan {shown}"),
         args: json!({"path": name}),
         cwd: dir.display().to_string(),

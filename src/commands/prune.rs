@@ -4,8 +4,8 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::runs::status_of;
-use super::Ctx;
 use crate::cli::PruneArgs;
+use crate::context::Ctx;
 use crate::domain::RunStatus;
 use crate::error::{fail, Error};
 use crate::exit::Exit;

@@ -3,13 +3,14 @@
 
 use anyhow::Result;
 
-use super::advance::{on_own_host, provider_for, Advance, Policy};
-use super::input::read_stdin;
-use super::{resume, Ctx};
+use super::resume;
 use crate::agent::lease;
 use crate::cli::ReplyArgs;
+use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::read_stdin;
+use crate::runner::advance::{model_for, on_own_host, Advance, Policy};
 
 pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
     let message = match args.message.as_str() {
@@ -23,10 +24,10 @@ pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
     if !on_own_host(&run) {
         return fail(resume::elsewhere(&run));
     }
-    let provider = provider_for(&run)?;
+    let model = model_for(&run)?;
     let me = lease::mine();
     store.reply(&run.id, &message, &me)?;
     Advance::new(ctx, store.as_ref(), &run.id, Policy::driving(ctx))
-        .holding(me, provider)
+        .holding(me, model)
         .run()
 }

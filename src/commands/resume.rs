@@ -3,12 +3,12 @@
 
 use anyhow::Result;
 
-use super::advance::{on_own_host, provider_for, Advance, Policy};
-use super::Ctx;
 use crate::agent::lease::{self, Held};
+use crate::context::Ctx;
 use crate::domain::RunStatus;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::runner::advance::{model_for, on_own_host, Advance, Policy};
 use crate::store::{now_ms, Run};
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
@@ -45,7 +45,7 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     if !on_own_host(&run) {
         return fail(elsewhere(&run));
     }
-    let provider = provider_for(&run)?;
+    let model = model_for(&run)?;
     let lease = lease::mine();
     if !store.take_lease(&run.id, run.status, expected.as_deref(), &lease)? {
         return fail(Error::conflict(format!(
@@ -54,7 +54,7 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
         )));
     }
     Advance::new(ctx, store.as_ref(), &run.id, Policy::driving(ctx))
-        .holding(lease, provider)
+        .holding(lease, model)
         .run()
 }
 

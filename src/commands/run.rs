@@ -2,15 +2,14 @@
 
 use anyhow::Result;
 
-use super::input::read_stdin;
-use super::start::{start, Start};
-use super::Ctx;
 use crate::agent::def::absolute;
 use crate::agent::AgentDef;
 use crate::cli::RunArgs;
+use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::providers;
+use crate::runner::start::{prompt_of, start, Start};
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     if args.quiet && ctx.out.is_json() {
@@ -64,24 +63,6 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
             print_id: args.quiet,
         },
     )
-}
-
-/// The prompt: PROMPT, or stdin for `-`; never empty.
-pub fn prompt_of(args: &RunArgs) -> Result<String> {
-    let prompt = match args.prompt.as_deref() {
-        None => {
-            return fail(
-                Error::usage("no prompt given")
-                    .with_hint("pass PROMPT, or - to read it from stdin"),
-            )
-        }
-        Some("-") => read_stdin("the prompt")?,
-        Some(p) => p.to_string(),
-    };
-    if prompt.trim().is_empty() {
-        return fail(Error::usage("the prompt is empty"));
-    }
-    Ok(prompt)
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.

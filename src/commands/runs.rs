@@ -1,14 +1,14 @@
 //! `runs`: the runs in the store, newest first.
 
 use anyhow::Result;
-use serde_json::json;
 
-use super::Ctx;
 use crate::cli::{RunsArgs, StatusArg};
+use crate::context::Ctx;
 use crate::domain::RunStatus;
 use crate::exit::Exit;
 use crate::output::{format, sanitize};
-use crate::store::{Run, RunFilter};
+use crate::runner::end::summary;
+use crate::store::RunFilter;
 
 pub fn status_of(s: StatusArg) -> RunStatus {
     match s {
@@ -18,19 +18,6 @@ pub fn status_of(s: StatusArg) -> RunStatus {
         StatusArg::Failed => RunStatus::Failed,
         StatusArg::Cancelled => RunStatus::Cancelled,
     }
-}
-
-/// The fields every run listing shows.
-pub fn summary(run: &Run) -> serde_json::Value {
-    json!({
-        "runId": run.id,
-        "agentId": run.agent_id,
-        "status": run.status.as_str(),
-        "createdAt": format::time(run.created_at),
-        "updatedAt": format::time(run.updated_at),
-        "model": run.agent["model"],
-        "finishReason": run.finish_reason,
-    })
 }
 
 pub fn run(ctx: &Ctx, args: RunsArgs) -> Result<Exit> {

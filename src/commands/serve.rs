@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::cli::ServeArgs;
+use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::serve::{self, Config};
@@ -100,16 +100,16 @@ fn hook(ctx: &Ctx) -> Option<serve::Hook> {
     let cmd = ctx.on_suspend.clone().filter(|c| !c.trim().is_empty())?;
     let (location, db_flag) = (ctx.location.clone(), ctx.db_flag.clone());
     Some(Arc::new(move |items| {
-        let ctx = Ctx {
+        let out = crate::output::Out::new(false);
+        let ctx = crate::runner::Context {
             location: location.clone(),
             db_flag: db_flag.clone(),
-            out: crate::output::Out::new(false),
-            no_input: true,
             on_suspend: Some(cmd.clone()),
+            interactive: false,
             server: None,
-            token_file_given: false,
+            report: &out,
         };
-        super::notify::on_suspend(&ctx, items);
+        crate::runner::notify::on_suspend(&ctx, items);
     }))
 }
 

@@ -7,11 +7,11 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use serde_json::json;
 
-use super::input::parse_json_flag;
-use super::Ctx;
 use crate::cli::ToolArgs;
+use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::parse_json_flag;
 use crate::limits::{self, ReadError, MAX_TOOL_INPUT};
 use crate::output::sanitize;
 use crate::tools::{self, write_file};

@@ -3,12 +3,12 @@
 
 use anyhow::Result;
 
-use super::advance::{on_own_host, Advance, Policy, Wait};
-use super::input::who;
-use super::waiter::Waiter;
-use super::Ctx;
 use crate::cli::WaitArgs;
+use crate::context::Ctx;
 use crate::exit::Exit;
+use crate::items::input::who;
+use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
+use crate::runner::waiter::Waiter;
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(&args.run)?;
@@ -20,7 +20,7 @@ pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
         ));
     }
     let _waiter = drive
-        .then(|| Waiter::register(ctx, store.as_ref(), &run.id))
+        .then(|| Waiter::register(&ctx.location, store.as_ref(), &run.id))
         .transpose()?;
     let seen = store.events(&run.id)?.last().map(|e| e.seq);
     let policy = Policy {
@@ -34,6 +34,7 @@ pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
         by: who(None),
     };
     Advance::new(ctx, store.as_ref(), &run.id, policy)
+        .with_run(run)
         .seen_up_to(seen)
         .run()
 }

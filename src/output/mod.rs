@@ -4,8 +4,9 @@
 //!
 //! Every text-mode line goes through the sanitizer here, whatever its caller already did
 //! (escaping twice changes nothing), so no path can put a raw control or invisible
-//! character on a terminal. JSON lines are left as they are: JSON escapes what it must and
-//! programs get the data byte for byte.
+//! character on a terminal. JSON lines keep their value: a server's chunk is passed through
+//! byte for byte, except that raw controls, bidi and invisible characters in it (which JSON
+//! allows raw) are written as `\u` escapes, as in every other JSON line.
 
 pub mod format;
 pub mod sanitize;
@@ -19,6 +20,7 @@ use console::style;
 use serde_json::{json, Value};
 
 use crate::domain::{Event, EventKind, Sink, StoredEvent};
+use spinner::Spinner;
 
 pub struct Out {
     json: bool,
@@ -78,13 +80,13 @@ impl Out {
     }
 
     pub fn json_line(&self, v: &Value) {
-        self.emit(&format!("{v}\n"));
+        self.emit(&format!("{}\n", sanitize::json(&v.to_string())));
     }
 
-    /// One line of JSON text on stdout exactly as given (a Mastra server's chunk, passed
-    /// through byte for byte).
+    /// One line of JSON text on stdout as given (a Mastra server's chunk), its raw
+    /// controls, bidi and invisible characters escaped (`sanitize::json`: the same value).
     pub fn json_text_line(&self, line: &str) {
-        self.emit(&format!("{line}\n"));
+        self.emit(&format!("{}\n", sanitize::json(line)));
     }
 
     /// A hint or progress line on stderr (text mode only).
@@ -123,7 +125,11 @@ impl Out {
             if let Some(h) = hint {
                 e["hint"] = json!(h);
             }
-            let _ = writeln!(err, "{}", json!({ "error": e }));
+            let _ = writeln!(
+                err,
+                "{}",
+                sanitize::json(&json!({ "error": e }).to_string())
+            );
             return;
         }
         self.end_open_line();
@@ -158,7 +164,20 @@ impl Out {
     }
 
     pub fn sink(&self) -> EventPrinter<'_> {
-        EventPrinter { out: self }
+        EventPrinter {
+            out: self,
+            spins: false,
+            spinner: None,
+        }
+    }
+
+    /// The printer of a leg this process drives: as `sink`, and on a terminal in text mode
+    /// a spinner while the model thinks (from a step's start to its first text or event).
+    pub fn leg_sink(&self) -> EventPrinter<'_> {
+        EventPrinter {
+            spins: true,
+            ..self.sink()
+        }
     }
 }
 
@@ -173,6 +192,9 @@ pub fn envelope(run_id: &str, e: &Event) -> Value {
 /// sees why the run went on without them.
 pub struct EventPrinter<'a> {
     out: &'a Out,
+    /// Show a spinner from each step's start to its next event.
+    spins: bool,
+    spinner: Option<Spinner>,
 }
 
 impl Sink for EventPrinter<'_> {
@@ -182,7 +204,10 @@ impl Sink for EventPrinter<'_> {
             out.json_line(&envelope(run_id, e));
             return;
         }
+        // Gone (its line cleared) before anything else is printed.
+        drop(self.spinner.take());
         match e.kind {
+            EventKind::StepStart if self.spins => self.spinner = Some(Spinner::start("thinking")),
             EventKind::TextDelta if out.hide_text.get() => {}
             EventKind::TextDelta => {
                 let text = e.payload["text"].as_str().unwrap_or_default();

@@ -107,9 +107,67 @@ pub fn block(s: &str) -> String {
     out
 }
 
+/// A line of JSON made safe for a terminal without changing its value: inside strings, the
+/// characters text mode escapes (C0 and C1 controls, DEL, bidi controls, invisible
+/// characters) become `\uXXXX` escapes (a surrogate pair past U+FFFF); between tokens, line
+/// breaks and tabs become spaces, so one JSON value stays on one line.
+pub fn json(s: &str) -> std::borrow::Cow<'_, str> {
+    if plain(s, b"") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in s.chars() {
+        match (in_string, c) {
+            (true, _) if escaped => {
+                escaped = false;
+                out.push(c);
+            }
+            (true, '\\') => {
+                escaped = true;
+                out.push(c);
+            }
+            (_, '"') => {
+                in_string = !in_string;
+                out.push(c);
+            }
+            (false, '\r' | '\n' | '\t') => out.push(' '),
+            (_, c) if needs_escape(c) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            (_, c) => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_lines_keep_their_value_and_lose_raw_controls() {
+        let plain = r#"{"a":"b \" c","n":[1,2.5]}"#;
+        assert!(matches!(json(plain), std::borrow::Cow::Borrowed(_)));
+        let hostile = "{\"t\":\"x\u{202e}y\u{9b}z\u{e0041}\\\"\u{7f}\",\r\"k\u{200b}\":1}";
+        let safe = json(hostile);
+        assert_eq!(
+            safe,
+            r#"{"t":"x\u202ey\u009bz\udb40\udc41\"\u007f", "k\u200b":1}"#
+        );
+        let a: serde_json::Value = serde_json::from_str(hostile).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(a, b, "the same value");
+        assert!(safe.bytes().all(|b| (0x20..0x7f).contains(&b)));
+        assert_eq!(
+            json("{\"é\":\"ü 日本\"}"),
+            "{\"é\":\"ü 日本\"}",
+            "visible text stays"
+        );
+    }
 
     #[test]
     fn escapes_terminal_controls() {

@@ -3,22 +3,27 @@
 //! (`resume-stream`, `approve-tool-call`, `decline-tool-call`), streaming the leg to
 //! `data: [DONE]`.
 //!
+//! A listing (every page of every agent) is capped in items, bytes and agents walked, and
+//! a leg is read on a thread of its own so that its deadlines hold whatever the server does.
 //! It refuses an answer that does not fit the item's kind (Mastra would accept it and consume
 //! the suspension), but checking the answer's content against the suspend payload is the
 //! caller's job, as are the ledger and printing.
 
 use std::collections::HashSet;
 use std::io::BufReader;
+use std::sync::{mpsc, Arc};
 
 use serde_json::{json, Value};
 
 use super::config::ServerConfig;
+use super::deadline::Deadlines;
 use super::error::{Delivery, RemoteError};
 use super::items::Item;
-use super::stream::{read_leg, Chunk, Leg, StreamBroke};
-use super::transport::{Http, Request};
+use super::stream::{follow, pump, Leg, Listener, Msg, StreamBroke};
+use super::transport::{Http, Request, MAX_JSON};
 use super::wire::{self, AgentInfo, SuspendedRunsPage};
 use crate::domain::ItemKind;
+use crate::limits::{self, MAX_LISTING_AGENTS, MAX_LISTING_BYTES, MAX_LISTING_ITEMS};
 
 /// Runs per page of `suspended-runs`.
 const PAGE: u64 = 100;
@@ -52,14 +57,30 @@ pub fn new_run_id() -> String {
 }
 
 pub struct Client {
-    http: Http,
+    http: Arc<Http>,
     max_steps: Option<u32>,
 }
 
+/// What one listing has read so far, against its caps.
+#[derive(Default)]
+struct Listing {
+    items: Vec<Item>,
+    seen: HashSet<(String, String)>,
+    bytes: u64,
+}
+
 impl Client {
+    /// A client with the default deadlines.
     pub fn new(config: ServerConfig) -> Result<Client, RemoteError> {
+        Client::with_deadlines(config, Deadlines::default())
+    }
+
+    pub fn with_deadlines(
+        config: ServerConfig,
+        deadlines: Deadlines,
+    ) -> Result<Client, RemoteError> {
         Ok(Client {
-            http: Http::new(config)?,
+            http: Arc::new(Http::new(config, deadlines)?),
             max_steps: None,
         })
     }
@@ -80,7 +101,6 @@ impl Client {
             path: "/agents",
             body: None,
             agent: None,
-            stream: false,
         })?;
         wire::agents(&answer).ok_or_else(|| {
             self.http
@@ -88,33 +108,90 @@ impl Client {
         })
     }
 
+    /// Every suspended call of the server's agents (or of `agent` only), each agent's newest
+    /// run first, within the caps of one listing (items, bytes, agents walked).
+    pub fn listing(&self, agent: Option<&str>) -> Result<Vec<Item>, RemoteError> {
+        let agents = match agent {
+            Some(a) => vec![a.to_string()],
+            None => {
+                let all = self.agents()?;
+                if all.len() > MAX_LISTING_AGENTS {
+                    return Err(self.capped(format!(
+                        "it has {} agents, more than the {MAX_LISTING_AGENTS} one listing walks",
+                        all.len()
+                    )));
+                }
+                all.into_iter().map(|a| a.id).collect()
+            }
+        };
+        let mut listing = Listing::default();
+        for agent in &agents {
+            self.suspended_into(agent, &mut listing)?;
+        }
+        Ok(listing.items)
+    }
+
     /// Every suspended call of an agent's runs, newest run first, over all pages.
     pub fn suspended(&self, agent_id: &str) -> Result<Vec<Item>, RemoteError> {
+        let mut listing = Listing::default();
+        self.suspended_into(agent_id, &mut listing)?;
+        Ok(listing.items)
+    }
+
+    fn suspended_into(&self, agent_id: &str, listing: &mut Listing) -> Result<(), RemoteError> {
         let path = format!("/agents/{}/suspended-runs", segment(agent_id));
         let server = self.config().display().to_string();
-        let mut items = Vec::new();
-        let mut seen = HashSet::new();
         let mut runs_read = 0u64;
+        let bytes_cap = || {
+            self.capped(format!(
+                "its suspended runs are larger than {}, the most one listing reads",
+                limits::show_size(MAX_LISTING_BYTES)
+            ))
+        };
         for page in 0..MAX_PAGES {
-            let answer = self.http.json(&Request {
+            let left = MAX_LISTING_BYTES - listing.bytes;
+            let req = Request {
                 path: &format!("{path}?perPage={PAGE}&page={page}"),
                 body: None,
                 agent: Some(agent_id),
-                stream: false,
-            })?;
-            let page: SuspendedRunsPage = serde_json::from_value(answer).map_err(|e| {
-                self.http.protocol(format!(
-                    "the suspended runs of {agent_id:?} do not parse: {e}"
-                ))
-            })?;
+            };
+            let too_large = || {
+                if left < MAX_JSON {
+                    bytes_cap()
+                } else {
+                    self.http.protocol(format!(
+                        "the answer to {} is larger than {}",
+                        req.path,
+                        limits::show_size(MAX_JSON)
+                    ))
+                }
+            };
+            let (page, read): (SuspendedRunsPage, u64) = self
+                .http
+                .json_streamed(&req, left.min(MAX_JSON), too_large)
+                .map_err(|e| match e {
+                    RemoteError::Protocol { detail, .. } => self
+                        .http
+                        .protocol(format!("the suspended runs of {agent_id:?}: {detail}")),
+                    other => other,
+                })?;
+            listing.bytes += read;
             let count = page.runs.len() as u64;
             runs_read += count;
-            for run in &page.runs {
+            for run in page.runs {
                 for item in Item::from_listing(run, agent_id, &server) {
                     // Runs suspended while we page push older ones onto the next page.
-                    if seen.insert((item.run_id.clone(), item.tool_call_id.clone())) {
-                        items.push(item);
+                    if listing
+                        .seen
+                        .insert((item.run_id.clone(), item.tool_call_id.clone()))
+                    {
+                        listing.items.push(item);
                     }
+                }
+                if listing.items.len() > MAX_LISTING_ITEMS {
+                    return Err(self.capped(format!(
+                        "it lists more than {MAX_LISTING_ITEMS} suspended calls, the most one listing holds"
+                    )));
                 }
             }
             let total = page.total.unwrap_or(runs_read);
@@ -122,7 +199,14 @@ impl Client {
                 break;
             }
         }
-        Ok(items)
+        Ok(())
+    }
+
+    fn capped(&self, detail: String) -> RemoteError {
+        RemoteError::Capped {
+            server: self.config().display().to_string(),
+            detail,
+        }
     }
 
     /// Starts a run (`POST /agents/:id/stream`) and streams its first leg.
@@ -130,7 +214,7 @@ impl Client {
         &self,
         agent_id: &str,
         start: &Start,
-        on_chunk: impl FnMut(Chunk<'_>),
+        mut listener: impl Listener,
     ) -> Result<Leg, RemoteError> {
         let mut body = json!({"messages": start.prompt, "runId": start.run_id});
         if start.require_tool_approval {
@@ -138,7 +222,7 @@ impl Client {
         }
         self.add_max_steps(&mut body);
         let path = format!("/agents/{}/stream", segment(agent_id));
-        self.leg(&path, &body, agent_id, on_chunk)
+        self.leg(path, body, agent_id, &mut listener)
     }
 
     /// Answers a pending call by the route its kind needs and streams the resumed leg.
@@ -146,7 +230,7 @@ impl Client {
         &self,
         item: &Item,
         answer: &Answer,
-        on_chunk: impl FnMut(Chunk<'_>),
+        mut listener: impl Listener,
     ) -> Result<Leg, RemoteError> {
         let ids = json!({"runId": item.run_id, "toolCallId": item.tool_call_id});
         let (route, body) = match (item.kind, answer) {
@@ -177,7 +261,7 @@ impl Client {
             }
         };
         let path = format!("/agents/{}/{route}", segment(&item.agent_id));
-        self.leg(&path, &body, &item.agent_id, on_chunk)
+        self.leg(path, body, &item.agent_id, &mut listener)
     }
 
     fn add_max_steps(&self, body: &mut Value) {
@@ -186,44 +270,104 @@ impl Client {
         }
     }
 
+    /// Sends a request that answers with a leg's event stream and follows the leg to
+    /// `[DONE]`: the request and the reading on a thread of their own, the deadlines and the
+    /// listener on this one.
     fn leg(
         &self,
-        path: &str,
-        body: &Value,
+        path: String,
+        body: Value,
         agent_id: &str,
-        on_chunk: impl FnMut(Chunk<'_>),
+        listener: &mut dyn Listener,
     ) -> Result<Leg, RemoteError> {
-        let response = self.http.send(&Request {
-            path,
-            body: Some(body),
-            agent: Some(agent_id),
-            stream: true,
-        })?;
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if !content_type.starts_with("text/event-stream") {
-            return Err(self.http.protocol(format!(
-                "{path} answered {content_type:?} instead of an event stream"
-            )));
-        }
-        let reader = BufReader::with_capacity(64 * 1024, response.into_body().into_reader());
+        // One frame in flight and one waiting: what a leg holds at once stays bounded.
+        let (tx, rx) = mpsc::sync_channel(1);
+        let http = Arc::clone(&self.http);
+        let agent = agent_id.to_string();
+        let spawned = std::thread::Builder::new()
+            .name("mastra-leg".into())
+            .spawn(move || {
+                let req = Request {
+                    path: &path,
+                    body: Some(&body),
+                    agent: Some(&agent),
+                };
+                match http
+                    .send_stream(&req)
+                    .and_then(|r| event_stream(&http, &path, r))
+                {
+                    Err(e) => {
+                        let _ = tx.send(Msg::Failed(e));
+                    }
+                    Ok(reader) => {
+                        if tx.send(Msg::Started).is_ok() {
+                            pump(reader, &tx);
+                        }
+                    }
+                }
+            });
         let server = self.config().display().to_string();
-        read_leg(reader, agent_id, &server, on_chunk).map_err(|broke| {
-            let detail = match broke {
-                StreamBroke::NoDone => "the stream ended before data: [DONE]".to_string(),
-                StreamBroke::Io(e) => format!("the stream broke: {e}"),
-            };
-            RemoteError::Transport {
+        let transport = |delivery, detail: String| RemoteError::Transport {
+            server: server.clone(),
+            delivery,
+            detail: self.config().redact(&detail),
+        };
+        if let Err(e) = spawned {
+            return Err(transport(
+                Delivery::NotSent,
+                format!("cannot start the thread that reads the leg: {e}"),
+            ));
+        }
+        let deadlines = self.http.deadlines();
+        let idle = deadlines.idle_shown();
+        follow(rx, deadlines.idle, self.config(), agent_id, listener).map_err(|broke| match broke {
+            StreamBroke::NoDone => transport(
+                Delivery::Accepted,
+                "the stream ended before data: [DONE]".into(),
+            ),
+            StreamBroke::Io(e) => transport(Delivery::Accepted, format!("the stream broke: {e}")),
+            StreamBroke::Idle { started: true } => transport(
+                Delivery::Accepted,
+                format!("the stream sent no event for {idle}; stopped waiting"),
+            ),
+            StreamBroke::Idle { started: false } => transport(
+                Delivery::Unknown,
+                format!("no answer to the request within {idle}; stopped waiting"),
+            ),
+            StreamBroke::Stopped { started } => RemoteError::Stopped {
                 server: server.clone(),
-                delivery: Delivery::Accepted,
-                detail: self.config().redact(&detail),
-            }
+                delivery: if started {
+                    Delivery::Accepted
+                } else {
+                    Delivery::Unknown
+                },
+            },
+            StreamBroke::Failed(e) => e,
         })
     }
+}
+
+/// The body of a 2xx answer that must be an event stream.
+fn event_stream(
+    http: &Http,
+    path: &str,
+    response: ureq::http::Response<ureq::Body>,
+) -> Result<impl std::io::BufRead, RemoteError> {
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if !content_type.starts_with("text/event-stream") {
+        return Err(http.protocol(format!(
+            "{path} answered {content_type:?} instead of an event stream"
+        )));
+    }
+    Ok(BufReader::with_capacity(
+        64 * 1024,
+        response.into_body().into_reader(),
+    ))
 }
 
 /// An id as one path segment, percent-encoded.
@@ -239,6 +383,7 @@ fn segment(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::remote::Chunk;
 
     #[test]
     fn ids_are_one_path_segment() {
@@ -271,7 +416,9 @@ mod tests {
             server: String::new(),
             resume_schema: None,
         };
-        let e = client.answer(&item, &Answer::Approve, |_| {}).unwrap_err();
+        let e = client
+            .answer(&item, &Answer::Approve, |_: Chunk<'_>| {})
+            .unwrap_err();
         assert_eq!(
             e.to_string(),
             "an approval does not answer a plan item (Mastra would consume the suspension)"
@@ -281,7 +428,7 @@ mod tests {
             ..item
         };
         let e = client
-            .answer(&approval, &Answer::Resume(json!("yes")), |_| {})
+            .answer(&approval, &Answer::Resume(json!("yes")), |_: Chunk<'_>| {})
             .unwrap_err();
         assert!(matches!(e, RemoteError::Mismatch(_)));
     }

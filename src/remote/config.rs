@@ -4,8 +4,8 @@
 //! for sending them: only over https or to a loopback address.
 //!
 //! It holds every secret it was given so that any text shown to a person can be scrubbed of
-//! them ([`ServerConfig::redact`]); its `Debug` and its display form never contain one. It
-//! does no IO beyond reading the token file.
+//! them ([`ServerConfig::redact`], [`ServerConfig::redact_value`]); its `Debug` and its
+//! display form never contain one. It does no IO beyond reading the token file.
 
 use std::fmt;
 use std::net::IpAddr;
@@ -240,6 +240,63 @@ impl ServerConfig {
     pub fn redact(&self, text: &str) -> String {
         scrub(text, &self.secrets)
     }
+
+    /// Whether a server's raw JSON may hold one of our secrets: spelt out, or behind an
+    /// escape (`\u0074ok`), which only decoding it can tell.
+    pub fn may_hold_secret(&self, json: &[u8]) -> bool {
+        !self.secrets.is_empty()
+            && (json.contains(&b'\\')
+                || self.secrets.iter().any(|s| {
+                    let s = s.as_bytes();
+                    json.windows(s.len()).any(|w| w == s)
+                }))
+    }
+
+    /// Whether `text` holds one of our secrets.
+    pub fn holds_secret(&self, text: &str) -> bool {
+        self.secrets.iter().any(|s| text.contains(s.as_str()))
+    }
+
+    /// Removes our secrets from every string (and key) of a server's JSON, wherever it
+    /// repeats them; whether anything changed. URLs' user info is left as the server sent it
+    /// (only our own secrets are taken out of data).
+    pub fn redact_value(&self, value: &mut serde_json::Value) -> bool {
+        use serde_json::Value;
+        if self.secrets.is_empty() {
+            return false;
+        }
+        let clean = |s: &str| {
+            let mut out = s.to_string();
+            for secret in &self.secrets {
+                if out.contains(secret.as_str()) {
+                    out = out.replace(secret.as_str(), REDACTED);
+                }
+            }
+            out
+        };
+        match value {
+            Value::String(s) if self.holds_secret(s) => {
+                *s = clean(s);
+                true
+            }
+            Value::Array(items) => items
+                .iter_mut()
+                .fold(false, |changed, v| self.redact_value(v) | changed),
+            Value::Object(map) => {
+                let mut changed = false;
+                if map.keys().any(|k| self.holds_secret(k)) {
+                    *map = std::mem::take(map)
+                        .into_iter()
+                        .map(|(k, v)| (clean(&k), v))
+                        .collect();
+                    changed = true;
+                }
+                map.values_mut()
+                    .fold(changed, |changed, v| self.redact_value(v) | changed)
+            }
+            _ => false,
+        }
+    }
 }
 
 impl fmt::Debug for ServerConfig {
@@ -258,15 +315,16 @@ pub fn read_token(env: Option<String>, file: Option<&Path>) -> Result<Option<Str
         return Ok(env.map(|t| t.trim().to_string()).filter(|t| !t.is_empty()));
     };
     let shown = path.display();
-    let meta = std::fs::metadata(path)
-        .map_err(|e| RemoteError::Config(format!("cannot read the token file {shown}: {e}")))?;
-    if !meta.is_file() || meta.len() > MAX_TOKEN_FILE {
-        return Err(RemoteError::Config(format!(
+    let bytes = crate::limits::read_regular_file(path, MAX_TOKEN_FILE).map_err(|e| match e {
+        crate::limits::ReadError::Io(e) => {
+            RemoteError::Config(format!("cannot read the token file {shown}: {e}"))
+        }
+        _ => RemoteError::Config(format!(
             "the token file {shown} is not a small regular file"
-        )));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| RemoteError::Config(format!("cannot read the token file {shown}: {e}")))?;
+        )),
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| RemoteError::Config(format!("the token file {shown} is not valid UTF-8")))?;
     let token = text.trim();
     if token.is_empty() || token.contains(['\n', '\r']) {
         return Err(RemoteError::Config(format!(

@@ -91,6 +91,12 @@ pub enum RemoteError {
     /// An answer we cannot read (not JSON, not the documented shape, too large).
     #[error("{server} sent an answer mastra-ask cannot read: {detail}")]
     Protocol { server: String, detail: String },
+    /// A listing past one of its caps (items, bytes, agents).
+    #[error("{server}: {detail}")]
+    Capped { server: String, detail: String },
+    /// A person asked a second time to stop while a leg streamed.
+    #[error("stopped waiting for the leg on {server} at a second Ctrl-C ({})", delivery.describe())]
+    Stopped { server: String, delivery: Delivery },
 }
 
 impl RemoteError {
@@ -109,7 +115,9 @@ impl RemoteError {
             | RemoteError::Unauthorized { .. }
             | RemoteError::NoRoute { .. }
             | RemoteError::Server { .. }
-            | RemoteError::Protocol { .. } => Exit::Failure,
+            | RemoteError::Protocol { .. }
+            | RemoteError::Capped { .. } => Exit::Failure,
+            RemoteError::Stopped { .. } => Exit::Interrupted,
         }
     }
 
@@ -125,6 +133,10 @@ impl RemoteError {
                 delivery: Delivery::NotSent,
                 ..
             } => Some("is the server running, and is the URL right?".into()),
+            RemoteError::Capped { .. } => Some(
+                "list one agent's runs with --agent ID (pending, answer, review, approve and decline take it)"
+                    .into(),
+            ),
             _ => None,
         }
     }
@@ -134,7 +146,9 @@ impl RemoteError {
     /// answer we could not read, another 5xx, or a broken connection may have done something.
     pub fn not_delivered(&self) -> bool {
         match self {
-            RemoteError::Transport { delivery, .. } => *delivery == Delivery::NotSent,
+            RemoteError::Transport { delivery, .. } | RemoteError::Stopped { delivery, .. } => {
+                *delivery == Delivery::NotSent
+            }
             RemoteError::Server { status, .. } => *status < 500,
             RemoteError::Protocol { .. } => false,
             _ => true,

@@ -1,12 +1,12 @@
 //! Ctrl-C and SIGTERM must not drop a leg that is streaming: Mastra aborts a run whose
 //! client disconnects and deletes its suspension (SPEC §12). While a [`StopGuard`] lives,
-//! SIGINT and SIGTERM are caught instead of ending the process: the handler records which
-//! arrived and writes the caller's notice to stderr, and the caller reads the leg to its end,
-//! then asks [`StopGuard::requested`] and says so.
+//! SIGINT and SIGTERM are recorded instead of ending the process; the thread that follows
+//! the leg reads how many arrived ([`StopGuard::counts`]) and decides: it says it finishes
+//! the leg, and a second Ctrl-C soon after the first stops waiting (SIGTERMs never do).
 //!
-//! Only a SIGKILL can still cut the leg. The handler (`sys::signals::record_stops`) does
-//! nothing but async-signal-safe work; the guard restores the previous actions when the last
-//! guard is dropped. It decides nothing about the run.
+//! Only a SIGKILL can cut the leg otherwise. The handler (`sys::signals::record_stops`) does
+//! nothing but add to an atomic; the guard restores the previous actions when the last guard
+//! is dropped. It decides nothing about the run and prints nothing.
 
 use std::sync::Mutex;
 
@@ -37,13 +37,9 @@ static SAVED: Mutex<Saved> = Mutex::new(Saved {
 pub struct StopGuard(());
 
 impl StopGuard {
-    /// Catches SIGINT and SIGTERM; `notice` (a line, or nothing) is written to stderr each
-    /// time one arrives, e.g. "finishing the leg on the server before stopping".
-    pub fn install(notice: Option<&str>) -> StopGuard {
+    /// Catches SIGINT and SIGTERM.
+    pub fn install() -> StopGuard {
         let mut saved = SAVED.lock().unwrap_or_else(|e| e.into_inner());
-        if notice.is_some() {
-            signals::set_stop_notice(notice);
-        }
         if saved.guards == 0 {
             signals::reset_stops();
             saved.old = [libc::SIGINT, libc::SIGTERM]
@@ -55,18 +51,18 @@ impl StopGuard {
         StopGuard(())
     }
 
-    /// The first stop request received, if any.
+    /// A stop request received, if any: an interrupt when there was one.
     pub fn requested(&self) -> Option<Stop> {
-        match signals::stops().0 {
-            libc::SIGINT => Some(Stop::Interrupt),
-            libc::SIGTERM => Some(Stop::Terminate),
-            _ => None,
+        match self.counts() {
+            (0, 0) => None,
+            (0, _) => Some(Stop::Terminate),
+            _ => Some(Stop::Interrupt),
         }
     }
 
-    /// How many stop requests arrived.
-    pub fn count(&self) -> usize {
-        signals::stops().1
+    /// How many SIGINTs and SIGTERMs arrived.
+    pub fn counts(&self) -> (usize, usize) {
+        signals::stops()
     }
 }
 
@@ -76,7 +72,6 @@ impl Drop for StopGuard {
         saved.guards -= 1;
         if saved.guards == 0 {
             saved.old.clear();
-            signals::set_stop_notice(None);
         }
     }
 }
@@ -86,16 +81,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sigterm_is_recorded_not_fatal_and_the_old_action_comes_back() {
-        let guard = StopGuard::install(None);
+    fn stops_are_recorded_not_fatal_and_the_old_action_comes_back() {
+        let guard = StopGuard::install();
         assert_eq!(guard.requested(), None);
         signals::raise(libc::SIGTERM);
         assert_eq!(guard.requested(), Some(Stop::Terminate));
-        assert_eq!(guard.count(), 1);
-        let nested = StopGuard::install(None);
+        assert_eq!(guard.counts(), (0, 1));
+        let nested = StopGuard::install();
         drop(nested);
         signals::raise(libc::SIGTERM);
-        assert_eq!(guard.count(), 2, "still caught while a guard lives");
+        signals::raise(libc::SIGINT);
+        assert_eq!(guard.counts(), (1, 2), "still caught while a guard lives");
+        assert_eq!(guard.requested(), Some(Stop::Interrupt));
         drop(guard);
         assert!(!signals::is_caught(libc::SIGTERM), "the old action is back");
     }

@@ -36,21 +36,23 @@ pub struct Item {
 }
 
 impl Item {
-    /// The items of one listed run (Mastra shows one pending call per run at a time).
-    pub fn from_listing(run: &wire::SuspendedRun, agent_id: &str, server: &str) -> Vec<Item> {
+    /// The items of one listed run (Mastra shows one pending call per run at a time), its
+    /// data moved, not copied.
+    pub fn from_listing(run: wire::SuspendedRun, agent_id: &str, server: &str) -> Vec<Item> {
         let suspended_at = run.suspended_at.as_deref().map(rfc3339).unwrap_or_default();
+        let run_id = run.run_id;
         run.tool_calls
-            .iter()
+            .into_iter()
             .map(|call| Item {
-                run_id: run.run_id.clone(),
-                tool_call_id: call.tool_call_id.clone(),
-                tool_name: call.tool_name.clone(),
+                run_id: run_id.clone(),
+                tool_call_id: call.tool_call_id,
+                tool_name: call.tool_name,
                 kind: ItemKind::of_suspension(
                     call.requires_approval,
                     call.suspend_payload.as_ref(),
                 ),
-                args: call.args.clone(),
-                suspend_payload: call.suspend_payload.clone(),
+                args: call.args,
+                suspend_payload: call.suspend_payload,
                 agent_id: agent_id.to_string(),
                 suspended_at: suspended_at.clone(),
                 server: server.to_string(),
@@ -108,7 +110,7 @@ mod tests {
             "toolCalls": [{"toolCallId": "c1", "toolName": "deploy", "args": {"target": "db"}, "requiresApproval": true}]
         }))
         .unwrap();
-        let items = Item::from_listing(&run, "ops", "http://127.0.0.1:1/api");
+        let items = Item::from_listing(run, "ops", "http://127.0.0.1:1/api");
         assert_eq!(items.len(), 1);
         let v = serde_json::to_value(&items[0]).unwrap();
         assert_eq!(

@@ -3,12 +3,14 @@
 //! on a real server (shared/MASTRA-SERVER.md).
 //!
 //! It lists agents and pending calls, starts runs and resumes them by the route the item's
-//! kind needs, streaming each leg to `data: [DONE]`. It never touches the store (the
+//! kind needs, streaming each leg to `data: [DONE]`, every request within its deadline and
+//! every listing within its caps. It never touches the store (the
 //! exactly-once ledger is the caller's), never prompts and never prints: messages it builds
 //! are free of credentials and server stacks, and the caller decides how to show them.
 
 mod client;
 mod config;
+mod deadline;
 mod error;
 mod interrupt;
 mod items;
@@ -18,8 +20,9 @@ mod wire;
 
 pub use client::{new_run_id, Answer, Client, Start};
 pub use config::{read_token, Origin, Scheme, ServerConfig, DEFAULT_PREFIX, TOKEN_ENV, URL_ENV};
+pub use deadline::{Deadlines, IDLE_ENV};
 pub use error::{Delivery, Issue, RemoteError};
 pub use interrupt::{Stop, StopGuard};
 pub use items::Item;
-pub use stream::{Chunk, Leg, LegEnd, MAX_FRAME};
+pub use stream::{Chunk, Leg, LegEnd, Listener, MAX_FRAME};
 pub use wire::AgentInfo;

@@ -1,37 +1,74 @@
 //! One leg of a Mastra run read off its event stream: `data: <json>` frames until
-//! `data: [DONE]`, each handed to the caller exactly as the server sent it, and how the leg
-//! ended (suspended again, finished, or an `error` chunk).
+//! `data: [DONE]`, each handed to the caller as the server sent it (with our secrets taken
+//! out), and how the leg ended (suspended again, finished, or an `error` chunk).
 //!
-//! It reads to `[DONE]` whatever the caller does with the chunks: dropping the connection
-//! mid-leg makes Mastra abort the run and delete its suspension. It keeps no server stack:
-//! an `error` chunk's `stack` is the caller's to pass through (JSON mode), never part of
-//! [`LegEnd::Failed`].
+//! The bytes are read by a thread of their own ([`pump`]), so that the caller's thread
+//! ([`follow`]) can keep the idle deadline (a stream that falls silent, or a drip that never
+//! completes a frame) and hear a person who asks a second time to stop; otherwise it reads to
+//! `[DONE]` whatever the caller does with the chunks, because dropping the connection mid-leg
+//! makes Mastra abort the run and delete its suspension. What it keeps is bounded: the
+//! suspended calls of a leg in a map with the listing's caps, one frame at a time in flight.
+//! It keeps no server stack: an `error` chunk's `stack` is the caller's to pass through (JSON
+//! mode), never part of [`LegEnd::Failed`].
 
+use std::collections::HashMap;
 use std::io::{self, BufRead};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::error::{clip, without_stack};
+use super::config::ServerConfig;
+use super::error::{clip, without_stack, RemoteError};
 use super::items::Item;
+use crate::limits::{MAX_LISTING_BYTES, MAX_LISTING_ITEMS};
 use crate::providers::sse;
 
 /// The largest frame we accept (`step-finish`/`finish` carry the whole conversation).
 pub const MAX_FRAME: usize = 16 * 1024 * 1024;
+/// How often the caller's thread looks at the listener's stop while it waits for a frame.
+const TICK: Duration = Duration::from_millis(100);
 
 /// One chunk of the stream.
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk<'a> {
-    /// The frame's data exactly as the server sent it (the text after `data: `).
+    /// The frame's data as the server sent it (the text after `data: `), unless it held one
+    /// of our secrets: then the chunk without them, written anew.
     pub line: &'a str,
     /// The same, parsed.
     pub value: &'a Value,
+}
+
+/// Who follows a leg: gets every chunk, and is asked (at least every 100 ms) whether to stop
+/// waiting at once. A closure over chunks never stops.
+pub trait Listener {
+    fn chunk(&mut self, chunk: Chunk<'_>);
+    fn stop_now(&mut self) -> bool {
+        false
+    }
+}
+
+impl<F: FnMut(Chunk<'_>)> Listener for F {
+    fn chunk(&mut self, chunk: Chunk<'_>) {
+        self(chunk)
+    }
+}
+
+impl Listener for &mut dyn Listener {
+    fn chunk(&mut self, chunk: Chunk<'_>) {
+        (**self).chunk(chunk)
+    }
+    fn stop_now(&mut self) -> bool {
+        (**self).stop_now()
+    }
 }
 
 /// How a leg ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LegEnd {
     /// The run waits again: the calls announced by `tool-call-suspended` /
-    /// `tool-call-approval` chunks of this leg that it did not also resolve.
+    /// `tool-call-approval` chunks of this leg that it did not also resolve, in the order
+    /// they were announced.
     Suspended(Vec<Item>),
     /// A `finish` chunk: its `stepResult.reason` (`stop`, or e.g. `tool-calls` when the
     /// leg ran out of steps) and `output.text`.
@@ -45,10 +82,21 @@ pub enum LegEnd {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Leg {
     pub end: LegEnd,
-    /// Chunks handed to the callback.
+    /// Chunks handed to the listener.
     pub chunks: usize,
     /// Frames whose data was not JSON (skipped, not handed over).
     pub unreadable: usize,
+    /// Suspended calls announced past the caps of the map that keeps them (not kept).
+    pub dropped: usize,
+}
+
+/// What the reading thread hands over, in order: `Started` once the server's status line and
+/// headers came, then each frame's data, then how the body ended; or why nothing started.
+pub enum Msg {
+    Started,
+    Frame(String),
+    Ended(io::Result<()>),
+    Failed(RemoteError),
 }
 
 /// Why a stream could not be read to `[DONE]`.
@@ -57,45 +105,131 @@ pub enum StreamBroke {
     Io(io::Error),
     /// The body ended without `data: [DONE]`.
     NoDone,
+    /// Nothing for the idle deadline: before the headers (`started` false) or between frames.
+    Idle {
+        started: bool,
+    },
+    /// The listener asked to stop.
+    Stopped {
+        started: bool,
+    },
+    /// The request failed before a stream began.
+    Failed(RemoteError),
 }
 
-impl From<io::Error> for StreamBroke {
-    fn from(e: io::Error) -> StreamBroke {
-        StreamBroke::Io(e)
-    }
-}
-
-/// Reads frames to `[DONE]`, handing each JSON chunk to `on_chunk`.
-pub fn read_leg(
-    reader: impl BufRead,
-    agent_id: &str,
-    server: &str,
-    mut on_chunk: impl FnMut(Chunk<'_>),
-) -> Result<Leg, StreamBroke> {
-    let mut state = State::default();
-    let mut done = false;
-    sse::read::<io::Error>(reader, MAX_FRAME, |frame| {
-        if frame.data == "[DONE]" {
-            done = true;
+/// Reads frames off `reader` and sends each one's data, `[DONE]` last; stops early when the
+/// receiver is gone. Runs on the reading thread.
+pub fn pump(reader: impl BufRead, tx: &SyncSender<Msg>) {
+    let result = sse::read::<io::Error>(reader, MAX_FRAME, |frame| {
+        let done = frame.data == "[DONE]";
+        if tx.send(Msg::Frame(frame.data)).is_err() || done {
             return Ok(sse::Flow::Stop);
         }
-        match serde_json::from_str::<Value>(&frame.data) {
-            Ok(value) => {
-                on_chunk(Chunk {
-                    line: &frame.data,
+        Ok(sse::Flow::Continue)
+    });
+    let _ = tx.send(Msg::Ended(result));
+}
+
+/// Follows the reading thread's messages to `[DONE]`, handing each JSON chunk (secrets
+/// taken out) to `listener`, with the idle deadline kept from the moment the request began.
+pub fn follow(
+    rx: Receiver<Msg>,
+    idle: Duration,
+    config: &ServerConfig,
+    agent_id: &str,
+    listener: &mut dyn Listener,
+) -> Result<Leg, StreamBroke> {
+    let server = config.display();
+    let mut state = State::default();
+    let mut started = false;
+    let mut last = Instant::now();
+    loop {
+        if listener.stop_now() {
+            return Err(StreamBroke::Stopped { started });
+        }
+        let left = idle.saturating_sub(last.elapsed());
+        if left.is_zero() {
+            return Err(StreamBroke::Idle { started });
+        }
+        let data = match rx.recv_timeout(left.min(TICK)) {
+            Ok(Msg::Started) => {
+                started = true;
+                last = Instant::now();
+                continue;
+            }
+            Ok(Msg::Frame(data)) => data,
+            Ok(Msg::Ended(Ok(()))) | Err(RecvTimeoutError::Disconnected) => {
+                return Err(StreamBroke::NoDone)
+            }
+            Ok(Msg::Ended(Err(e))) => return Err(StreamBroke::Io(e)),
+            Ok(Msg::Failed(e)) => return Err(StreamBroke::Failed(e)),
+            Err(RecvTimeoutError::Timeout) => continue,
+        };
+        if data == "[DONE]" {
+            return Ok(state.end());
+        }
+        match serde_json::from_str::<Value>(&data) {
+            Ok(mut value) => {
+                let line =
+                    if config.may_hold_secret(data.as_bytes()) && config.redact_value(&mut value) {
+                        value.to_string()
+                    } else {
+                        data
+                    };
+                listener.chunk(Chunk {
+                    line: &line,
                     value: &value,
                 });
                 state.chunks += 1;
-                state.see(&value, agent_id, server);
+                state.see(&value, line.len(), agent_id, server);
             }
             Err(_) => state.unreadable += 1,
         }
-        Ok(sse::Flow::Continue)
-    })?;
-    if !done {
-        return Err(StreamBroke::NoDone);
+        // The listener's own time (a slow terminal) is not the server's silence.
+        last = Instant::now();
     }
-    Ok(state.end())
+}
+
+/// The suspended calls of a leg by tool call id, each with the order it came in and its
+/// size, within the listing's caps.
+#[derive(Default)]
+struct Suspended {
+    calls: HashMap<String, (u64, usize, Item)>,
+    next: u64,
+    bytes: usize,
+    dropped: usize,
+}
+
+impl Suspended {
+    fn add(&mut self, item: Item, size: usize) {
+        if let Some((_, old, _)) = self.calls.remove(&item.tool_call_id) {
+            self.bytes -= old;
+        }
+        if self.calls.len() >= MAX_LISTING_ITEMS || (self.bytes + size) as u64 > MAX_LISTING_BYTES {
+            self.dropped += 1;
+            return;
+        }
+        self.next += 1;
+        self.bytes += size;
+        self.calls
+            .insert(item.tool_call_id.clone(), (self.next, size, item));
+    }
+
+    fn resolve(&mut self, call_id: &str) {
+        if let Some((_, size, _)) = self.calls.remove(call_id) {
+            self.bytes -= size;
+        }
+    }
+
+    fn in_order(self) -> Vec<Item> {
+        let mut calls: Vec<(u64, Item)> = self
+            .calls
+            .into_values()
+            .map(|(seq, _, item)| (seq, item))
+            .collect();
+        calls.sort_by_key(|(seq, _)| *seq);
+        calls.into_iter().map(|(_, item)| item).collect()
+    }
 }
 
 #[derive(Default)]
@@ -104,11 +238,11 @@ struct State {
     unreadable: usize,
     error: Option<String>,
     finish: Option<(String, String)>,
-    suspended: Vec<Item>,
+    suspended: Suspended,
 }
 
 impl State {
-    fn see(&mut self, chunk: &Value, agent_id: &str, server: &str) {
+    fn see(&mut self, chunk: &Value, size: usize, agent_id: &str, server: &str) {
         let payload = chunk.get("payload");
         let call_id = payload
             .and_then(|p| p.get("toolCallId"))
@@ -116,14 +250,13 @@ impl State {
         match chunk.get("type").and_then(Value::as_str).unwrap_or("") {
             "tool-call-suspended" | "tool-call-approval" => {
                 if let Some(item) = Item::from_chunk(chunk, agent_id, server) {
-                    self.suspended
-                        .retain(|i| i.tool_call_id != item.tool_call_id);
-                    self.suspended.push(item);
+                    self.suspended.add(item, size);
                 }
             }
             "tool-result" | "tool-error" | "tool-output-denied" => {
-                self.suspended
-                    .retain(|i| Some(i.tool_call_id.as_str()) != call_id);
+                if let Some(id) = call_id {
+                    self.suspended.resolve(id);
+                }
             }
             "error" if self.error.is_none() => {
                 let error = payload.and_then(|p| p.get("error"));
@@ -144,12 +277,13 @@ impl State {
     }
 
     fn end(self) -> Leg {
+        let dropped = self.suspended.dropped;
         let end = if let Some(message) = self.error {
             LegEnd::Failed { message }
         } else if let Some((reason, text)) = self.finish {
             LegEnd::Finished { reason, text }
-        } else if !self.suspended.is_empty() {
-            LegEnd::Suspended(self.suspended)
+        } else if !self.suspended.calls.is_empty() {
+            LegEnd::Suspended(self.suspended.in_order())
         } else {
             LegEnd::Failed {
                 message: "the leg ended with neither a finish nor a suspension".into(),
@@ -159,6 +293,7 @@ impl State {
             end,
             chunks: self.chunks,
             unreadable: self.unreadable,
+            dropped,
         }
     }
 }
@@ -167,12 +302,34 @@ impl State {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> (Result<Leg, StreamBroke>, Vec<String>) {
-        let mut lines = Vec::new();
-        let leg = read_leg(text.as_bytes(), "planner", "s", |c| {
-            lines.push(c.line.to_string())
+    use std::sync::mpsc::sync_channel;
+
+    fn config(token: Option<&str>) -> ServerConfig {
+        ServerConfig::new("http://127.0.0.1:9/api", token.map(str::to_string)).unwrap()
+    }
+
+    /// A stream read as the client reads it: the bytes pumped on a thread of their own.
+    fn read_as(text: &str, config: &ServerConfig) -> (Result<Leg, StreamBroke>, Vec<String>) {
+        let (tx, rx) = sync_channel(2);
+        let bytes = text.as_bytes().to_vec();
+        std::thread::spawn(move || {
+            let _ = tx.send(Msg::Started);
+            pump(std::io::Cursor::new(bytes), &tx);
         });
+        let mut lines = Vec::new();
+        let mut listener = |c: Chunk<'_>| lines.push(c.line.to_string());
+        let leg = follow(
+            rx,
+            Duration::from_secs(30),
+            config,
+            "planner",
+            &mut listener,
+        );
         (leg, lines)
+    }
+
+    fn read(text: &str) -> (Result<Leg, StreamBroke>, Vec<String>) {
+        read_as(text, &config(None))
     }
 
     #[test]
@@ -228,6 +385,110 @@ mod tests {
             "data: {approval}\n\ndata: {result}\n\ndata: [DONE]\n\n"
         ));
         assert!(matches!(leg.unwrap().end, LegEnd::Failed { .. }));
+    }
+
+    #[test]
+    fn the_token_is_taken_out_of_every_chunk_even_behind_escapes() {
+        let c = config(Some("tok-S3CRET-42"));
+        let plain = r#"{"type":"text-delta","runId":"r","payload":{"id":"t","text":"token tok-S3CRET-42"}}"#;
+        let escaped = r#"{"type":"error","runId":"r","payload":{"error":{"message":"bad key \u0074ok-S3CRET-42"}}}"#;
+        let other = r#"{"type":"text-delta","runId":"r","payload":{"id":"t","text":"line\nnext"}}"#;
+        let (leg, lines) = read_as(
+            &format!("data: {plain}\n\ndata: {escaped}\n\ndata: {other}\n\ndata: [DONE]\n\n"),
+            &c,
+        );
+        assert_eq!(
+            lines,
+            [
+                r#"{"type":"text-delta","runId":"r","payload":{"id":"t","text":"token ***"}}"#,
+                r#"{"type":"error","runId":"r","payload":{"error":{"message":"bad key ***"}}}"#,
+                other,
+            ],
+            "a chunk without the token stays byte for byte"
+        );
+        assert_eq!(
+            leg.unwrap().end,
+            LegEnd::Failed {
+                message: "bad key ***".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_flood_of_suspensions_is_kept_within_the_caps_in_order() {
+        let mut text = String::new();
+        let n = MAX_LISTING_ITEMS + 500;
+        for i in 0..n {
+            text.push_str(&format!(
+                "data: {{\"type\":\"tool-call-suspended\",\"runId\":\"r\",\"payload\":{{\"toolCallId\":\"c{i}\",\"toolName\":\"ask_user\",\"suspendPayload\":{{\"question\":\"q\"}}}}}}\n\n"
+            ));
+        }
+        // The first one is resolved, and another announced again: neither counts twice.
+        text.push_str("data: {\"type\":\"tool-result\",\"runId\":\"r\",\"payload\":{\"toolCallId\":\"c0\"}}\n\n");
+        text.push_str("data: {\"type\":\"tool-call-suspended\",\"runId\":\"r\",\"payload\":{\"toolCallId\":\"c1\",\"toolName\":\"ask_user\"}}\n\n");
+        text.push_str("data: [DONE]\n\n");
+        let (leg, _) = read(&text);
+        let leg = leg.unwrap();
+        assert_eq!(leg.dropped, 500);
+        let LegEnd::Suspended(items) = leg.end else {
+            panic!("{:?}", leg.end)
+        };
+        assert_eq!(items.len(), MAX_LISTING_ITEMS - 1);
+        assert_eq!(items[0].tool_call_id, "c2");
+        assert_eq!(items.last().unwrap().tool_call_id, "c1", "announced last");
+    }
+
+    #[test]
+    fn silence_ends_the_leg_at_the_idle_deadline_and_a_listener_can_stop_it() {
+        let (tx, rx) = sync_channel(2);
+        tx.send(Msg::Started).unwrap();
+        tx.send(Msg::Frame(r#"{"type":"start"}"#.into())).unwrap();
+        let mut seen = 0;
+        let mut listener = |_: Chunk<'_>| seen += 1;
+        let e = follow(
+            rx,
+            Duration::from_millis(300),
+            &config(None),
+            "a",
+            &mut listener,
+        )
+        .unwrap_err();
+        assert!(matches!(e, StreamBroke::Idle { started: true }), "{e:?}");
+        assert_eq!(seen, 1);
+        drop(tx);
+
+        let (_tx, rx) = sync_channel::<Msg>(2);
+        let e = follow(
+            rx,
+            Duration::from_millis(200),
+            &config(None),
+            "a",
+            &mut |_: Chunk<'_>| {},
+        )
+        .unwrap_err();
+        assert!(matches!(e, StreamBroke::Idle { started: false }), "{e:?}");
+
+        struct Stopper(usize);
+        impl Listener for Stopper {
+            fn chunk(&mut self, _: Chunk<'_>) {}
+            fn stop_now(&mut self) -> bool {
+                self.0 += 1;
+                self.0 > 2
+            }
+        }
+        let (_tx, rx) = sync_channel::<Msg>(2);
+        let e = follow(
+            rx,
+            Duration::from_secs(60),
+            &config(None),
+            "a",
+            &mut Stopper(0),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, StreamBroke::Stopped { started: false }),
+            "{e:?}"
+        );
     }
 
     #[test]

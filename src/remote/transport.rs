@@ -1,26 +1,28 @@
-//! HTTP to a Mastra server: one blocking ureq agent (rustls, `SSL_CERT_FILE` as the trust
-//! store when set, the proxy of `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` unless `NO_PROXY` or a
-//! loopback server), redirects followed by hand so that a credential never crosses to
-//! another origin, and failures sorted by how far the request got.
+//! HTTP to a Mastra server: blocking ureq agents (rustls; the certificates of
+//! `SSL_CERT_FILE` as the trust store, read only when a TLS connection needs them; the proxy
+//! of `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` unless `NO_PROXY` or a loopback server),
+//! redirects followed by hand so that a credential never crosses to another origin and an
+//! answer is never posted to another server, and failures sorted by how far the request got.
 //!
-//! Streams get no read timeout (a resumed leg may think for minutes, and dropping it would
-//! make Mastra abort the run); JSON answers do. It knows routes only as paths and never
-//! builds a message from a request header.
+//! Every JSON request has a deadline for the whole exchange, answer included
+//! (`Deadlines::json_budget`), so no drip of bytes can stretch it; a stream gets only the
+//! connect deadline here, because the leg's reader (`client`) keeps the idle deadline. It
+//! knows routes only as paths and never builds a message from a request header.
 
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use ureq::http::{Response, Uri};
 use ureq::Body;
 
 use super::config::{Origin, Scheme, ServerConfig};
+use super::deadline::Deadlines;
 use super::error::{error_body, Delivery, RemoteError};
+use crate::duration;
+use crate::limits::{self, MAX_CERT_FILE};
 
-/// The longest wait for a connection.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
-/// The longest silence while a JSON answer arrives.
-pub const JSON_READ_TIMEOUT: Duration = Duration::from_secs(60);
-/// The most we read of a JSON answer.
+/// The most we read of one JSON answer.
 pub const MAX_JSON: u64 = 16 * 1024 * 1024;
 /// The most we read of an error body.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
@@ -33,32 +35,26 @@ pub struct Request<'a> {
     pub path: &'a str,
     pub body: Option<&'a Value>,
     pub agent: Option<&'a str>,
-    /// An event stream is expected: no read timeout.
-    pub stream: bool,
 }
 
 pub struct Http {
-    agent: ureq::Agent,
     config: ServerConfig,
+    deadlines: Deadlines,
+    proxy: Option<ureq::Proxy>,
+    /// For plain http, built on first use.
+    plain: OnceLock<ureq::Agent>,
+    /// For https (or an https proxy), built on first use: only then is `SSL_CERT_FILE` read.
+    tls: OnceLock<Result<ureq::Agent, String>>,
 }
 
 impl Http {
-    pub fn new(config: ServerConfig) -> Result<Http, RemoteError> {
-        let mut builder = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            // Below the 5 s keep-alive of Node's HTTP server, so a pooled connection is not
-            // one the server is closing.
-            .max_idle_age(IDLE_AGE)
-            .user_agent(concat!("mastra-ask/", env!("CARGO_PKG_VERSION")))
-            .proxy(proxy_for(config.origin(), |n| std::env::var(n).ok())?);
-        if let Some(tls) = trust_store(std::env::var_os("SSL_CERT_FILE"))? {
-            builder = builder.tls_config(tls);
-        }
+    pub fn new(config: ServerConfig, deadlines: Deadlines) -> Result<Http, RemoteError> {
         Ok(Http {
-            agent: ureq::Agent::new_with_config(builder.build()),
+            proxy: proxy_for(config.origin(), |n| std::env::var(n).ok())?,
             config,
+            deadlines,
+            plain: OnceLock::new(),
+            tls: OnceLock::new(),
         })
     }
 
@@ -66,9 +62,55 @@ impl Http {
         &self.config
     }
 
-    /// Sends the request and returns a 2xx answer; any other status becomes its error.
-    pub fn send(&self, req: &Request<'_>) -> Result<Response<Body>, RemoteError> {
-        let response = self.send_following(req)?;
+    pub fn deadlines(&self) -> &Deadlines {
+        &self.deadlines
+    }
+
+    /// The agent for a request to `url`.
+    fn agent_for(&self, url: &str) -> Result<&ureq::Agent, RemoteError> {
+        let https_proxy = self
+            .proxy
+            .as_ref()
+            .is_some_and(|p| p.protocol() == ureq::ProxyProtocol::Https);
+        let https = url
+            .get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
+        if !https && !https_proxy {
+            return Ok(self.plain.get_or_init(|| self.build(None)));
+        }
+        self.tls
+            .get_or_init(|| {
+                let tls = trust_store(std::env::var_os("SSL_CERT_FILE"))?;
+                Ok(self.build(tls))
+            })
+            .as_ref()
+            .map_err(|e| RemoteError::Config(e.clone()))
+    }
+
+    fn build(&self, tls: Option<ureq::tls::TlsConfig>) -> ureq::Agent {
+        let mut builder = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_connect(Some(self.deadlines.connect()))
+            // Below the 5 s keep-alive of Node's HTTP server, so a pooled connection is not
+            // one the server is closing.
+            .max_idle_age(IDLE_AGE)
+            .user_agent(concat!("mastra-ask/", env!("CARGO_PKG_VERSION")))
+            .proxy(self.proxy.clone());
+        if let Some(tls) = tls {
+            builder = builder.tls_config(tls);
+        }
+        ureq::Agent::new_with_config(builder.build())
+    }
+
+    /// Sends the request and returns a 2xx answer; any other status becomes its error. A
+    /// JSON request, answer included, must be done within `budget` from now.
+    fn send_within(
+        &self,
+        req: &Request<'_>,
+        budget: Option<Duration>,
+    ) -> Result<Response<Body>, RemoteError> {
+        let response = self.send_following(req, budget)?;
         let status = response.status().as_u16();
         if (200..300).contains(&status) {
             return Ok(response);
@@ -82,29 +124,112 @@ impl Http {
         Err(self.status_error(status, &body, req))
     }
 
-    /// GETs (or POSTs) and decodes a JSON answer.
-    pub fn json(&self, req: &Request<'_>) -> Result<Value, RemoteError> {
-        let response = self.send(req)?;
-        let bytes = response
-            .into_body()
-            .with_config()
-            .limit(MAX_JSON)
-            .read_to_vec()
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => self.protocol(format!(
-                    "the answer to {} is larger than {} MiB",
-                    req.path,
-                    MAX_JSON >> 20
-                )),
-                other => self.transport(&other, Delivery::Accepted),
-            })?;
-        serde_json::from_slice(&bytes)
-            .map_err(|e| self.protocol(format!("the answer to {} is not JSON: {e}", req.path)))
+    /// Sends a request that answers with an event stream: only the connect deadline here.
+    pub fn send_stream(&self, req: &Request<'_>) -> Result<Response<Body>, RemoteError> {
+        self.send_within(req, None)
     }
 
-    /// A transport failure of this server, sorted and scrubbed.
-    pub fn transport(&self, e: &ureq::Error, floor: Delivery) -> RemoteError {
-        let (delivery, detail) = sort(e);
+    /// GETs (or POSTs) and decodes a JSON answer, with our secrets taken out of it.
+    pub fn json(&self, req: &Request<'_>) -> Result<Value, RemoteError> {
+        let too_large = || {
+            self.protocol(format!(
+                "the answer to {} is larger than {}",
+                req.path,
+                limits::show_size(MAX_JSON)
+            ))
+        };
+        let bytes = self.json_bytes(req, MAX_JSON, too_large)?;
+        self.decode(&bytes, req)
+    }
+
+    /// Decodes a JSON answer, with our secrets taken out of every string of it.
+    pub fn decode<T: serde::de::DeserializeOwned>(
+        &self,
+        bytes: &[u8],
+        req: &Request<'_>,
+    ) -> Result<T, RemoteError> {
+        let bad = |e: serde_json::Error| {
+            self.protocol(format!("the answer to {} is not JSON: {e}", req.path))
+        };
+        if !self.config.may_hold_secret(bytes) {
+            return serde_json::from_slice(bytes).map_err(bad);
+        }
+        let mut value: Value = serde_json::from_slice(bytes).map_err(bad)?;
+        self.config.redact_value(&mut value);
+        serde_json::from_value(value)
+            .map_err(|e| self.protocol(format!("the answer to {} does not parse: {e}", req.path)))
+    }
+
+    /// The body of a JSON answer, at most `limit` bytes (more is `too_large`), read within
+    /// the request's deadline.
+    pub fn json_bytes(
+        &self,
+        req: &Request<'_>,
+        limit: u64,
+        too_large: impl FnOnce() -> RemoteError,
+    ) -> Result<Vec<u8>, RemoteError> {
+        let budget = self.deadlines.json_budget(Instant::now());
+        let response = self.send_within(req, Some(budget))?;
+        response
+            .into_body()
+            .with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) => too_large(),
+                other => self.transport(&other, Delivery::Accepted, budget),
+            })
+    }
+
+    /// GETs a JSON answer of at most `limit` bytes (more is `too_large`) and decodes it as it
+    /// is read, within the request's deadline, with our secrets taken out of it: the raw
+    /// answer is never held whole beside what it decodes to. Returns how many bytes it took.
+    pub fn json_streamed<T: serde::de::DeserializeOwned>(
+        &self,
+        req: &Request<'_>,
+        limit: u64,
+        too_large: impl FnOnce() -> RemoteError,
+    ) -> Result<(T, u64), RemoteError> {
+        let budget = self.deadlines.json_budget(Instant::now());
+        let response = self.send_within(req, Some(budget))?;
+        let mut body = Capped {
+            inner: response.into_body().into_reader(),
+            read: 0,
+            limit,
+        };
+        let decoded = serde_json::from_reader::<_, Value>(std::io::BufReader::with_capacity(
+            64 * 1024,
+            &mut body,
+        ))
+        .and_then(|mut value| {
+            self.config.redact_value(&mut value);
+            // Moves the decoded strings into `T`; nothing is copied.
+            serde_json::from_value(value)
+        });
+        match decoded {
+            Ok(value) => Ok((value, body.read)),
+            Err(_) if body.read > limit => Err(too_large()),
+            Err(e) if e.io_error_kind() == Some(std::io::ErrorKind::TimedOut) => Err(self
+                .transport(
+                    &ureq::Error::Timeout(ureq::Timeout::Global),
+                    Delivery::Accepted,
+                    budget,
+                )),
+            Err(e) if e.is_io() => Err(RemoteError::Transport {
+                server: self.config.display().to_string(),
+                delivery: Delivery::Accepted,
+                detail: self
+                    .config
+                    .redact(&format!("the answer to {} broke off: {e}", req.path)),
+            }),
+            Err(e) => Err(self.protocol(format!("the answer to {} does not parse: {e}", req.path))),
+        }
+    }
+
+    /// A transport failure of this server, sorted and scrubbed; `budget` is the deadline of
+    /// the whole request, which a timeout names.
+    pub fn transport(&self, e: &ureq::Error, floor: Delivery, budget: Duration) -> RemoteError {
+        let (delivery, detail) = sort(e, self.deadlines.connect(), budget);
         let delivery = match (floor, delivery) {
             (Delivery::Accepted, _) | (_, Delivery::Accepted) => Delivery::Accepted,
             (Delivery::Unknown, _) | (_, Delivery::Unknown) => Delivery::Unknown,
@@ -124,42 +249,59 @@ impl Http {
         }
     }
 
-    fn send_following(&self, req: &Request<'_>) -> Result<Response<Body>, RemoteError> {
+    fn send_following(
+        &self,
+        req: &Request<'_>,
+        budget: Option<Duration>,
+    ) -> Result<Response<Body>, RemoteError> {
         let mut url = self.config.url(req.path);
+        let until = budget.map(|b| Instant::now() + b);
+        let budget = budget.unwrap_or_default();
         for _ in 0..=MAX_REDIRECTS {
             let uri: Uri = url
                 .parse()
                 .map_err(|e| self.protocol(format!("a redirect to a bad URL ({e})")))?;
             let origin =
                 Origin::of(&uri).map_err(|e| self.protocol(format!("a redirect to {url}: {e}")))?;
+            let left = match until {
+                Some(u) => {
+                    let left = u.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(self.transport(
+                            &ureq::Error::Timeout(ureq::Timeout::Global),
+                            Delivery::NotSent,
+                            budget,
+                        ));
+                    }
+                    Some(left)
+                }
+                None => None,
+            };
             let auth = self.config.authorization(&origin);
+            let agent = self.agent_for(&url)?;
             let result = match req.body {
                 Some(body) => {
-                    let mut r = self
-                        .agent
+                    let mut r = agent
                         .post(&url)
                         .header("Content-Type", "application/json")
                         .header("Accept", "text/event-stream, application/json");
                     if let Some(a) = &auth {
                         r = r.header("Authorization", a);
                     }
-                    if !req.stream {
-                        r = r.config().timeout_per_read(Some(JSON_READ_TIMEOUT)).build();
-                    }
-                    r.send(body.to_string())
+                    r.config()
+                        .timeout_global(left)
+                        .build()
+                        .send(body.to_string())
                 }
                 None => {
-                    let mut r = self.agent.get(&url).header("Accept", "application/json");
+                    let mut r = agent.get(&url).header("Accept", "application/json");
                     if let Some(a) = &auth {
                         r = r.header("Authorization", a);
                     }
-                    if !req.stream {
-                        r = r.config().timeout_per_read(Some(JSON_READ_TIMEOUT)).build();
-                    }
-                    r.call()
+                    r.config().timeout_global(left).build().call()
                 }
             };
-            let response = result.map_err(|e| self.transport(&e, Delivery::NotSent))?;
+            let response = result.map_err(|e| self.transport(&e, Delivery::NotSent, budget))?;
             let status = response.status().as_u16();
             if !matches!(status, 301 | 302 | 303 | 307 | 308) {
                 return Ok(response);
@@ -174,18 +316,33 @@ impl Http {
                     self.server_error(status, "a redirect without a usable Location".into())
                 );
             };
-            if req.body.is_some() && !matches!(status, 307 | 308) {
-                // Following would turn the POST into a GET and lose the answer.
-                return Err(self.server_error(
-                    status,
-                    format!("it redirects this request to {next}; use that server URL"),
-                ));
+            if req.body.is_some() {
+                if !matches!(status, 307 | 308) {
+                    // Following would turn the POST into a GET and lose the answer.
+                    return Err(self.server_error(
+                        status,
+                        format!("it redirects this request to {next}; use that server URL"),
+                    ));
+                }
+                let elsewhere = next
+                    .parse::<Uri>()
+                    .ok()
+                    .and_then(|u| Origin::of(&u).ok())
+                    .is_none_or(|o| o != origin);
+                if elsewhere {
+                    // An answer goes to the server that was named, or nowhere.
+                    return Err(self.server_error(
+                        status,
+                        format!(
+                            "it redirects this answer to another server ({next}); nothing was sent there (use that server URL if it is the right one)"
+                        ),
+                    ));
+                }
             }
             url = next;
         }
         Err(self.protocol(format!("more than {MAX_REDIRECTS} redirects")))
     }
-
     fn server_error(&self, status: u16, message: String) -> RemoteError {
         RemoteError::Server {
             server: self.config.display().to_string(),
@@ -257,8 +414,28 @@ impl Http {
     }
 }
 
+/// A reader that fails once it gave more than `limit` bytes, and counts what it gave.
+struct Capped<R> {
+    inner: R,
+    read: u64,
+    limit: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = (self.limit + 1).saturating_sub(self.read);
+        if room == 0 {
+            return Err(std::io::Error::other("the answer is larger than its cap"));
+        }
+        let take = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..take])?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
 /// How far a failed request got, and what happened, from ureq's error.
-fn sort(e: &ureq::Error) -> (Delivery, String) {
+fn sort(e: &ureq::Error, connect: Duration, budget: Duration) -> (Delivery, String) {
     use std::io::ErrorKind as K;
     use ureq::Error as E;
     let delivery = match e {
@@ -282,9 +459,9 @@ fn sort(e: &ureq::Error) -> (Delivery, String) {
         E::ConnectionFailed => "connection refused".to_string(),
         E::HostNotFound => "host not found".to_string(),
         E::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => {
-            format!("no connection within {} s", CONNECT_TIMEOUT.as_secs())
+            format!("no connection within {}", duration::show(connect))
         }
-        E::Timeout(_) => format!("no answer for {} s", JSON_READ_TIMEOUT.as_secs()),
+        E::Timeout(_) => format!("no complete answer within {}", duration::show(budget)),
         E::Io(io) if io.kind() == K::ConnectionRefused => "connection refused".to_string(),
         other => other.to_string(),
     };
@@ -369,16 +546,21 @@ fn no_proxy_matches(list: &str, host: &str) -> bool {
         })
 }
 
-/// The trust store of `SSL_CERT_FILE` (PEM certificates) in place of the built-in roots.
+/// The trust store of `SSL_CERT_FILE` (PEM certificates) in place of the built-in roots:
+/// a regular file of at most 4 MiB, opened without blocking.
 fn trust_store(
     ssl_cert_file: Option<std::ffi::OsString>,
-) -> Result<Option<ureq::tls::TlsConfig>, RemoteError> {
+) -> Result<Option<ureq::tls::TlsConfig>, String> {
     let Some(path) = ssl_cert_file.filter(|p| !p.is_empty()) else {
         return Ok(None);
     };
     let shown = std::path::Path::new(&path).display().to_string();
-    let pem = std::fs::read(&path)
-        .map_err(|e| RemoteError::Config(format!("cannot read SSL_CERT_FILE {shown}: {e}")))?;
+    let pem = limits::read_regular_file(std::path::Path::new(&path), MAX_CERT_FILE).map_err(
+        |e| match e {
+            limits::ReadError::Io(e) => format!("cannot read SSL_CERT_FILE {shown}: {e}"),
+            other => format!("SSL_CERT_FILE {shown} {other}"),
+        },
+    )?;
     let certs: Vec<_> = ureq::tls::parse_pem(&pem)
         .filter_map(|item| match item {
             Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
@@ -386,9 +568,7 @@ fn trust_store(
         })
         .collect();
     if certs.is_empty() {
-        return Err(RemoteError::Config(format!(
-            "SSL_CERT_FILE {shown} holds no PEM certificate"
-        )));
+        return Err(format!("SSL_CERT_FILE {shown} holds no PEM certificate"));
     }
     let roots = ureq::tls::RootCerts::new_with_certs(&certs);
     Ok(Some(
@@ -473,14 +653,12 @@ mod tests {
     }
 
     #[test]
-    fn ssl_cert_file_must_hold_certificates() {
+    fn ssl_cert_file_is_a_capped_regular_file_read_only_for_tls() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("ca.pem");
         assert!(trust_store(None).unwrap().is_none());
         std::fs::write(&file, "not a certificate").unwrap();
-        let e = trust_store(Some(file.clone().into()))
-            .unwrap_err()
-            .to_string();
+        let e = trust_store(Some(file.clone().into())).unwrap_err();
         assert!(e.ends_with("ca.pem holds no PEM certificate"), "{e}");
         std::fs::write(
             &file,
@@ -488,21 +666,30 @@ mod tests {
         )
         .unwrap();
         assert!(trust_store(Some(file.into())).unwrap().is_some());
-        let e = trust_store(Some(dir.path().join("nope").into()))
-            .unwrap_err()
-            .to_string();
+        let e = trust_store(Some(dir.path().join("nope").into())).unwrap_err();
         assert!(e.starts_with("cannot read SSL_CERT_FILE"), "{e}");
+        // A FIFO nobody writes to and an endless device: refused at once.
+        let fifo = dir.path().join("fifo");
+        use rustix::fs::{FileType, Mode};
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, FileType::Fifo, Mode::from(0o600), 0).unwrap();
+        let e = trust_store(Some(fifo.into())).unwrap_err();
+        assert!(e.ends_with("fifo is not a regular file"), "{e}");
+        let e = trust_store(Some("/dev/zero".into())).unwrap_err();
+        assert_eq!(e, "SSL_CERT_FILE /dev/zero is not a regular file");
+        let big = dir.path().join("big.pem");
+        std::fs::write(&big, vec![b'x'; MAX_CERT_FILE as usize + 1]).unwrap();
+        let e = trust_store(Some(big.into())).unwrap_err();
+        assert!(e.ends_with("big.pem is larger than 4 MiB"), "{e}");
     }
 
     #[test]
     fn a_withheld_token_is_named_in_the_hint() {
         let config = ServerConfig::new("http://example.com/api", Some("t0k".into())).unwrap();
-        let http = Http::new(config).unwrap();
+        let http = Http::new(config, Deadlines::default()).unwrap();
         let req = Request {
             path: "/agents",
             body: None,
             agent: None,
-            stream: false,
         };
         let e = http.status_error(401, br#"{"error":"Unauthorized"}"#, &req);
         assert_eq!(
@@ -511,16 +698,21 @@ mod tests {
         );
     }
 
+    const D: Duration = Duration::from_secs(1);
+
     #[test]
     fn connection_failures_are_not_sent_others_unknown() {
-        assert_eq!(sort(&ureq::Error::ConnectionFailed).0, Delivery::NotSent);
-        assert_eq!(sort(&ureq::Error::HostNotFound).0, Delivery::NotSent);
-        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
-        assert_eq!(sort(&ureq::Error::Io(refused)).0, Delivery::NotSent);
-        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
-        assert_eq!(sort(&ureq::Error::Io(reset)).0, Delivery::Unknown);
         assert_eq!(
-            sort(&ureq::Error::Timeout(ureq::Timeout::RecvResponse)).0,
+            sort(&ureq::Error::ConnectionFailed, D, D).0,
+            Delivery::NotSent
+        );
+        assert_eq!(sort(&ureq::Error::HostNotFound, D, D).0, Delivery::NotSent);
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(sort(&ureq::Error::Io(refused), D, D).0, Delivery::NotSent);
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert_eq!(sort(&ureq::Error::Io(reset), D, D).0, Delivery::Unknown);
+        assert_eq!(
+            sort(&ureq::Error::Timeout(ureq::Timeout::RecvResponse), D, D).0,
             Delivery::Unknown
         );
     }

@@ -147,7 +147,9 @@ pub fn decide(
             let after = events.last().map(|e| e.seq);
             if let Some(run) = store.run(&run.id)? {
                 let provider = providers::from_spec(NO_MODEL)?;
-                driver::drive(store, location, &run, &lease, provider.as_ref(), &mut Quiet)?;
+                let agent = crate::agent::AgentDef::of_run(&run)?;
+                let provider = provider.as_ref();
+                driver::drive(store, location, &run, &agent, &lease, provider, &mut Quiet)?;
             }
             events.extend(follow(store, &run.id, after)?.events);
             (Outcome::Driven, 0, events)

@@ -173,6 +173,15 @@ pub trait Tx {
     fn delete_ledger(&mut self, key: &LedgerKey) -> Result<()>;
     /// The entries of one run of one server, oldest first.
     fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>>;
+    /// At most `limit` entries of one server whose run id starts with `run_prefix` (`""`:
+    /// all), only those still `sending` when `sending_only`, oldest first.
+    fn ledger_matching(
+        &mut self,
+        server: &str,
+        run_prefix: &str,
+        sending_only: bool,
+        limit: i64,
+    ) -> Result<Vec<LedgerEntry>>;
     /// The row operations on reviewers, sessions, links and settings (`reviewers.rs`).
     fn reviewers(&mut self) -> &mut dyn super::reviewers::ReviewerTx;
     /// The row operations on policies and decisions (`policy.rs`).

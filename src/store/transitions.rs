@@ -604,6 +604,50 @@ pub trait Store: Backend {
         })
     }
 
+    /// Claims an answer whose entry is held by a stale claim (`stale`, the holder's token:
+    /// its delivery unknown, its holder gone or silent past the deadlines, the call still
+    /// suspended on the server): that claim is released and this one takes its place, in one
+    /// transaction, so of the processes that saw the same stale claim exactly one takes it;
+    /// the others get `Conflict::Answered` naming the new holder.
+    fn take_over_answer(&self, entry: &LedgerEntry, stale: &str) -> Result<()> {
+        write(self, Durability::Durable, |tx| {
+            match tx.ledger_entry(&entry.key)? {
+                Some(found)
+                    if found.holder.token == stale && found.state == LedgerState::Sending =>
+                {
+                    tx.delete_ledger(&entry.key)?;
+                }
+                Some(found) => return Err(answered(found)),
+                None => {}
+            }
+            if tx.insert_ledger(entry)? {
+                return Ok(());
+            }
+            match tx.ledger_entry(&entry.key)? {
+                Some(found) => Err(answered(found)),
+                None => Err(Error::usage(format!(
+                    "the ledger entry of tool call {} kept changing; try again",
+                    entry.key.tool_call_id
+                ))),
+            }
+        })
+    }
+
+    /// At most `limit` answers this store sent to a server's runs whose id starts with
+    /// `run_prefix` (`""`: all runs), only those whose delivery is unknown when
+    /// `sending_only`, oldest first.
+    fn answers_matching(
+        &self,
+        server: &str,
+        run_prefix: &str,
+        sending_only: bool,
+        limit: i64,
+    ) -> Result<Vec<LedgerEntry>> {
+        write(self, Durability::Deferred, |tx| {
+            tx.ledger_matching(server, run_prefix, sending_only, limit)
+        })
+    }
+
     /// The answers this store sent to one run of a server, oldest first.
     fn answers_of_run(&self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>> {
         write(self, Durability::Deferred, |tx| {

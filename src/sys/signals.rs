@@ -5,11 +5,11 @@
 //! action it had before, so the process ends as the signal would have ended it).
 //!
 //! Every handler installed here is written in `sys` and does only async-signal-safe work
-//! (nothing, a store to an atomic, one `write(2)`); the functions that take a handler are
+//! (nothing, or an add to an atomic); the functions that take a handler are
 //! visible to `sys` only. Nothing here decides what a signal means.
 
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libc::c_int;
 
@@ -79,56 +79,30 @@ pub fn interrupt_reads(sig: c_int) -> Option<Previous> {
     catch(sig, do_nothing)
 }
 
-/// The first stop request (SIGINT or SIGTERM) recorded since `reset_stops` (0: none).
-static FIRST_STOP: AtomicI32 = AtomicI32::new(0);
-static STOPS: AtomicUsize = AtomicUsize::new(0);
-/// The notice written on each stop request. Notices are leaked, so the handler never reads
-/// freed memory (one short line each), and swapped whole, text and length together.
-static NOTICE: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
+/// The SIGINTs and SIGTERMs recorded since `reset_stops`.
+static INTS: AtomicUsize = AtomicUsize::new(0);
+static TERMS: AtomicUsize = AtomicUsize::new(0);
 
 extern "C" fn on_stop(sig: c_int) {
-    let _ = FIRST_STOP.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
-    STOPS.fetch_add(1, Ordering::SeqCst);
-    let notice = NOTICE.load(Ordering::SeqCst);
-    if !notice.is_null() {
-        // SAFETY: notices are leaked, so this one outlives the handler; write(2) is
-        // async-signal-safe. A short write is not retried.
-        unsafe {
-            let bytes: &[u8] = *notice;
-            libc::write(libc::STDERR_FILENO, bytes.as_ptr().cast(), bytes.len());
-        }
-    }
+    let count = if sig == libc::SIGINT { &INTS } else { &TERMS };
+    count.fetch_add(1, Ordering::SeqCst);
 }
 
 /// Records `sig` (SIGINT, SIGTERM) instead of ending the process, restarting interrupted
-/// system calls, and writes the stop notice (if any) to stderr each time it arrives.
+/// system calls. What a request means is for the thread that reads [`stops`] to say.
 pub fn record_stops(sig: c_int) -> Option<Previous> {
     install(sig, on_stop, libc::SA_RESTART)
 }
 
-/// The line `record_stops` writes on each request from now on (`None`: nothing).
-pub fn set_stop_notice(text: Option<&str>) {
-    let notice = text.map(|text| {
-        let mut line = text.trim_end().to_string();
-        line.push('\n');
-        let bytes: &'static [u8] = Box::leak(line.into_bytes().into_boxed_slice());
-        Box::leak(Box::new(bytes)) as *mut &'static [u8]
-    });
-    NOTICE.store(notice.unwrap_or(std::ptr::null_mut()), Ordering::SeqCst);
-}
-
-/// The first stop request recorded (0: none) and how many arrived.
-pub fn stops() -> (c_int, usize) {
-    (
-        FIRST_STOP.load(Ordering::SeqCst),
-        STOPS.load(Ordering::SeqCst),
-    )
+/// How many SIGINTs and SIGTERMs were recorded.
+pub fn stops() -> (usize, usize) {
+    (INTS.load(Ordering::SeqCst), TERMS.load(Ordering::SeqCst))
 }
 
 /// Forgets the stop requests recorded so far.
 pub fn reset_stops() {
-    FIRST_STOP.store(0, Ordering::SeqCst);
-    STOPS.store(0, Ordering::SeqCst);
+    INTS.store(0, Ordering::SeqCst);
+    TERMS.store(0, Ordering::SeqCst);
 }
 
 /// Raises `sig` in this thread: its action runs before this returns (or ends the process).

@@ -8,7 +8,7 @@ use anyhow::Result;
 use dialoguer::{Input, Select};
 use serde_json::Value;
 
-use super::terminal::Session;
+use super::terminal::Hold;
 use super::{keys_hint, note, quit_on_interrupt, quit_on_interrupt_line, term, theme, Keys};
 use crate::output::sanitize;
 use crate::tools::approval::Decision;
@@ -35,7 +35,7 @@ pub enum Chosen {
 
 /// Shows the call (`call_id` of `tool` with `args`) and asks for a decision.
 pub fn approve(call_id: &str, tool: &str, args: &Value) -> Result<Option<Chosen>> {
-    let _session = Session::start();
+    let _hold = Hold::start();
     let shown_args = serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string());
     let _ = term().write_line("");
     let _ = term().write_line(&format!(

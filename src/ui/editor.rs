@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
 
-use super::terminal::Session;
+use super::terminal::Hold;
 use crate::output::sanitize;
 use crate::tools::submit_plan::Plan;
 
@@ -42,7 +42,7 @@ fn feedback(saved: &str) -> Option<String> {
 }
 
 /// The feedback written in the editor; `None` when it is empty.
-pub fn write(session: &Session, plan: &Plan) -> Result<Option<String>> {
+pub fn write(hold: &Hold, plan: &Plan) -> Result<Option<String>> {
     let editor = ["VISUAL", "EDITOR"]
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
@@ -57,7 +57,7 @@ pub fn write(session: &Session, plan: &Plan) -> Result<Option<String>> {
         .as_fd()
         .try_clone_to_owned()
         .context("opening the terminal for the editor")?;
-    let status = session.with_child(|| {
+    let status = hold.with_child(|| {
         Command::new("sh")
             .arg("-c")
             .arg(format!("{editor} \"$@\""))

@@ -10,19 +10,19 @@ use std::os::fd::AsFd;
 use std::process::{Command, Stdio};
 
 use super::markdown;
-use super::terminal::Session;
+use super::terminal::Hold;
 
 /// Rows kept free below the text for the menu that follows it.
 const MENU_ROWS: usize = 7;
 
 /// Shows `lines`, paged when they do not fit on the screen with the menu below them;
 /// whether they went through the pager.
-pub fn show(session: &Session, lines: &[String]) -> bool {
+pub fn show(hold: &Hold, lines: &[String]) -> bool {
     let term = super::term();
     let (rows, columns) = term.size();
     let text = lines.join("\n") + "\n";
     let fits = markdown::rows(lines, columns as usize) + MENU_ROWS <= rows as usize;
-    if !fits && session.with_child(|| page(&text)) {
+    if !fits && hold.with_child(|| page(&text)) {
         return true;
     }
     let _ = term.write_str(&text);

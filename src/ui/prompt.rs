@@ -11,7 +11,7 @@ use dialoguer::theme::Theme;
 use dialoguer::{Input, MultiSelect, Select};
 use serde_json::{json, Value};
 
-use super::terminal::Session;
+use super::terminal::Hold;
 use super::{
     chosen_line, keys_hint, note, quit_on_interrupt, quit_on_interrupt_line, term, theme, Keys,
 };
@@ -20,7 +20,7 @@ use crate::tools::ask_user::{Mode, Question};
 
 /// Asks `question`: a non-empty string (free text), one label, or a list of labels.
 pub fn ask(question: &Question) -> Result<Option<Value>> {
-    let _session = Session::start();
+    let _hold = Hold::start();
     let theme = theme();
     let text = sanitize::one_line(&question.text);
     let label = |i: usize| sanitize::one_line(&question.options[i].label);
@@ -61,7 +61,7 @@ pub fn ask(question: &Question) -> Result<Option<Value>> {
 
 /// Lets the person choose one of `items` (e.g. pending items); the index chosen.
 pub fn pick(prompt: &str, items: &[String]) -> Result<Option<usize>> {
-    let _session = Session::start();
+    let _hold = Hold::start();
     let items: Vec<String> = items
         .iter()
         .map(|i| fit(&sanitize::one_line(i)).into_owned())

@@ -8,7 +8,7 @@
 use anyhow::Result;
 use dialoguer::{Input, Select};
 
-use super::terminal::Session;
+use super::terminal::Hold;
 use super::{
     editor, keys_hint, markdown, note, pager, quit_on_interrupt, quit_on_interrupt_line, term,
     theme, Keys,
@@ -32,7 +32,7 @@ const MENU: [&str; 5] = [
 
 /// Shows `plan` and asks for a decision.
 pub fn review(plan: &Plan) -> Result<Option<Decision>> {
-    let session = Session::start();
+    let hold = Hold::start();
     let _ = term().write_line("");
     let lines = markdown::render(
         &sanitize::one_line(&plan.title),
@@ -40,7 +40,7 @@ pub fn review(plan: &Plan) -> Result<Option<Decision>> {
         &sanitize::block(&plan.plan),
         console::colors_enabled_stderr(),
     );
-    let mut paged = pager::show(&session, &lines);
+    let mut paged = pager::show(&hold, &lines);
     let theme = theme();
     let mut start_on = APPROVE;
     loop {
@@ -77,7 +77,7 @@ pub fn review(plan: &Plan) -> Result<Option<Decision>> {
                     Some(text) => Some(text.trim().to_string()).filter(|t| !t.is_empty()),
                 }
             }
-            REJECT_IN_EDITOR => match editor::write(&session, plan) {
+            REJECT_IN_EDITOR => match editor::write(&hold, plan) {
                 Ok(Some(text)) => {
                     let _ = term().write_line(&format!(
                         "Feedback for the agent (from the editor):\n{}",
@@ -92,7 +92,7 @@ pub fn review(plan: &Plan) -> Result<Option<Decision>> {
                 }
             },
             _ => {
-                paged = pager::show(&session, &lines);
+                paged = pager::show(&hold, &lines);
                 start_on = APPROVE;
                 continue;
             }

@@ -1,10 +1,10 @@
 //! Holds the terminal while a prompt owns it, so that every way out leaves it as it was.
 //!
 //! During a prompt, Ctrl-C must end the prompt ("nothing recorded", exit 130), not kill the
-//! process halfway through drawing a menu with the cursor hidden. So a prompt session turns
+//! process halfway through drawing a menu with the cursor hidden. So a hold on the terminal turns
 //! the terminal's signal keys off (Ctrl-C then arrives as a key, which the prompt library
 //! reports as an interrupted read, whenever it is pressed) and catches the SIGINT that the
-//! prompt library raises for it. Dropping the session restores the terminal modes, the
+//! prompt library raises for it. Dropping the hold restores the terminal modes, the
 //! previous SIGINT action and the cursor. Children that take the terminal (a pager, an editor)
 //! get its usual modes back while they run. Modes go through rustix and the SIGINT action
 //! through `sys::signals`, so nothing here is `unsafe`. This module decides nothing about
@@ -15,15 +15,15 @@ use rustix::termios::{tcgetattr, tcsetattr, LocalModes, OptionalActions, Termios
 use crate::sys::signals::{self, Previous};
 
 /// The terminal and SIGINT set up for prompting; restored on drop.
-pub struct Session {
-    /// The terminal modes of stdin before the session (None when stdin is not a terminal).
+pub struct Hold {
+    /// The terminal modes of stdin before the hold (None when stdin is not a terminal).
     saved: Option<Termios>,
-    /// The SIGINT action before the session, put back when dropped.
+    /// The SIGINT action before the hold, put back when dropped.
     old_action: Option<Previous>,
 }
 
-impl Session {
-    pub fn start() -> Session {
+impl Hold {
+    pub fn start() -> Hold {
         // A caught SIGINT interrupts the prompt's read instead of ending the process.
         let old_action = signals::interrupt_reads(libc::SIGINT);
         let saved = modes();
@@ -32,7 +32,7 @@ impl Session {
             quiet.local_modes.remove(LocalModes::ISIG);
             set_modes(&quiet);
         }
-        Session { saved, old_action }
+        Hold { saved, old_action }
     }
 
     /// Runs `f` (which starts a pager or an editor) with the terminal's usual modes.
@@ -50,7 +50,7 @@ impl Session {
     }
 }
 
-impl Drop for Session {
+impl Drop for Hold {
     fn drop(&mut self) {
         if let Some(saved) = &self.saved {
             set_modes(saved);

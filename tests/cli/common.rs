@@ -424,3 +424,50 @@ pub fn alive(pid: i32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// Runs `c` to its end and reports its peak resident memory in KiB (`VmHWM` of
+/// `/proc/<pid>/status`, polled until the process ends: its `rusage` would count the memory
+/// of the forked test process too) and how long it ran. Its output is read as it comes, so
+/// a loud command cannot block on a full pipe; one still running after `limit` is killed.
+pub fn run_measured(mut c: Command, limit: std::time::Duration) -> (Out, u64, std::time::Duration) {
+    use std::io::Read;
+    let began = std::time::Instant::now();
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = r.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    // A zombie has no VmHWM line: polling ends when the process does.
+    while let Some(kib) = std::fs::read_to_string(&status).ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    }) {
+        peak = peak.max(kib);
+        if began.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let status = child.wait().unwrap();
+    let ran = began.elapsed();
+    let out = Out {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (out, peak, ran)
+}

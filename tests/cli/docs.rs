@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mastra_ask::commands::generate;
+use mastra_ask::cli;
 use mastra_ask::exit::TABLE;
 
 use crate::common::Env;
@@ -170,7 +170,7 @@ fn parse_error(command: &str) -> Option<String> {
         Ok(w) => w,
         Err(e) => return Some(e),
     };
-    match generate::parse_from(&words) {
+    match cli::parse_from(&words) {
         Ok(_) => None,
         Err(e)
             if matches!(
@@ -475,7 +475,7 @@ fn the_reference_names_every_environment_variable() {
 #[test]
 fn help_keeps_global_options_apart_and_ends_with_examples() {
     let env = Env::new();
-    let mut cmd = generate::command();
+    let mut cmd = cli::command();
     let names: Vec<String> = cmd
         .get_subcommands_mut()
         .map(|s| s.get_name().to_string())

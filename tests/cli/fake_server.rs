@@ -1,6 +1,8 @@
-//! A tiny HTTP server for the provider tests, on the loopback interface only: each
-//! connection gets the next canned reply, and every request is recorded (headers and JSON
-//! body) so tests can assert what went over the wire and how many attempts were made.
+//! A tiny HTTP server for the provider and Mastra-server tests, on the loopback interface
+//! only: each connection gets the next canned reply (then, when a handler is set, the reply
+//! the handler makes for the request), and every request is recorded (headers and JSON
+//! body) so tests can assert what went over the wire and how many attempts were made. It can
+//! misbehave on cue: stay silent, drip bytes, fall silent mid-stream, flood.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -37,7 +39,27 @@ pub enum Reply {
     Reset,
     /// Read the request, then say nothing for this long.
     Silent(Duration),
+    /// A 200 status line and headers with this content type, then one byte of body every
+    /// `every`, for as long as the client listens.
+    Drip {
+        content_type: &'static str,
+        every: Duration,
+    },
+    /// An event stream: these frames, then nothing for `silence` (the connection held open).
+    SseThenSilent {
+        frames: Vec<String>,
+        silence: Duration,
+    },
+    /// An event stream of `count` frames made by `frame(i)`, written as fast as the client
+    /// reads, then `data: [DONE]`.
+    SseFlood {
+        count: usize,
+        frame: fn(usize) -> String,
+    },
 }
+
+/// Makes the reply to a request once the canned ones are used up.
+pub type Handler = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
 
 impl Reply {
     pub fn ok(body: Value) -> Reply {
@@ -61,6 +83,7 @@ impl Reply {
 /// One request as the server saw it.
 #[derive(Clone, Debug)]
 pub struct Recorded {
+    pub method: String,
     pub path: String,
     /// Lower-case names.
     pub headers: Vec<(String, String)>,
@@ -79,6 +102,7 @@ impl Recorded {
 pub struct FakeServer {
     port: u16,
     replies: Arc<Mutex<VecDeque<Reply>>>,
+    handler: Arc<Mutex<Option<Handler>>>,
     requests: Arc<Mutex<Vec<Recorded>>>,
     stop: Arc<AtomicBool>,
 }
@@ -90,13 +114,15 @@ impl FakeServer {
         let server = FakeServer {
             port,
             replies: Arc::new(Mutex::new(replies.into())),
+            handler: Arc::new(Mutex::new(None)),
             requests: Arc::new(Mutex::new(Vec::new())),
             stop: Arc::new(AtomicBool::new(false)),
         };
-        let (replies, requests, stop) = (
+        let (replies, requests, stop, handler) = (
             server.replies.clone(),
             server.requests.clone(),
             server.stop.clone(),
+            server.handler.clone(),
         );
         std::thread::spawn(move || {
             for conn in listener.incoming() {
@@ -106,7 +132,8 @@ impl FakeServer {
                 let Ok(conn) = conn else { continue };
                 let requests = requests.clone();
                 let replies = replies.clone();
-                std::thread::spawn(move || serve(conn, &replies, &requests));
+                let handler = handler.lock().unwrap().clone();
+                std::thread::spawn(move || serve(conn, &replies, &requests, handler));
             }
         });
         server
@@ -115,6 +142,23 @@ impl FakeServer {
     /// The base URL, as `OPENAI_BASE_URL` takes it.
     pub fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// A server that answers every request with what `handler` makes of it.
+    pub fn serving(handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> FakeServer {
+        let server = FakeServer::start(vec![]);
+        server.handle(handler);
+        server
+    }
+
+    /// From now on, once the canned replies are used up, `handler` makes each reply.
+    pub fn handle(&self, handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) {
+        *self.handler.lock().unwrap() = Some(Arc::new(handler));
+    }
+
+    /// The URL of the server's root (the Mastra tests add their own prefix).
+    pub fn root_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
     }
 
     /// More replies, e.g. after "fixing" the server.
@@ -174,18 +218,35 @@ impl DeadPort {
     }
 }
 
-fn serve(conn: TcpStream, replies: &Mutex<VecDeque<Reply>>, requests: &Mutex<Vec<Recorded>>) {
+fn serve(
+    conn: TcpStream,
+    replies: &Mutex<VecDeque<Reply>>,
+    requests: &Mutex<Vec<Recorded>>,
+    handler: Option<Handler>,
+) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(conn.try_clone().unwrap());
-    let Some(request) = read_request(&mut reader) else {
+    let Some(mut request) = read_request(&mut reader) else {
         return;
     };
+    if request.method == "CONNECT" {
+        // A proxy's tunnel: the request that matters comes through it.
+        requests.lock().unwrap().push(request);
+        let mut c = &conn;
+        let _ = c.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+        let Some(tunneled) = read_request(&mut reader) else {
+            return;
+        };
+        request = tunneled;
+    }
     // Recorded before the reply is popped and sent, so a client never sees an answer
     // to a request the test cannot see.
     let reply = {
         let mut recorded = requests.lock().unwrap();
+        let reply = replies.lock().unwrap().pop_front();
+        let reply = reply.or_else(|| handler.as_ref().map(|h| h(&request)));
         recorded.push(request);
-        replies.lock().unwrap().pop_front()
+        reply
     };
     let reply = reply.unwrap_or_else(|| {
         Reply::status(
@@ -237,8 +298,47 @@ fn serve(conn: TcpStream, replies: &Mutex<VecDeque<Reply>>, requests: &Mutex<Vec
         }
         Reply::Reset => reset(conn),
         Reply::Silent(d) => std::thread::sleep(d),
+        Reply::Drip {
+            content_type,
+            every,
+        } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
+            );
+            let _ = conn.write_all(head.as_bytes());
+            // At most 10 minutes: long past any deadline a test waits for.
+            for _ in 0..(600_000 / every.as_millis().max(1)) {
+                if conn.write_all(b" ").and_then(|_| conn.flush()).is_err() {
+                    return;
+                }
+                std::thread::sleep(every);
+            }
+        }
+        Reply::SseThenSilent { frames, silence } => {
+            let _ = conn.write_all(SSE_HEAD.as_bytes());
+            for frame in frames {
+                let _ = chunk(&mut conn, &format!("data: {frame}\n\n"));
+            }
+            std::thread::sleep(silence);
+        }
+        Reply::SseFlood { count, frame } => {
+            let _ = conn.write_all(SSE_HEAD.as_bytes());
+            let mut out = std::io::BufWriter::with_capacity(256 * 1024, &conn);
+            for i in 0..count {
+                let text = format!("data: {}\n\n", frame(i));
+                let written = write!(out, "{:x}\r\n{text}\r\n", text.len());
+                if written.is_err() {
+                    return;
+                }
+            }
+            let done = "data: [DONE]\n\n";
+            let _ = write!(out, "{:x}\r\n{done}\r\n0\r\n\r\n", done.len());
+            let _ = out.flush();
+        }
     }
 }
+
+const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
 
 fn chunk(conn: &mut TcpStream, text: &str) -> std::io::Result<()> {
     conn.write_all(format!("{:x}\r\n{text}\r\n", text.len()).as_bytes())?;
@@ -268,6 +368,7 @@ fn reset(conn: TcpStream) {
 fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;
+    let method = line.split_whitespace().next()?.to_string();
     let path = line.split_whitespace().nth(1)?.to_string();
     let mut headers = Vec::new();
     loop {
@@ -290,6 +391,7 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
     let text = String::from_utf8_lossy(&body).into_owned();
     let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
     Some(Recorded {
+        method,
         path,
         headers,
         body,

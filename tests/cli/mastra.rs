@@ -6,5 +6,7 @@
 mod cli;
 mod fixture;
 mod flows;
+mod hostile;
 mod ledger;
+mod strict;
 mod transport;

@@ -601,15 +601,29 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
     }
     env.run(&["answer", &run, "yes"]).assert_code(75);
     let before = env.dump();
-    let (out, rss_kib) = run_measured(
-        &env,
-        &["review", &run, "--reject", "--feedback-file", "/dev/zero"],
-        Stdio::null(),
-    );
-    assert!(rss_kib < MAX_RSS_KIB, "review peaked at {rss_kib} KiB");
-    out.assert_code(2);
-    assert_one_line_error(&out, "feedback file /dev/zero is larger than 1 MiB");
-    assert_same_store(&env.dump(), &before);
+    // A device is refused at once (SPEC §9: files named by flags are opened non-blocking,
+    // regular files only); a regular file past the cap is read up to it, no further.
+    let big = env.write("work/big-feedback.txt", &"f".repeat(1024 * 1024 + 1));
+    for (file, message) in [
+        (
+            "/dev/zero",
+            "feedback file /dev/zero is not a regular file".to_string(),
+        ),
+        (
+            big.to_str().unwrap(),
+            format!("feedback file {} is larger than 1 MiB", big.display()),
+        ),
+    ] {
+        let (out, rss_kib) = run_measured(
+            &env,
+            &["review", &run, "--reject", "--feedback-file", file],
+            Stdio::null(),
+        );
+        assert!(rss_kib < MAX_RSS_KIB, "review peaked at {rss_kib} KiB");
+        out.assert_code(2);
+        assert_one_line_error(&out, &message);
+        assert_same_store(&env.dump(), &before);
+    }
 }
 
 #[track_caller]

@@ -89,6 +89,27 @@ fn ask_wait_returns_the_answer() {
     assert_eq!(env.status(&run), "completed");
 }
 
+/// `--no-resume` only records; when a live waiter drives the run, the answer says so (the
+/// outcome is the waiter's, as for an answer that would have driven it).
+#[test]
+fn an_answer_only_recorded_for_a_live_waiter_names_the_waiter() {
+    let env = Env::new();
+    let asker = env.spawn(&[
+        "ask", "Ship it?", "--option", "yes", "--option", "no", "--wait",
+    ]);
+    let run = env.first_pending();
+    let out = env.run(&["answer", &run, "yes", "--no-resume"]);
+    out.assert_code(0);
+    assert_eq!(
+        out.stderr,
+        "answer recorded; the waiting process continues the run\n"
+    );
+    let out = finish(asker);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "yes\n");
+    assert_eq!(env.status(&run), "completed");
+}
+
 #[test]
 fn ask_wait_in_json_mode_ends_with_the_answer_line() {
     let env = Env::new();

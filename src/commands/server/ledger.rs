@@ -1,7 +1,8 @@
 //! Sending one answer exactly once (SPEC §12): the entry is claimed in this store's ledger
 //! before anything is sent (a claim held by another process is exit 4, naming who), settled
 //! once the server took it, and released when the request surely never reached the server
-//! and the call is still pending there, so that the answer can be given again.
+//! and the call is still pending there, so that the answer can be given again. A claim held
+//! by a process that is gone (or silent past the deadlines) is taken over (`claims`).
 //!
 //! The transitions are the store's (`Store::claim_answer`, `settle_answer`,
 //! `release_answer`); here is only when to call them and what to say.
@@ -9,6 +10,7 @@
 use anyhow::Result;
 use serde_json::Value;
 
+use super::claims;
 use super::leg::{self, Streamed};
 use super::listing;
 use super::{error, Server};
@@ -48,18 +50,22 @@ pub fn send(server: &Server, store: &dyn Store, item: &Item, out: &Outgoing) -> 
     };
     let me = crate::agent::lease::mine();
     let now = now_ms();
-    store.claim_answer(&LedgerEntry {
-        key: key.clone(),
-        agent_id: item.agent_id.clone(),
-        state: LedgerState::Sending,
-        resume_data: kept_of(item.kind, &out.recorded),
-        by: out.by.clone(),
-        via: out.via.as_str().to_string(),
-        holder: me.clone(),
-        outcome: None,
-        created_at: now,
-        updated_at: now,
-    })?;
+    claim(
+        server,
+        store,
+        &LedgerEntry {
+            key: key.clone(),
+            agent_id: item.agent_id.clone(),
+            state: LedgerState::Sending,
+            resume_data: kept_of(item.kind, &out.recorded),
+            by: out.by.clone(),
+            via: out.via.as_str().to_string(),
+            holder: me.clone(),
+            outcome: None,
+            created_at: now,
+            updated_at: now,
+        },
+    )?;
     match leg::stream(server, |on_chunk| {
         server.client.answer(item, &out.answer, on_chunk)
     }) {
@@ -74,6 +80,20 @@ pub fn send(server: &Server, store: &dyn Store, item: &Item, out: &Outgoing) -> 
         }
         Err(e) => fail_to_send(server, store, item, &key, &me.token, e),
     }
+}
+
+/// Claims the entry; a stale claim on it (its holder gone, the call still listed) is taken
+/// over, and the command says so.
+fn claim(server: &Server, store: &dyn Store, entry: &LedgerEntry) -> Result<()> {
+    let Err(refused) = store.claim_answer(entry) else {
+        return Ok(());
+    };
+    let Some(old) = claims::stale_claim(server, store, &entry.key)? else {
+        return Err(refused.into());
+    };
+    store.take_over_answer(entry, &old.holder.token)?;
+    server.ctx.out.warn(&claims::released_line(&old));
+    Ok(())
 }
 
 /// A request that failed: released when it surely did nothing and the call still waits,
@@ -92,12 +112,16 @@ fn fail_to_send(
         format::shell_quote(&item.run_id)
     );
     if !e.not_delivered() {
+        let kind = match e.exit() {
+            crate::exit::Exit::Interrupted => crate::error::Kind::Interrupted,
+            _ => crate::error::Kind::Server,
+        };
         let kept = Error::new(
-            crate::error::Kind::Server,
+            kind,
             format!("{e}; the answer to {call} may have reached the server"),
         )
         .with_hint(format!(
-            "see whether it still waits with: {} (this store keeps the answer as sent, so it is not sent twice)",
+            "see whether it still waits with: {}; if it does, answering again sends it (this store keeps the claim until its process has ended)",
             server.pending_command()
         ));
         return fail(kept);

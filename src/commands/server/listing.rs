@@ -7,67 +7,69 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::super::items::{describe_item, Shown};
-use super::super::prompting::{self, article as a};
-use super::super::target::check_prefix;
 use super::{error, Server};
 use crate::domain::ItemKind;
 use crate::error::{fail, Error};
+use crate::items::{self, ItemView};
 use crate::output::format;
-use crate::remote::Item;
+use crate::remote::{Client, Item};
+use crate::runner::prompt as prompting;
+use crate::runner::target::check_prefix;
 use crate::store::Conflict;
 use crate::ui;
 
-/// Every suspended call of the server's agents (or of `agent`), oldest first.
+/// Every suspended call of the server's agents (or of `agent`), oldest first, within the
+/// caps of one listing.
 pub fn items(server: &Server, agent: Option<&str>) -> Result<Vec<Item>> {
-    let agents = match agent {
-        Some(a) => vec![a.to_string()],
-        None => server
-            .client
-            .agents()
-            .map_err(error)?
-            .into_iter()
-            .map(|a| a.id)
-            .collect(),
-    };
-    let mut items = Vec::new();
-    for agent in &agents {
-        items.extend(server.client.suspended(agent).map_err(error)?);
-    }
+    items_of(&server.client, agent)
+}
+
+/// The same, through `client` (one with a hard deadline, for `wait`).
+pub fn items_of(client: &Client, agent: Option<&str>) -> Result<Vec<Item>> {
+    let mut items = client.listing(agent).map_err(error)?;
     let at = |i: &Item| i.suspended_at.parse::<jiff::Timestamp>().ok();
     items.sort_by_key(at);
     Ok(items)
 }
 
 /// The items as shown, each knowing how many calls of its run are listed.
-pub fn shown(items: &[Item]) -> Vec<Shown<'_>> {
+pub fn shown(items: &[Item]) -> Vec<ItemView<'_>> {
     let mut per_run: HashMap<&str, usize> = HashMap::new();
     for i in items {
         *per_run.entry(i.run_id.as_str()).or_default() += 1;
     }
     items
         .iter()
-        .map(|i| Shown::remote(i, per_run[i.run_id.as_str()]))
+        .map(|i| ItemView::remote(i, per_run[i.run_id.as_str()]))
         .collect()
 }
 
-/// The listed run whose id is `input` or starts with it (server ids are verbatim).
+/// The listed run whose id is `input` or starts with it (server ids are verbatim); one that
+/// no listed run matches is one this store answered (4) or not found (3).
 pub fn run_of(server: &Server, items: &[Item], input: &str) -> Result<String> {
+    match listed_run(items, input)? {
+        Some(id) => Ok(id),
+        None => fail(not_listed(server, input)?),
+    }
+}
+
+/// The listed run whose id is `input` or starts with it; None when no listed run does, a
+/// conflict when several do.
+pub fn listed_run(items: &[Item], input: &str) -> Result<Option<String>> {
     check_prefix(input)?;
     if items.iter().any(|i| i.run_id == input) {
-        return Ok(input.to_string());
+        return Ok(Some(input.to_string()));
     }
     let mut ids: Vec<&str> = items
         .iter()
         .map(|i| i.run_id.as_str())
         .filter(|id| id.starts_with(input))
         .collect();
-    ids.dedup();
     ids.sort_unstable();
     ids.dedup();
     match ids.as_slice() {
-        [id] => Ok(id.to_string()),
-        [] => fail(not_listed(server, input)?),
+        [id] => Ok(Some(id.to_string())),
+        [] => Ok(None),
         many => fail(Error::conflict(format!(
             "run id prefix {input} is ambiguous: {}",
             many.iter()
@@ -79,23 +81,18 @@ pub fn run_of(server: &Server, items: &[Item], input: &str) -> Result<String> {
     }
 }
 
-/// Why no listed run is `input`: this store answered it before (4), or the server has no
-/// suspended run by that id (3).
+/// Why no listed run is `input` (a full id or a prefix): this store answered a run of that
+/// id before (4, naming who), or the server has no suspended run by that id (3).
 fn not_listed(server: &Server, input: &str) -> Result<Error> {
     let answered = match server.ctx.existing_store()? {
-        Some(store) => store.answers_of_run(&server.shown, input)?,
+        Some(store) => store.answers_matching(&server.shown, input, false, 100)?,
         None => Vec::new(),
     };
-    Ok(match answered.last() {
-        Some(last) => Error::conflict(format!(
-            "run {} is no longer suspended on {}: {} {} was answered by {} from this store",
-            format::shell_quote(input),
-            server.shown,
-            last.key.kind.noun(),
-            format::shell_quote(&last.key.tool_call_id),
-            last.by
-        )),
-        None => Error::not_found(format!(
+    let mut runs: Vec<&str> = answered.iter().map(|e| e.key.run_id.as_str()).collect();
+    runs.sort_unstable();
+    runs.dedup();
+    Ok(match runs.as_slice() {
+        [] => Error::not_found(format!(
             "no suspended run {} on {}",
             format::shell_quote(input),
             server.shown
@@ -103,6 +100,31 @@ fn not_listed(server: &Server, input: &str) -> Result<Error> {
         .with_hint(format!(
             "list what waits with: {}",
             server.pending_command()
+        )),
+        [run] => {
+            let last = answered
+                .iter()
+                .rev()
+                .find(|e| e.key.run_id == *run)
+                .expect("a run of the entries");
+            Error::conflict(format!(
+                "run {} is no longer suspended on {}: {} {} was answered by {} from this store",
+                format::shell_quote(run),
+                server.shown,
+                last.key.kind.noun(),
+                format::shell_quote(&last.key.tool_call_id),
+                last.by
+            ))
+        }
+        many => Error::conflict(format!(
+            "run id prefix {} is not listed on {}, and this store answered several runs it starts: {}",
+            format::shell_quote(input),
+            server.shown,
+            many.iter()
+                .take(5)
+                .map(|id| format::shell_quote(id))
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     })
 }
@@ -113,11 +135,12 @@ pub fn find(
     server: &Server,
     input: Option<&str>,
     tool_call: Option<&str>,
+    agent: Option<&str>,
     kinds: &[ItemKind],
 ) -> Result<Item> {
     let Some(input) = input else {
         if server.ctx.interactive() && tool_call.is_none() {
-            return choose(server, kinds);
+            return choose(server, agent, kinds);
         }
         return fail(Error::usage("which run? pass RUN").with_hint(format!(
             "list what waits with: {}",
@@ -125,7 +148,7 @@ pub fn find(
         )));
     };
     check_prefix(input)?;
-    let items = items(server, None)?;
+    let items = items(server, agent)?;
     let run_id = run_of(server, &items, input)?;
     let mut of_run: Vec<Item> = items.into_iter().filter(|i| i.run_id == run_id).collect();
     let wrong_kind = |i: &Item| {
@@ -133,13 +156,17 @@ pub fn find(
             "tool call {} of run {} is {} item, not {}",
             format::shell_quote(&i.tool_call_id),
             format::shell_quote(&i.run_id),
-            a(i.kind),
-            kinds.iter().map(|k| a(*k)).collect::<Vec<_>>().join(" or ")
+            items::of(i.kind).article(),
+            kinds
+                .iter()
+                .map(|k| items::of(*k).article())
+                .collect::<Vec<_>>()
+                .join(" or ")
         ))
         .with_hint(format!(
             "use: {} {} {}",
             server.ctx.program(),
-            i.kind.command(),
+            items::of(i.kind).command(),
             format::shell_quote(&i.run_id)
         ))
     };
@@ -174,8 +201,8 @@ pub fn find(
 
 /// At a terminal, with no run named: the only pending item of `kinds`, or the one the
 /// person picks (leaving the picker is an interruption).
-fn choose(server: &Server, kinds: &[ItemKind]) -> Result<Item> {
-    let mut mine: Vec<Item> = items(server, None)?
+fn choose(server: &Server, agent: Option<&str>, kinds: &[ItemKind]) -> Result<Item> {
+    let mut mine: Vec<Item> = items(server, agent)?
         .into_iter()
         .filter(|i| kinds.contains(&i.kind))
         .collect();
@@ -186,7 +213,7 @@ fn choose(server: &Server, kinds: &[ItemKind]) -> Result<Item> {
     }
     let lines: Vec<String> = shown(&mine)
         .iter()
-        .map(|i| format!("{}  {}", i.run_id, describe_item(i)))
+        .map(|i| format!("{}  {}", i.run_id, i.describe()))
         .collect();
     match ui::pick("Which item?", &lines)? {
         Some(i) => Ok(mine.swap_remove(i)),

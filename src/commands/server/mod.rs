@@ -9,6 +9,7 @@
 //! a printed line or the store (`ServerConfig::display` is what both see).
 
 mod agents;
+mod claims;
 mod ledger;
 mod leg;
 mod listing;
@@ -16,33 +17,45 @@ mod pending;
 mod plan;
 mod resolve;
 mod run;
+mod wait;
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::cli::Command;
+use crate::context::Ctx;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
-use crate::remote::{Client, RemoteError, ServerConfig};
+use crate::items::approval::Verdict;
+use crate::remote::{Client, Deadlines, RemoteError, ServerConfig};
 
 /// The commands that work with `--server`.
 pub const COMMANDS: &str = "agents, pending, answer, review, approve, decline, run, wait";
 
 /// A command's view of the server it works on.
 pub struct Server<'a> {
-    pub ctx: &'a Ctx,
+    pub ctx: &'a Ctx<'a>,
     pub client: Client,
     pub config: ServerConfig,
+    /// The deadlines of its requests (`MASTRA_ASK_SERVER_IDLE_TIMEOUT`).
+    pub deadlines: Deadlines,
     /// The server as shown and stored (no credentials).
     pub shown: String,
 }
 
 impl<'a> Server<'a> {
-    fn new(ctx: &'a Ctx, config: &ServerConfig) -> Result<Server<'a>> {
+    fn new(ctx: &'a Ctx<'a>, config: &ServerConfig) -> Result<Server<'a>> {
+        let deadlines = Deadlines::from_env().map_err(error)?;
+        if config.credential_withheld() {
+            ctx.out.warn(&format!(
+                "the token is not sent to {}: it is plain http and not on this machine (use https)",
+                config.origin().host
+            ));
+        }
         Ok(Server {
             ctx,
-            client: Client::new(config.clone()).map_err(error)?,
+            client: Client::with_deadlines(config.clone(), deadlines).map_err(error)?,
             config: config.clone(),
+            deadlines,
             shown: config.display().to_string(),
         })
     }
@@ -60,10 +73,12 @@ pub fn dispatch(ctx: &Ctx, config: &ServerConfig, command: Command) -> Result<Ex
         Command::Pending(a) => pending::run(&server, a),
         Command::Answer(a) => resolve::answer(&server, a),
         Command::Review(a) => resolve::review(&server, a),
-        Command::Approve(a) => resolve::decide(&server, &a, None),
-        Command::Decline(a) => resolve::decide(&server, &a.decision, Some(a.reason)),
+        Command::Approve(a) => resolve::decide(&server, &a, Verdict::Approve),
+        Command::Decline(a) => {
+            resolve::decide(&server, &a.decision, Verdict::Decline { reason: a.reason })
+        }
         Command::Run(a) => run::run(&server, a),
-        Command::Wait(a) => run::wait(&server, a),
+        Command::Wait(a) => wait::run(&server, a),
         other => fail(
             Error::usage(format!(
                 "{} does not work with --server; on a Mastra server these do: {COMMANDS}",
@@ -81,6 +96,10 @@ pub fn refuse_server_flags(ctx: &Ctx, command: &Command) -> Result<()> {
     let flag = match command {
         _ if ctx.token_file_given => Some("--server-token-file"),
         Command::Pending(a) if a.agent.is_some() => Some("pending --agent"),
+        Command::Answer(a) if a.agent.is_some() => Some("answer --agent"),
+        Command::Review(a) if a.agent.is_some() => Some("review --agent"),
+        Command::Approve(a) if a.agent.is_some() => Some("approve --agent"),
+        Command::Decline(a) if a.decision.agent.is_some() => Some("decline --agent"),
         Command::Review(a) if a.plan_root.is_some() => Some("review --plan-root"),
         Command::Review(a) if a.plan_file.is_some() => Some("review --plan-file"),
         Command::Review(a) if a.unseen => Some("review --unseen"),
@@ -133,6 +152,7 @@ pub fn error(e: RemoteError) -> anyhow::Error {
         Exit::Usage => Kind::Usage,
         Exit::NotFound => Kind::NotFound,
         Exit::Conflict => Kind::Conflict,
+        Exit::Interrupted => Kind::Interrupted,
         _ => Kind::Server,
     };
     let mut error = Error::new(kind, e.to_string());

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde_json::Value;
 
-use super::super::input::read_text_file;
+use crate::items::input::read_text_file;
 use crate::output::{sanitize, Out};
 use crate::remote::Item;
 use crate::tools::submit_plan::{read_plan, Decision, Plan};

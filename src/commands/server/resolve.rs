@@ -8,12 +8,6 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use super::super::answer::{checked, given, USAGE};
-use super::super::approve;
-use super::super::input::who;
-use super::super::items::{announce_items, resolved_line};
-use super::super::prompting::{self, ask_question};
-use super::super::review::decision;
 use super::ledger::{send, Outgoing};
 use super::leg::Streamed;
 use super::listing::{self, shown};
@@ -23,8 +17,14 @@ use crate::cli::{AnswerArgs, ApproveArgs, ItemArgs, ReviewArgs};
 use crate::domain::{ItemKind, Via};
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
+use crate::items::approval::{self, Verdict};
+use crate::items::input::who;
+use crate::items::plan::decision;
+use crate::items::question::{ask as ask_question, checked, given, USAGE};
 use crate::output::format;
 use crate::remote::{Answer, Item, LegEnd};
+use crate::runner::prompt as prompting;
+use crate::runner::view::{announce_items, resolved_line};
 use crate::store::Store;
 use crate::tools::approval::Decision as ApprovalDecision;
 use crate::tools::ask_user::Question;
@@ -45,6 +45,7 @@ pub fn answer(server: &Server, args: AnswerArgs) -> Result<Exit> {
         server,
         args.item.run.as_deref(),
         args.item.tool_call.as_deref(),
+        args.agent.as_deref(),
         &kinds,
     )?;
     let session = Session::new(server, &args.item, PlanSource::default());
@@ -88,6 +89,7 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
         server,
         args.item.run.as_deref(),
         args.item.tool_call.as_deref(),
+        args.agent.as_deref(),
         &[ItemKind::Plan],
     )?;
     let source = PlanSource {
@@ -102,7 +104,7 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
             decision.without_plan()
         } else {
             match plan::read(&item, &session.plans)? {
-                Ok(plan) => plan::resume_data(&server.ctx.out, &decision, &plan),
+                Ok(plan) => plan::resume_data(server.ctx.out, &decision, &plan),
                 Err(why) if !args.unseen => {
                     return fail(Error::usage(format!(
                         "cannot show the plan: {why}; approving a plan nobody has seen needs its text"
@@ -132,11 +134,7 @@ pub fn review(server: &Server, args: ReviewArgs) -> Result<Exit> {
 /// `approve` / `decline` on a server's approval item: the decision checked as for a local
 /// one (`approve::decision`: the verb is the decision, and a `--json` must agree with it),
 /// sent by `approve-tool-call` / `decline-tool-call`.
-pub fn decide(
-    server: &Server,
-    args: &ApproveArgs,
-    decline: Option<Option<String>>,
-) -> Result<Exit> {
+pub fn decide(server: &Server, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
     let item_args = ItemArgs {
         run: Some(args.run.clone()),
         tool_call: args.tool_call.clone(),
@@ -144,11 +142,12 @@ pub fn decide(
         no_resume: args.no_resume,
     };
     no_resume_refused(&item_args)?;
-    let (decision, via) = approve::decision(args, decline)?;
+    let (decision, via) = approval::decision(args, &verdict)?;
     let item = listing::find(
         server,
         Some(&args.run),
         args.tool_call.as_deref(),
+        args.agent.as_deref(),
         &[ItemKind::Approval],
     )?;
     let session = Session::new(server, &item_args, PlanSource::default());
@@ -344,7 +343,7 @@ impl<'a> Session<'a> {
                 };
                 match ui::review(&plan)? {
                     Some(d) => {
-                        let data = plan::resume_data(&ctx.out, &d, &plan);
+                        let data = plan::resume_data(ctx.out, &d, &plan);
                         Ok(Some(self.outgoing(
                             Answer::Resume(data.clone()),
                             data,

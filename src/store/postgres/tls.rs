@@ -17,11 +17,8 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 
-use crate::limits::read_regular_file;
+use crate::limits::{read_regular_file, MAX_CERT_FILE};
 use crate::store::{Error, Result};
-
-/// The most a certificate file may hold (as `SSL_CERT_FILE` for a Mastra server).
-const MAX_CERT_FILE: u64 = 4 << 20;
 
 /// libpq's `sslmode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

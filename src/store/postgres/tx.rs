@@ -484,6 +484,24 @@ impl Tx for PgTx<'_> {
         damage::all(decoded(&rows, columns::ledger))
     }
 
+    fn ledger_matching(
+        &mut self,
+        server: &str,
+        run_prefix: &str,
+        sending_only: bool,
+        limit: i64,
+    ) -> Result<Vec<LedgerEntry>> {
+        let sql = format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = $1 \
+             AND substr(run_id, 1, length($2)) = $2 AND (NOT $3 OR state = 'sending') \
+             ORDER BY created_at, tool_call_id LIMIT $4"
+        );
+        let rows = self
+            .tx
+            .query(&sql, &[&server, &run_prefix, &sending_only, &limit])?;
+        damage::all(decoded(&rows, columns::ledger))
+    }
+
     fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
         self
     }

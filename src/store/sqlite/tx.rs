@@ -622,6 +622,26 @@ impl Tx for SqliteTx<'_> {
         )?)
     }
 
+    fn ledger_matching(
+        &mut self,
+        server: &str,
+        run_prefix: &str,
+        sending_only: bool,
+        limit: i64,
+    ) -> Result<Vec<LedgerEntry>> {
+        let sql = format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = ?1 \
+             AND substr(run_id, 1, length(?2)) = ?2 AND (?3 = 0 OR state = 'sending') \
+             ORDER BY created_at, tool_call_id LIMIT ?4"
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        damage::all(decoded(
+            &mut stmt,
+            params![server, run_prefix, sending_only, limit],
+            columns::ledger,
+        )?)
+    }
+
     fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
         self
     }

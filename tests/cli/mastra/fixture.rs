@@ -301,6 +301,88 @@ impl Tap {
     }
 }
 
+/// A loopback relay to the server that can hold answers back: while it holds, a request
+/// that begins with `POST ` is not passed on (its connection stays open until the client
+/// goes, then the server's side is closed having seen nothing of it). Everything else goes
+/// through. For a sender that dies before the server got its answer.
+pub struct Gate {
+    pub port: u16,
+    hold: Arc<std::sync::atomic::AtomicBool>,
+    held: Arc<std::sync::atomic::AtomicUsize>,
+    gets: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Gate {
+    pub fn new(upstream: u16) -> Gate {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hold = Arc::new(AtomicBool::new(false));
+        let held = Arc::new(AtomicUsize::new(0));
+        let gets = Arc::new(AtomicUsize::new(0));
+        let (h, n, g) = (hold.clone(), held.clone(), gets.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { return };
+                let (hold, held, gets) = (h.clone(), n.clone(), g.clone());
+                std::thread::spawn(move || {
+                    let mut server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
+                    let (mut back_from, mut back_to) =
+                        (server.try_clone().unwrap(), client.try_clone().unwrap());
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut back_from, &mut back_to);
+                    });
+                    let mut buf = [0u8; 16 * 1024];
+                    let mut holding = false;
+                    loop {
+                        let n = match client.read(&mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => n,
+                        };
+                        if buf[..n].starts_with(b"GET ") {
+                            gets.fetch_add(1, Ordering::SeqCst);
+                        }
+                        if !holding && hold.load(Ordering::SeqCst) && buf[..n].starts_with(b"POST ")
+                        {
+                            holding = true;
+                            held.fetch_add(1, Ordering::SeqCst);
+                        }
+                        if !holding && server.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = server.shutdown(std::net::Shutdown::Both);
+                });
+            }
+        });
+        Gate {
+            port,
+            hold,
+            held,
+            gets,
+        }
+    }
+
+    /// How many GET requests went through.
+    pub fn gets(&self) -> usize {
+        self.gets.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Holds answers back from now on (true), or lets them through (false).
+    pub fn hold(&self, on: bool) {
+        self.hold.store(on, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// How many answers it has held back.
+    pub fn held(&self) -> usize {
+        self.held.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
 /// The body of a chunked transfer encoding (as far as it was recorded), and how many bytes
 /// of `raw` it took.
 fn dechunk(raw: &[u8]) -> (Vec<u8>, usize) {

@@ -82,6 +82,21 @@ fn mastra_an_answer_refused_before_it_was_acted_on_is_released_and_can_be_given_
     );
 }
 
+/// The listing once the server consumed the call: the agent, and no suspended run.
+fn nothing_listed() -> Vec<Reply> {
+    vec![
+        listing()[0].clone(),
+        Reply::ok(json!({"runs": [], "total": 0})),
+    ]
+}
+
+fn posts(fake: &FakeServer) -> usize {
+    fake.requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/resume-stream"))
+        .count()
+}
+
 #[test]
 fn mastra_an_answer_whose_stream_broke_is_kept_and_never_sent_twice() {
     let env = Env::new();
@@ -107,24 +122,19 @@ fn mastra_an_answer_whose_stream_broke_is_kept_and_never_sent_twice() {
         [[Some(CALL.into()), Some("sending".into()), None].to_vec()]
     );
 
-    fake.push(listing());
-    let posts_before = fake
-        .requests()
-        .iter()
-        .filter(|r| r.path.ends_with("/resume-stream"))
-        .count();
+    // The server took it: the call is no longer listed, and nothing is sent again.
+    fake.push(nothing_listed());
     let out = answer(&env, &url(&fake), &["--as", "someone-else"]);
     out.assert_code(4);
     assert_one_line_error(
         &out,
-        &format!("question {CALL} of run {RUN} was already answered by tester (that answer is being sent, or it is unknown whether it arrived)"),
+        &format!("run {RUN} is no longer suspended on {}: question {CALL} was answered by tester from this store", url(&fake)),
     );
-    let posts = fake
-        .requests()
-        .iter()
-        .filter(|r| r.path.ends_with("/resume-stream"))
-        .count();
-    assert_eq!(posts, posts_before, "nothing sent the second time");
+    assert_eq!(posts(&fake), 1, "nothing sent the second time");
+    assert_eq!(
+        ledger(&env),
+        [[Some(CALL.into()), Some("sending".into()), None].to_vec()]
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use mastra_ask::domain::ItemKind;
 use mastra_ask::exit::Exit;
-use mastra_ask::remote::{Answer, Client, Delivery, Item, RemoteError, ServerConfig};
+use mastra_ask::remote::{Answer, Chunk, Client, Delivery, Item, RemoteError, ServerConfig};
 use serde_json::{json, Value};
 
 use crate::fake_server::{DeadPort, End, FakeServer, Reply};
@@ -72,7 +72,7 @@ fn mastra_token_never_follows_a_redirect_to_another_origin() {
 fn mastra_a_post_is_never_turned_into_a_get_by_a_redirect() {
     let server = FakeServer::start(vec![redirect(302, "/elsewhere")]);
     let e = client(&server.base_url(), None)
-        .answer(&question(), &Answer::Resume(json!("x")), |_| {})
+        .answer(&question(), &Answer::Resume(json!("x")), |_: Chunk<'_>| {})
         .unwrap_err();
     let RemoteError::Server {
         status, message, ..
@@ -97,7 +97,7 @@ fn mastra_a_post_is_never_turned_into_a_get_by_a_redirect() {
         ]),
     ]);
     client(&kept.base_url(), None)
-        .answer(&question(), &Answer::Resume(json!("x")), |_| {})
+        .answer(&question(), &Answer::Resume(json!("x")), |_: Chunk<'_>| {})
         .unwrap();
     let asked = kept.requests();
     assert_eq!(asked[1].path, "/v1/again");
@@ -128,7 +128,7 @@ fn mastra_http_errors_are_typed_and_free_of_credentials() {
     ]);
     let c = client(&format!("{}?apiKey=key-XYZ-123", server.base_url()), None);
     let resume = || {
-        c.answer(&question(), &Answer::Resume(json!("x")), |_| {})
+        c.answer(&question(), &Answer::Resume(json!("x")), |_: Chunk<'_>| {})
             .unwrap_err()
     };
 
@@ -236,7 +236,7 @@ fn mastra_a_stream_cut_before_done_was_delivered() {
         }]);
         let mut seen = Vec::new();
         let e = client(&server.base_url(), None)
-            .answer(&question(), &Answer::Resume(json!("x")), |c| {
+            .answer(&question(), &Answer::Resume(json!("x")), |c: Chunk<'_>| {
                 seen.push(c.line.to_string())
             })
             .unwrap_err();
@@ -253,7 +253,7 @@ fn mastra_a_stream_cut_before_done_was_delivered() {
 fn mastra_json_where_a_stream_belongs_is_a_protocol_error() {
     let server = FakeServer::start(vec![Reply::ok(json!({"text": "not a stream"}))]);
     let e = client(&server.base_url(), None)
-        .answer(&question(), &Answer::Resume(json!("x")), |_| {})
+        .answer(&question(), &Answer::Resume(json!("x")), |_: Chunk<'_>| {})
         .unwrap_err();
     assert!(matches!(e, RemoteError::Protocol { .. }), "{e:?}");
     assert!(e.to_string().contains("instead of an event stream"), "{e}");

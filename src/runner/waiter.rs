@@ -5,9 +5,8 @@
 
 use anyhow::Result;
 
-use super::Ctx;
 use crate::agent::lease::{self, Heartbeat};
-use crate::store::{Lease, Store};
+use crate::store::{Lease, Location, Store};
 
 /// A registered waiter; unregisters itself when dropped.
 pub struct Waiter<'a> {
@@ -19,16 +18,21 @@ pub struct Waiter<'a> {
 
 impl<'a> Waiter<'a> {
     /// Registers this process as the run's waiter.
-    pub fn register(ctx: &Ctx, store: &'a dyn Store, run_id: &str) -> Result<Waiter<'a>> {
+    pub fn register(location: &Location, store: &'a dyn Store, run_id: &str) -> Result<Waiter<'a>> {
         let me = lease::mine();
         store.add_waiter(run_id, &me)?;
-        Ok(Waiter::registered(ctx, store, run_id, me))
+        Ok(Waiter::registered(location, store, run_id, me))
     }
 
     /// Keeps alive a waiter registration already stored (with the run it waits for).
-    pub fn registered(ctx: &Ctx, store: &'a dyn Store, run_id: &str, me: Lease) -> Waiter<'a> {
+    pub fn registered(
+        location: &Location,
+        store: &'a dyn Store,
+        run_id: &str,
+        me: Lease,
+    ) -> Waiter<'a> {
         let (id, beat_as) = (run_id.to_string(), me.clone());
-        let beat = Heartbeat::start(ctx.location.clone(), move |s| {
+        let beat = Heartbeat::start(location.clone(), move |s| {
             let _ = s.beat_waiter(&id, &beat_as);
         });
         Waiter {

@@ -1,5 +1,6 @@
-//! What commands read from the person beyond clap's flags: stdin for `-`, `--json` values,
-//! and who is answering. Nothing here touches the store.
+//! What a person gives beyond clap's flags when they resolve an item (or start a run): stdin
+//! for `-`, `--json` values, text files, and who is answering. Nothing here touches the
+//! store.
 
 use anyhow::Result;
 
@@ -36,10 +37,11 @@ pub fn read_stdin(what: &str) -> Result<String> {
 }
 
 /// Reads a text file a person names (`what` says which, e.g. `feedback file`) up to
-/// [`MAX_TEXT_INPUT`]. Pipes are allowed (`--feedback-file <(...)`).
+/// [`MAX_TEXT_INPUT`]: a regular file, opened without blocking (a FIFO or a device is
+/// refused, never waited on; `-` is how stdin is given).
 pub fn read_text_file(path: &std::path::Path, what: &str) -> Result<String> {
     let shown = path.display();
-    let bytes = limits::read_any_file(path, MAX_TEXT_INPUT).map_err(|e| match e {
+    let bytes = limits::read_regular_file(path, MAX_TEXT_INPUT).map_err(|e| match e {
         ReadError::Io(e) => Error::invalid(format!("cannot read {what} {shown}: {e}")),
         other => Error::invalid(format!("{what} {shown} {other}")),
     })?;

@@ -6,10 +6,9 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::start::{self, Start};
-use super::Ctx;
+use super::Context;
 use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
-use crate::domain::{ItemKind, ASK_USER, SUBMIT_PLAN};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
 use crate::tools::ToolEntry;
@@ -17,7 +16,9 @@ use crate::tools::ToolEntry;
 /// What a one-step run asks for.
 pub struct OneShot {
     /// `ask` or `plan`: the run's agent id.
-    pub kind: ItemKind,
+    pub agent_id: &'static str,
+    /// The one tool it calls: `ask_user` or `submit_plan`.
+    pub tool: &'static str,
     pub prompt: String,
     pub args: Value,
     pub cwd: String,
@@ -25,12 +26,8 @@ pub struct OneShot {
 
 /// Starts the run; without `--wait` prints its id and exits 75, with it blocks until the
 /// item is resolved and prints the outcome (`outcome`).
-pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
-    let (id, tool) = match shot.kind {
-        ItemKind::Question => ("ask", ASK_USER),
-        // `ask` and `plan` are the only one-step runs.
-        ItemKind::Plan | ItemKind::Approval | ItemKind::Other => ("plan", SUBMIT_PLAN),
-    };
+pub fn start(ctx: &Context, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
+    let (id, tool) = (shot.agent_id, shot.tool);
     let agent = AgentDef {
         id: id.into(),
         name: None,
@@ -65,7 +62,7 @@ pub fn start(ctx: &Ctx, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
                 wait,
                 ..flags.clone()
             },
-            print_id: !wait && !ctx.out.is_json(),
+            print_id: !wait && !ctx.report.json(),
         },
     )
 }

@@ -4,10 +4,11 @@
 
 use anyhow::Result;
 
-use super::Ctx;
+use super::Context;
 use crate::cli::ItemArgs;
 use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error};
+use crate::items;
 use crate::output::format;
 use crate::store::{self, Run, Store};
 
@@ -28,7 +29,7 @@ pub fn check_prefix(input: &str) -> Result<()> {
     Ok(())
 }
 
-impl Ctx {
+impl Context<'_> {
     /// The store and the run `input` names (a full id or a unique prefix).
     pub fn store_and_run(&self, input: &str) -> Result<(Box<dyn Store>, Run)> {
         check_prefix(input)?;
@@ -65,7 +66,7 @@ pub fn find_run(store: &dyn Store, input: &str) -> Result<Run> {
 /// The pending item of `run` that a command for items of `kind` acts on: the one named by
 /// `tool_call`, else the only one of that kind.
 pub fn pending_item(
-    ctx: &Ctx,
+    ctx: &Context,
     store: &dyn Store,
     run: &Run,
     kind: ItemKind,
@@ -76,10 +77,10 @@ pub fn pending_item(
             "tool call {} of run {} is {}, not {}",
             c.call_id,
             run.id,
-            a_kind(c.kind()),
-            a_kind(kind)
+            items::of(c.kind()).article(),
+            items::of(kind).article()
         ))
-        .with_hint(resolve_with(ctx, c.kind(), &run.id))
+        .with_hint(items::of(c.kind()).use_hint(&ctx.program(), &format::shell_quote(&run.id)))
     };
     if let Some(id) = tool_call {
         let calls = store.calls(&run.id)?;
@@ -129,40 +130,17 @@ fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
     } else {
         run.status.as_str().to_string()
     };
-    let what = match kind {
-        ItemKind::Approval => "approval",
-        other => other.command(),
-    };
+    let what = items::of(kind).waits_for();
     Error::conflict(format!(
         "run {} is {state}: nothing waits for {what}",
         run.id
     ))
 }
 
-/// "a question", "a plan", "an approval".
-fn a_kind(kind: ItemKind) -> String {
-    match kind {
-        ItemKind::Approval => "an approval".into(),
-        other => format!("a {}", other.noun()),
-    }
-}
-
-/// The hint naming the command(s) for an item of `kind` of run `run_id`.
-fn resolve_with(ctx: &Ctx, kind: ItemKind, run_id: &str) -> String {
-    let run = format::shell_quote(run_id);
-    let program = ctx.program();
-    match kind {
-        ItemKind::Approval => {
-            format!("use: {program} approve {run}, or {program} decline {run}")
-        }
-        other => format!("use: {program} {} {run}", other.command()),
-    }
-}
-
 /// The store, run and pending item an `answer` (questions), `review` (plans) or `approve` /
 /// `decline` (approvals) names.
 pub fn target(
-    ctx: &Ctx,
+    ctx: &Context,
     run: Option<&str>,
     kind: ItemKind,
     tool_call: Option<&str>,
@@ -180,7 +158,7 @@ pub fn target(
 
 /// `target` of the run and `--tool-call` an item command was given.
 pub fn target_of(
-    ctx: &Ctx,
+    ctx: &Context,
     args: &ItemArgs,
     kind: ItemKind,
 ) -> Result<(Box<dyn Store>, Run, CallRecord)> {

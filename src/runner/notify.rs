@@ -1,26 +1,26 @@
 //! `--on-suspend CMD`: tells the outside world about each new pending item by running
 //! `sh -c CMD` with the item's JSON line on stdin. A failing or slow hook is reported on
-//! stderr and never affects the suspension, which is already stored. The hook runs in its
+//! the report (stderr) and never affects the suspension, which is already stored. The hook runs in its
 //! own process group, killed as a whole at the timeout.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::items::item_json;
-use super::Ctx;
+use super::view::item_json;
+use super::Context;
 use crate::limits::HOOK_TIMEOUT;
 use crate::output::format;
 use crate::store::PendingItem;
 use crate::sys::group::{self, End, Group};
 
-pub fn on_suspend(ctx: &Ctx, items: &[PendingItem]) {
+pub fn on_suspend(ctx: &Context, items: &[PendingItem]) {
     let Some(cmd) = ctx.on_suspend.as_deref().filter(|c| !c.trim().is_empty()) else {
         return;
     };
     for item in items {
         if let Err(problem) = run_hook(cmd, ctx, item) {
-            ctx.out.warn(&format!(
+            ctx.report.warn(&format!(
                 "--on-suspend command for {} {} {problem}",
                 format::shell_quote(&item.call.run_id),
                 format::shell_quote(&item.call.call_id)
@@ -29,7 +29,7 @@ pub fn on_suspend(ctx: &Ctx, items: &[PendingItem]) {
     }
 }
 
-fn run_hook(cmd: &str, ctx: &Ctx, item: &PendingItem) -> Result<(), String> {
+fn run_hook(cmd: &str, ctx: &Context, item: &PendingItem) -> Result<(), String> {
     let mut group = Group::spawn(
         Command::new("sh")
             .arg("-c")

@@ -1,16 +1,19 @@
-//! Starting a run, shared by `run`, `ask` and `plan`: store it (running, under this
-//! process's lease; with `--wait`, with this process as its waiter), then advance it.
+//! Starting a run, shared by `run`, `ask` and `plan` (and by `run --server`, for the prompt):
+//! store it (running, under this process's lease; with `--wait`, with this process as its
+//! waiter), then advance it.
 
 use anyhow::Result;
 
 use super::advance::{Advance, Policy, Wait};
 use super::waiter::Waiter;
-use super::{input, Ctx};
+use super::Context;
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
-use crate::cli::WaitFlags;
+use crate::cli::{RunArgs, WaitFlags};
 use crate::domain::Event;
+use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::{self, read_stdin};
 use crate::providers::Provider;
 use crate::store::{NewRun, RunReview};
 
@@ -21,12 +24,12 @@ pub struct Start<'a> {
     pub prompt: &'a str,
     pub provider: Box<dyn Provider>,
     pub wait: &'a WaitFlags,
-    /// Print the run id alone on stdout as soon as the run exists (`run -q`, and `ask` and
+    /// Report the run id alone as data as soon as the run exists (`run -q`, and `ask` and
     /// `plan` without `--wait`).
     pub print_id: bool,
 }
 
-pub fn start(ctx: &Ctx, s: Start) -> Result<Exit> {
+pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
     let store = ctx.create_store()?;
     let deadline = s.wait.timeout.map(|t| std::time::Instant::now() + t);
     let run_id = uuid::Uuid::new_v4().to_string();
@@ -46,10 +49,10 @@ pub fn start(ctx: &Ctx, s: Start) -> Result<Exit> {
         review: &RunReview::local(s.agent.policy_spec()),
     })?;
     if s.print_id {
-        ctx.out.line(&run_id);
+        ctx.report.line(&run_id);
     }
-    ctx.out.stored_events(&run_id, &events);
-    let _waiter = waiting.map(|me| Waiter::registered(ctx, store.as_ref(), &run_id, me));
+    ctx.report.stored_events(&run_id, &events);
+    let _waiter = waiting.map(|me| Waiter::registered(&ctx.location, store.as_ref(), &run_id, me));
     let policy = Policy {
         drive: true,
         prompt: ctx.interactive(),
@@ -61,7 +64,25 @@ pub fn start(ctx: &Ctx, s: Start) -> Result<Exit> {
         by: input::who(None),
     };
     Advance::new(ctx, store.as_ref(), &run_id, policy)
-        .holding(lease, s.provider)
+        .holding(lease, (s.agent.clone(), s.provider))
         .seen_up_to(events.last().map(|e| e.seq))
         .run()
+}
+
+/// The prompt: PROMPT, or stdin for `-`; never empty.
+pub fn prompt_of(args: &RunArgs) -> Result<String> {
+    let prompt = match args.prompt.as_deref() {
+        None => {
+            return fail(
+                Error::usage("no prompt given")
+                    .with_hint("pass PROMPT, or - to read it from stdin"),
+            )
+        }
+        Some("-") => read_stdin("the prompt")?,
+        Some(p) => p.to_string(),
+    };
+    if prompt.trim().is_empty() {
+        return fail(Error::usage("the prompt is empty"));
+    }
+    Ok(prompt)
 }

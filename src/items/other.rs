@@ -1,0 +1,45 @@
+//! An `other` item: a Mastra server's tool that suspended with a payload of its own shape
+//! (SPEC §12). It is answered with `answer --json VALUE`, the resume data sent as given; no
+//! prompt can answer it. This store never holds one.
+
+use anyhow::Result;
+
+use super::view::{json_of, ItemView};
+use super::{Asked, Kind, Prompted, Verb};
+use crate::output::sanitize;
+
+pub struct OtherItem;
+
+impl Kind for OtherItem {
+    fn article(&self) -> &'static str {
+        "an `other`"
+    }
+
+    fn verbs(&self) -> &'static [&'static str] {
+        &["answer"]
+    }
+
+    fn picker_title(&self) -> &'static str {
+        "Which item?"
+    }
+
+    fn nothing_pending(&self) -> &'static str {
+        "nothing is waiting for an answer"
+    }
+
+    fn describe(&self, item: &ItemView) -> String {
+        format!(
+            "other: {} {}",
+            sanitize::one_line(item.tool_name),
+            sanitize::one_line(&json_of(item.payload))
+        )
+    }
+
+    fn commands(&self, _item: &ItemView) -> Vec<Verb> {
+        vec![Verb::new("answer", &["--json <value>"], None)]
+    }
+
+    fn prompt(&self, _asked: &Asked) -> Result<Prompted> {
+        Ok(Prompted::Unanswerable)
+    }
+}

@@ -1,0 +1,143 @@
+//! A question (`ask_user`): answered with `answer RUN ANSWER`, `--multi LABEL...` or
+//! `--json VALUE`, checked against its options (SPEC §5.4), asked at a terminal with a text
+//! prompt, a select or a multi-select.
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::view::ItemView;
+use super::{Asked, Kind, Prompted, Verb};
+use crate::cli::AnswerArgs;
+use crate::domain::{CallRecord, Resolution, Via};
+use crate::error::{fail, Error};
+use crate::items::input::{parse_json_flag, read_stdin};
+use crate::output::sanitize;
+use crate::tools::ask_user::{self, Mode, Question};
+use crate::ui;
+
+pub struct QuestionItem;
+
+impl Kind for QuestionItem {
+    fn article(&self) -> &'static str {
+        "a question"
+    }
+
+    fn verbs(&self) -> &'static [&'static str] {
+        &["answer"]
+    }
+
+    fn picker_title(&self) -> &'static str {
+        "Which question?"
+    }
+
+    fn nothing_pending(&self) -> &'static str {
+        "no question is waiting for an answer"
+    }
+
+    fn describe(&self, item: &ItemView) -> String {
+        let Some(q) = item.payload.and_then(Question::from_payload) else {
+            return "question: (unreadable)".into();
+        };
+        let mut line = format!("question: {}", sanitize::one_line(&q.text));
+        if !q.options.is_empty() {
+            let labels: Vec<String> = q.labels().iter().map(|l| sanitize::one_line(l)).collect();
+            let multi = if q.mode == Mode::Multi {
+                " (choose one or more)"
+            } else {
+                ""
+            };
+            line.push_str(&format!(" [{}]{multi}", labels.join(" | ")));
+        }
+        line
+    }
+
+    fn commands(&self, item: &ItemView) -> Vec<Verb> {
+        let mode = item
+            .payload
+            .and_then(Question::from_payload)
+            .map(|q| q.mode)
+            .unwrap_or(Mode::FreeText);
+        vec![match mode {
+            Mode::FreeText => Verb::new("answer", &[], Some("<answer>")),
+            Mode::Single => Verb::new("answer", &[], Some("<label>")),
+            Mode::Multi => Verb::new("answer", &["--multi <label>..."], None),
+        }]
+    }
+
+    fn prompt(&self, asked: &Asked) -> Result<Prompted> {
+        Ok(match ask(&question_of(asked.call)?)? {
+            Some(data) => Prompted::Resolved(answered(data, asked.by, Via::Prompt)),
+            None => Prompted::Left,
+        })
+    }
+
+    fn outcome(&self, answer: &Value) -> Vec<String> {
+        match answer {
+            Value::Array(labels) => labels
+                .iter()
+                .map(|l| l.as_str().unwrap_or_default().to_string())
+                .collect(),
+            other => vec![other.as_str().unwrap_or_default().to_string()],
+        }
+    }
+}
+
+/// The question a pending `ask_user` item asks (`payload`: its suspend payload; `call_id`
+/// names it in the error).
+pub fn question_in(payload: Option<&Value>, call_id: &str) -> Result<Question> {
+    payload
+        .and_then(Question::from_payload)
+        .ok_or_else(|| super::unreadable(call_id, "question"))
+}
+
+/// The question a pending `ask_user` item of this store asks.
+pub fn question_of(call: &CallRecord) -> Result<Question> {
+    question_in(call.payload.as_ref(), &call.call_id)
+}
+
+/// Asks a question at the terminal; the answer checked against it (SPEC §5.4) as resume
+/// data, or `None` when the person left.
+pub fn ask(question: &Question) -> Result<Option<Value>> {
+    match ui::ask(question)? {
+        Some(answer) => Ok(Some(
+            question.check_answer(&answer).map_err(Error::invalid)?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The resolution of a checked answer: its resume data and, for the model, its result.
+pub fn answered(resume_data: Value, by: &str, via: Via) -> Resolution {
+    Resolution {
+        result: Some(ask_user::result(&resume_data)),
+        resume_data,
+        by: by.to_string(),
+        via,
+    }
+}
+
+/// The answer given on the command line (ANSWER, `-` for stdin, `--multi`, `--json`) and
+/// how; `None` when none was.
+pub fn given(args: &AnswerArgs) -> Result<Option<(Value, Via)>> {
+    Ok(Some(match (&args.answer, &args.multi, &args.json) {
+        (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
+        (Some(a), _, _) => (json!(a), Via::Flag),
+        (_, Some(labels), _) => (json!(labels), Via::Flag),
+        (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
+        _ => return Ok(None),
+    }))
+}
+
+/// The resume data of an answer to `question` (SPEC §5.4): checked against its options, and
+/// `--multi` only for a multi-select question.
+pub fn checked(question: &Question, call_id: &str, given: &Value, multi: bool) -> Result<Value> {
+    if multi && question.mode != Mode::Multi {
+        return fail(Error::usage(format!(
+            "--multi is for multi-select questions; tool call {call_id} takes one answer: pass it as ANSWER"
+        )));
+    }
+    Ok(question.check_answer(given).map_err(Error::invalid)?)
+}
+
+/// How `answer` is used, for the hint of a usage error.
+pub const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";

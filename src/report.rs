@@ -1,0 +1,30 @@
+//! How the layers below the frontends tell a person or a program what happens: one trait,
+//! implemented by the terminal's printer (`output::Out`) and by every other frontend (an
+//! HTTP frontend collects the lines and turns the events into a stream).
+//!
+//! The run layer and the item kinds report only through it: they never write to a terminal,
+//! and they never decide how a line looks (sanitizing, colours and JSON framing are the
+//! implementation's). Nothing here prints.
+
+use serde_json::Value;
+
+use crate::domain::{Sink, StoredEvent};
+
+/// Where the run layer reports.
+pub trait Report {
+    /// The frontend takes events as data (JSON lines, an event stream): it gets every stored
+    /// event of a run it follows, and the summary lines; a person's terminal gets text.
+    fn json(&self) -> bool;
+    /// A hint or progress line.
+    fn info(&self, line: &str);
+    /// Something went wrong that does not stop the command.
+    fn warn(&self, line: &str);
+    /// One line of data (a command's stdout).
+    fn line(&self, line: &str);
+    /// One JSON line of data.
+    fn json_line(&self, value: &Value);
+    /// Receives the events of a leg this process drives, as they happen.
+    fn leg(&self) -> Box<dyn Sink + '_>;
+    /// Events already stored: the results an answer appended, a leg another process drove.
+    fn stored_events(&self, run_id: &str, events: &[StoredEvent]);
+}

@@ -1,0 +1,67 @@
+//! What the run layer needs of the frontend it works for, built once per command (or per
+//! request): where the store is, how to print a command a person can paste, the
+//! `--on-suspend` command, whether a person is at a terminal here, the Mastra server of
+//! `--server`, and where to report. It holds no terminal: a frontend without one (an HTTP
+//! server on a blocking thread) builds it with its own `Report` and `interactive: false`.
+
+use anyhow::Result;
+
+use crate::output::format;
+use crate::remote::ServerConfig;
+use crate::report::Report;
+use crate::store::{self, Access, Location, Store};
+
+pub struct Context<'a> {
+    pub location: Location,
+    /// `--db` as given on the command line, repeated in the commands we print.
+    pub db_flag: Option<String>,
+    /// `--on-suspend CMD`: run once per new pending item.
+    pub on_suspend: Option<String>,
+    /// A person is at this terminal: prompts may appear (stdin and stderr are terminals and
+    /// `--no-input` is not given).
+    pub interactive: bool,
+    /// `--server URL` (with its token): the commands work on that Mastra server's runs.
+    pub server: Option<ServerConfig>,
+    pub report: &'a dyn Report,
+}
+
+impl Context<'_> {
+    /// The store, if one exists (never creates it), with overdue items expired.
+    pub fn existing_store(&self) -> Result<Option<Box<dyn Store>>> {
+        let store = store::open(&self.location, Access::Existing)?;
+        if let Some(s) = &store {
+            s.expire_due(store::now_ms())?;
+        }
+        Ok(store)
+    }
+
+    /// The store, created when there is none yet.
+    pub fn create_store(&self) -> Result<Box<dyn Store>> {
+        store::open(&self.location, Access::Create)?
+            .ok_or_else(|| anyhow::anyhow!("the store could not be created"))
+    }
+
+    /// Whether prompts may appear.
+    pub fn interactive(&self) -> bool {
+        self.interactive
+    }
+
+    /// `mastra-ask` with the `--db` this command was given, and the `--server` (as shown:
+    /// no credentials) it works on.
+    pub fn program(&self) -> String {
+        let mut words = vec!["mastra-ask".to_string()];
+        if let Some(db) = &self.db_flag {
+            words.push(format::flag("--db", &store::redact(db)));
+        }
+        if let Some(server) = &self.server {
+            words.push(format::flag("--server", server.display()));
+        }
+        words.join(" ")
+    }
+}
+
+/// Whether stdin and stderr are terminals and `--no-input` is not given.
+pub fn at_a_terminal(no_input: bool) -> bool {
+    use std::io::IsTerminal;
+    !no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}

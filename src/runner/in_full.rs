@@ -1,0 +1,262 @@
+//! A run in full, as `show` gives it: status, transcript, items with who resolved them and
+//! how, events — as readable lines for a person (never raw JSON, SPEC §5) and as one JSON
+//! object. Reading it changes nothing.
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::end::summary;
+use crate::domain::{CallRecord, CallState, Message, StoredEvent};
+use crate::items::describe;
+use crate::output::{envelope, format, sanitize};
+use crate::report::Report;
+use crate::store::{Run, Store};
+
+/// Everything `show` shows of a run.
+pub struct InFull {
+    run: Run,
+    messages: Vec<Message>,
+    calls: Vec<CallRecord>,
+    events: Vec<StoredEvent>,
+}
+
+impl InFull {
+    pub fn read(store: &dyn Store, run: Run) -> Result<InFull> {
+        Ok(InFull {
+            messages: store.messages(&run.id)?,
+            calls: store.calls(&run.id)?,
+            events: store.events(&run.id)?,
+            run,
+        })
+    }
+
+    /// Reports it: one JSON object, or its lines.
+    pub fn report(&self, report: &dyn Report) {
+        if report.json() {
+            report.json_line(&as_json(self));
+        } else {
+            header(report, &self.run);
+            transcript(report, &self.messages);
+            items(report, &self.calls);
+            started(report, &self.calls);
+            events(report, &self.events);
+        }
+    }
+}
+
+/// The run as one JSON object: the `runs` fields, its messages, items and events.
+fn as_json(shown: &InFull) -> Value {
+    let InFull {
+        run,
+        messages,
+        calls,
+        events,
+    } = shown;
+    let mut v = summary(run);
+    v["cwd"] = json!(run.cwd);
+    v["output"] = json!(run.output);
+    v["error"] = json!(run.error);
+    v["usage"] = json!(run.usage);
+    v["agent"] = run.agent.clone();
+    v["messages"] = json!(messages);
+    v["suspensions"] = calls
+        .iter()
+        .filter(|c| c.is_item())
+        .map(item_json)
+        .collect();
+    v["toolsStarted"] = calls
+        .iter()
+        .filter(|c| c.state == CallState::Running)
+        .map(started_json)
+        .collect();
+    v["events"] = events.iter().map(|e| envelope(&run.id, &e.event)).collect();
+    v
+}
+
+fn header(out: &dyn Report, run: &Run) {
+    let field = |name: &str, value: &str| out.line(&format!("{name:<9}{value}"));
+    field("run", &run.id);
+    field("agent", &sanitize::one_line(&run.agent_id));
+    field(
+        "model",
+        &sanitize::one_line(run.agent["model"].as_str().unwrap_or_default()),
+    );
+    field("status", run.status.as_str());
+    field("cwd", &sanitize::one_line(&run.cwd));
+    field("created", &format::time(run.created_at));
+    field("updated", &format::time(run.updated_at));
+    field(
+        "usage",
+        &format!(
+            "{} in, {} out",
+            run.usage.input_tokens, run.usage.output_tokens
+        ),
+    );
+    if let Some(reason) = &run.finish_reason {
+        field("finish", reason);
+    }
+    if let Some(e) = &run.error {
+        field("error", &sanitize::one_line(e));
+    }
+}
+
+fn transcript(out: &dyn Report, messages: &[Message]) {
+    out.line("");
+    out.line("transcript");
+    for m in messages {
+        match m {
+            Message::User { content } => {
+                out.line(&format!("  user: {}", sanitize::one_line(content)))
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                if let Some(c) = content {
+                    out.line(&format!("  assistant: {}", sanitize::one_line(c)));
+                }
+                for c in tool_calls {
+                    out.line(&format!(
+                        "  assistant calls {} ({}): {}",
+                        sanitize::one_line(&c.name),
+                        sanitize::one_line(&c.id),
+                        sanitize::one_line(
+                            &c.invalid_args.clone().unwrap_or_else(|| c.args.to_string())
+                        )
+                    ));
+                }
+            }
+            Message::Tool {
+                tool_call_id,
+                tool_name,
+                content,
+            } => out.line(&format!(
+                "  {} ({}) returned: {}",
+                sanitize::one_line(tool_name),
+                sanitize::one_line(tool_call_id),
+                sanitize::one_line(content)
+            )),
+        }
+    }
+}
+
+/// The pending items of the run's steps and who resolved them, when and how.
+fn items(out: &dyn Report, calls: &[CallRecord]) {
+    let items: Vec<&CallRecord> = calls.iter().filter(|c| c.is_item()).collect();
+    if !items.is_empty() {
+        out.line("");
+        out.line("items");
+        for c in items {
+            out.line(&format!("  {}", describe(c)));
+            let state = match (&c.resolved_by, c.resolved_at) {
+                (Some(by), Some(at)) => format!(
+                    "{} by {} via {} at {}: {}",
+                    c.state.as_str(),
+                    sanitize::one_line(by),
+                    c.resolved_via.as_deref().unwrap_or("?"),
+                    format::time(at),
+                    sanitize::one_line(&c.resume_data.clone().unwrap_or(Value::Null).to_string())
+                ),
+                _ => format!("{} since {}", c.state.as_str(), format::time(c.created_at)),
+            };
+            out.line(&format!("    {state}"));
+            if let Some(p) = c.process.as_ref().filter(|_| c.approved() == Some(true)) {
+                out.line(&format!(
+                    "    tool started at {} (process group {} on host {})",
+                    format::time(p.started_at),
+                    p.pgid,
+                    sanitize::one_line(&p.host)
+                ));
+                if let Some(r) = &c.result {
+                    out.line(&format!("    tool ran; it gave: {}", shown_result(r)));
+                }
+            }
+        }
+    }
+}
+
+/// The command tools a driver started for a step it never stored: still running (or
+/// their driver died), or, in a cancelled run, what they gave.
+fn started(out: &dyn Report, calls: &[CallRecord]) {
+    let started: Vec<&CallRecord> = calls
+        .iter()
+        .filter(|c| c.state == CallState::Running)
+        .collect();
+    if started.is_empty() {
+        return;
+    }
+    out.line("");
+    out.line("tools started for a step not stored");
+    for c in started {
+        let at = c.process.as_ref().map_or_else(String::new, |p| {
+            format!(
+                " at {} (process group {} on host {})",
+                format::time(p.started_at),
+                p.pgid,
+                sanitize::one_line(&p.host)
+            )
+        });
+        out.line(&format!(
+            "  {} ({}) started{at}: {}",
+            sanitize::one_line(&c.tool_name),
+            sanitize::one_line(&c.call_id),
+            sanitize::one_line(&c.args.to_string())
+        ));
+        match &c.result {
+            Some(r) => out.line(&format!(
+                "    tool ran; its result never reached the model: {}",
+                shown_result(r)
+            )),
+            None => out.line("    no result stored"),
+        }
+    }
+}
+
+/// A stored result on one line: a string as it is, anything else as JSON.
+fn shown_result(r: &Value) -> String {
+    match r {
+        Value::String(s) => sanitize::one_line(s),
+        other => sanitize::one_line(&other.to_string()),
+    }
+}
+
+fn events(out: &dyn Report, events: &[StoredEvent]) {
+    out.line("");
+    out.line("events");
+    for e in events {
+        out.line(&format!(
+            "  {:>3} {} {}",
+            e.seq,
+            e.event.kind,
+            sanitize::one_line(&e.event.payload.to_string())
+        ));
+    }
+}
+
+fn started_json(c: &CallRecord) -> Value {
+    json!({
+        "toolCallId": c.call_id,
+        "toolName": c.tool_name,
+        "args": c.args,
+        "startedAt": c.process.as_ref().map(|p| format::time(p.started_at)),
+        "result": c.result,
+        "error": c.error,
+    })
+}
+
+fn item_json(c: &CallRecord) -> Value {
+    json!({
+        "toolCallId": c.call_id,
+        "toolName": c.tool_name,
+        "kind": c.kind().noun(),
+        "args": c.args,
+        "state": c.state.as_str(),
+        "suspendPayload": c.payload,
+        "suspendedAt": format::time(c.created_at),
+        "resumeData": c.resume_data,
+        "result": c.result,
+        "resolvedBy": c.resolved_by,
+        "resolvedVia": c.resolved_via,
+        "resolvedAt": c.resolved_at.map(format::time),
+    })
+}

@@ -1,0 +1,125 @@
+//! Answering at a terminal (SPEC §5.2): which item a person is asked about, the prompt for
+//! it (its kind's, `items`), and what leaving a prompt means. It turns what the person chose
+//! into a `Resolution`; it never records one and never decides what happens to the run next
+//! (`advance` does).
+
+use anyhow::Result;
+
+use super::Context;
+use crate::domain::{CallRecord, ItemKind};
+use crate::error::{fail, Error, Kind};
+use crate::items::{self, describe, Asked, Prompted};
+use crate::output::format;
+use crate::store::{Run, Store};
+use crate::ui;
+
+/// Prompts for one pending item of `run`, resolving it as `by`.
+pub fn prompt(ctx: &Context, run: &Run, call: &CallRecord, by: &str) -> Result<Prompted> {
+    let asked = Asked {
+        run,
+        call,
+        by,
+        report: ctx.report,
+    };
+    match items::of(call.kind()).prompt(&asked)? {
+        Prompted::Unanswerable => {
+            fail(cannot_prompt(ctx, &call.run_id, &call.call_id, call.kind()))
+        }
+        prompted => Ok(prompted),
+    }
+}
+
+/// An item no prompt can answer (a server's custom suspension wants JSON of its own shape):
+/// the command that answers it, and a stop.
+pub fn cannot_prompt(ctx: &Context, run_id: &str, call_id: &str, kind: ItemKind) -> Error {
+    Error::usage(format!(
+        "tool call {} of run {run_id} is {} item, which cannot be answered at a prompt",
+        format::shell_quote(call_id),
+        items::of(kind).article()
+    ))
+    .with_hint(
+        format!(
+            "answer it with: {} {} {} {} {}",
+            ctx.program(),
+            items::of(kind).command(),
+            format::shell_quote(run_id),
+            format::flag("--tool-call", call_id),
+            if kind == ItemKind::Other {
+                "--json <value>"
+            } else {
+                ""
+            }
+        )
+        .trim_end()
+        .to_string(),
+    )
+}
+
+/// The pending item of `kind` (of one run, or of all) to prompt for: the only one, or the one
+/// the person picks; `None` when there is none. Leaving the picker is an interruption.
+pub fn choose(
+    store: &dyn Store,
+    run_id: Option<&str>,
+    kind: ItemKind,
+) -> Result<Option<CallRecord>> {
+    let mut found: Vec<CallRecord> = store
+        .pending(run_id)?
+        .into_iter()
+        .map(|p| p.call)
+        .filter(|c| c.kind() == kind)
+        .collect();
+    if found.len() <= 1 {
+        return Ok(found.pop());
+    }
+    let lines: Vec<String> = found
+        .iter()
+        .map(|c| format!("{}  {}", c.run_id, describe(c)))
+        .collect();
+    match ui::pick(items::of(kind).picker_title(), &lines)? {
+        Some(i) => Ok(Some(found.swap_remove(i))),
+        None => fail(Error::new(
+            Kind::Interrupted,
+            "interrupted; nothing recorded",
+        )),
+    }
+}
+
+/// The person left the prompt for `call`: nothing was recorded for it and it still waits;
+/// `recorded` are the items recorded earlier in the same sitting.
+pub fn interrupted(ctx: &Context, call: &CallRecord, recorded: &[String]) -> Error {
+    left(ctx, &call.run_id, &call.call_id, call.kind(), recorded)
+}
+
+/// `interrupted` for any item, local or a server's.
+pub fn left(
+    ctx: &Context,
+    run_id: &str,
+    call_id: &str,
+    kind: ItemKind,
+    recorded: &[String],
+) -> Error {
+    let kept = if recorded.is_empty() {
+        String::new()
+    } else {
+        format!(" (recorded earlier: {})", recorded.join("; "))
+    };
+    Error::new(
+        Kind::Interrupted,
+        format!(
+            "interrupted; nothing recorded for tool call {call_id} of run {run_id}, which is still pending{kept}"
+        ),
+    )
+    .with_hint(format!(
+        "answer it later with: {} {} {} (or list what waits with: {} pending)",
+        ctx.program(),
+        items::of(kind).commands_hint(),
+        format::shell_quote(run_id),
+        ctx.program()
+    ))
+}
+
+/// `answer`/`review` at a terminal with no item named: nothing of this kind waits.
+pub fn nothing_pending(kind: ItemKind) -> Error {
+    Error::not_found(items::of(kind).nothing_pending())
+        .with_hint("list what waits with: mastra-ask pending")
+}
