@@ -160,3 +160,96 @@ pub fn check_changed_args(run: &Run, tool: &str, args: &serde_json::Value) -> Re
         .validate(args)
         .map_err(|invalid| crate::tools::problems(&invalid))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A run whose agent has the command tool `deploy` (`target`: "staging" or "prod").
+    fn run_with_deploy() -> Run {
+        let agent = json!({
+            "id": "a", "instructions": "", "model": "script:s",
+            "tools": [{"name": "deploy", "description": "d", "command": ["/bin/true"],
+                "requireApproval": true,
+                "inputSchema": {"type": "object", "required": ["target"],
+                    "properties": {"target": {"enum": ["staging", "prod"]}},
+                    "additionalProperties": false}}]
+        });
+        Run {
+            id: "r".into(),
+            agent_id: "a".into(),
+            agent,
+            cwd: "/".into(),
+            host: None,
+            status: crate::domain::RunStatus::Suspended,
+            output: None,
+            finish_reason: None,
+            error: None,
+            usage: Default::default(),
+            lease: None,
+            created_at: 0,
+            updated_at: 0,
+            gate: Default::default(),
+        }
+    }
+
+    #[test]
+    fn changed_arguments_are_checked_against_the_tool_s_schema() {
+        let run = run_with_deploy();
+        assert_eq!(
+            check_changed_args(&run, "deploy", &json!({"target": "staging"})),
+            Ok(())
+        );
+        let e = check_changed_args(&run, "deploy", &json!({"target": "moon"})).unwrap_err();
+        assert!(e.starts_with("target: "), "{e}");
+        let e = check_changed_args(&run, "deploy", &json!({"target": "prod", "force": true}))
+            .unwrap_err();
+        assert!(e.contains("force"), "{e}");
+        assert_eq!(
+            check_changed_args(&run, "ask_user", &json!({})),
+            Err("run r has no command tool ask_user".to_string())
+        );
+    }
+
+    #[test]
+    fn only_the_approved_arguments_run() {
+        let mut call = crate::domain::CallRecord {
+            run_id: "r".into(),
+            call_id: "c".into(),
+            seq: 0,
+            step: 1,
+            tool_name: "deploy".into(),
+            args: json!({"target": "prod"}),
+            state: CallState::Resolved,
+            kind: Some(crate::domain::ItemKind::Approval),
+            payload: None,
+            result: None,
+            error: None,
+            resume_data: Some(json!({"approved": true})),
+            resolved_by: None,
+            resolved_via: None,
+            resolved_at: None,
+            expires_at: None,
+            created_at: 0,
+            process: None,
+            approved_args: None,
+            digest: Some(digest("deploy", &json!({"target": "prod"}))),
+        };
+        assert!(approved_as_shown(&call));
+        call.args = json!({"target": "staging"});
+        assert!(
+            !approved_as_shown(&call),
+            "arguments changed after the approval"
+        );
+        call.approved_args = Some(json!({"target": "staging"}));
+        assert!(!approved_as_shown(&call), "changes nobody approved");
+        call.digest = Some(digest("deploy", &json!({"target": "staging"})));
+        assert!(approved_as_shown(&call));
+        call.digest = None;
+        assert!(
+            approved_as_shown(&call),
+            "approved before digests were recorded"
+        );
+    }
+}

@@ -170,6 +170,14 @@ pub(super) fn resolve_spec(tx: &mut dyn Tx, spec: &PolicySpec) -> Result<Option<
     }))
 }
 
+/// What an approval approved (SPEC §14.1): the digest of the arguments, and the arguments
+/// when they are a person's changes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Bound {
+    pub args: Option<Value>,
+    pub digest: Option<String>,
+}
+
 impl Bound {
     /// The resolution as the store records it.
     pub fn resolving<'a>(
@@ -184,14 +192,6 @@ impl Bound {
             digest: self.digest.as_deref(),
         }
     }
-}
-
-/// What an approval approved (SPEC §14.1): the digest of the arguments, and the arguments
-/// when they are a person's changes.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct Bound {
-    pub args: Option<Value>,
-    pub digest: Option<String>,
 }
 
 /// What a decision comes to.

@@ -17,12 +17,13 @@ use mastra_ask::domain::{
     CallState, ItemKind, Message, NewCall, Resolution, StepCommit, ToolCall, Transition, Usage, Via,
 };
 use mastra_ask::store::{
-    self, Access, Conflict, Decide, Error, Identity, Lease, Location, NewReviewer, NewRun,
-    Policies, Resolved, Reviewers, RunReview, Store,
+    self, Access, Conflict, Decide, Error, Identity, Location, NewReviewer, NewRun, Policies,
+    Resolved, Reviewers, RunReview, Store,
 };
-use mastra_ask::sys::{self, Process};
+use mastra_ask::sys;
 
 use crate::db::TestDb;
+use crate::transitions::lease;
 
 const RUN: &str = "0190bbbb-0000-7000-8000-000000000001";
 
@@ -133,17 +134,6 @@ impl Fixture {
             .map(|b| format!(" by {b}"))
             .unwrap_or_default();
         format!("{}{by}, {decisions} decided", call.state.as_str())
-    }
-}
-
-fn lease(token: &str) -> Lease {
-    let me = Process::me();
-    Lease {
-        token: token.into(),
-        host: sys::host_id().to_string(),
-        pid: me.pid,
-        start: me.start,
-        expires_at: 0,
     }
 }
 

@@ -228,28 +228,23 @@ fn named_policies_are_set_listed_and_removed() {
         env.run(&["reviewer", "add", name, "--group", "release"])
             .assert_code(0);
     }
-    let out = env.run(&[
-        "policy",
-        "set",
-        "release",
-        "--reviewer",
-        "group:release",
-        "--approvals",
-        "3",
-    ]);
+    let set = |approvals: &str| {
+        env.run(&[
+            "policy",
+            "set",
+            "release",
+            "--reviewer",
+            "group:release",
+            "--approvals",
+            approvals,
+        ])
+    };
+    let out = set("3");
     out.assert_code(2);
     assert!(out.stderr.contains(
         "policy release needs 3 approvals, but only 2 reviewer(s) may decide: alice, bob"
     ));
-    let out = env.run(&[
-        "policy",
-        "set",
-        "release",
-        "--reviewer",
-        "group:release",
-        "--approvals",
-        "2",
-    ]);
+    let out = set("2");
     out.assert_code(0);
     assert_eq!(
         out.stderr,

@@ -54,7 +54,7 @@ impl Fixture {
 }
 
 /// A lease of this process.
-fn lease(token: &str) -> Lease {
+pub fn lease(token: &str) -> Lease {
     let me = Process::me();
     Lease {
         token: token.into(),
