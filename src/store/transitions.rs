@@ -47,6 +47,7 @@ pub trait Store: Backend {
     /// Stores a new run, `running` under its lease, with its prompt, its first events and,
     /// for `--wait`, its waiter (registered in the same transaction, so no answer can come
     /// before the waiter exists).
+    ///
     /// Its policy (SPEC §14) is resolved in the same transaction: the members of the named
     /// reviewers and groups as they are now, and who starts it, as the store checks it.
     fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>> {
