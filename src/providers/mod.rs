@@ -17,6 +17,7 @@ mod scripted;
 pub mod settings;
 pub mod spec;
 pub(crate) mod sse;
+mod template;
 mod wire;
 
 use std::path::Path;
