@@ -220,7 +220,7 @@ pub enum Command {
     /// Approve or reject a plan submitted with submit_plan
     Review(ReviewArgs),
     /// Let a tool call that waits for approval run
-    Approve(ApproveArgs),
+    Approve(ApproveCmdArgs),
     /// Refuse a tool call that waits for approval: the tool never runs
     Decline(DeclineArgs),
     /// Show a run: status, transcript, items and who resolved them, events
@@ -271,9 +271,59 @@ pub struct WaitFlags {
     /// With --wait: at this deadline, close the pending items as expired and exit 124
     #[arg(long, value_name = "DUR", requires = "wait", value_parser = duration)]
     pub timeout: Option<Duration>,
-    /// Pending items expire this long after they are created (the run then fails)
+    /// Pending items expire this long after they are created (the run then fails, unless
+    /// --on-expiry says otherwise)
     #[arg(long, value_name = "DUR", value_parser = positive_duration)]
     pub expires_in: Option<Duration>,
+    #[command(flatten)]
+    pub review: ReviewFlags,
+}
+
+/// Who may answer a new run's items (SPEC §14), for `run`, `ask` and `plan`: stored with
+/// the run at its start, never changed afterwards.
+#[derive(Clone, Debug, Default, Args)]
+pub struct ReviewFlags {
+    /// Only this reviewer, or every member of group G, may decide the run's items (repeat
+    /// for more; replaces the agent file's review)
+    #[arg(
+        long = "reviewer",
+        value_name = "NAME|group:G",
+        conflicts_with = "policy"
+    )]
+    pub reviewers: Vec<String>,
+    /// How many distinct reviewers must approve a plan or a tool call [default: 1]
+    #[arg(long, value_name = "N", requires = "reviewers")]
+    pub approvals: Option<u32>,
+    /// The run's starter may answer and approve its own items too
+    #[arg(long, requires = "reviewers")]
+    pub allow_self: bool,
+    /// The policy kept by that name (mastra-ask policy list) decides who may answer
+    #[arg(long, value_name = "NAME")]
+    pub policy: Option<String>,
+    /// What an item becomes at its --expires-in deadline: the run fails, or the item is
+    /// declined or rejected (never approved or answered) [default: fail]
+    #[arg(long, value_name = "OUTCOME", value_enum, requires = "expires_in")]
+    pub on_expiry: Option<OnExpiryArg>,
+    /// An item still pending this long after it was created escalates (--on-escalate)
+    #[arg(long, value_name = "DUR", value_parser = positive_duration)]
+    pub escalate_after: Option<Duration>,
+    /// With --escalate-after: run `sh -c CMD` once per escalated item, with its
+    /// `pending -o json` line on stdin (the run's waiter runs it; never stored)
+    #[arg(
+        long,
+        value_name = "CMD",
+        requires = "escalate_after",
+        env = "MASTRA_ASK_ON_ESCALATE",
+        hide_env_values = true
+    )]
+    pub on_escalate: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnExpiryArg {
+    Fail,
+    Decline,
+    Reject,
 }
 
 #[derive(Debug, Args)]
@@ -507,6 +557,22 @@ pub struct ApproveArgs {
     /// agent)
     #[arg(long, value_name = "ID")]
     pub agent: Option<String>,
+    /// Every approval of the run, in one decision (listed first; all or none)
+    #[arg(long, conflicts_with_all = ["tool_call", "json"])]
+    pub all: bool,
+    /// With --all: do not ask to confirm (needed without a terminal)
+    #[arg(long, requires = "all")]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ApproveCmdArgs {
+    #[command(flatten)]
+    pub decision: ApproveArgs,
+    /// Approve with changes: run the tool with these arguments (JSON, checked against the
+    /// tool's input schema) instead of the proposed ones
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["all", "json"], value_parser = text)]
+    pub args: Option<String>,
 }
 
 #[derive(Debug, Args)]

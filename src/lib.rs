@@ -25,6 +25,7 @@ pub mod exit;
 pub mod items;
 pub mod limits;
 pub mod output;
+pub mod policy;
 pub mod providers;
 pub mod remote;
 pub mod report;

@@ -5,6 +5,7 @@
 
 mod answer;
 mod approve;
+mod approve_all;
 mod ask;
 mod cancel;
 mod generate;
@@ -34,6 +35,7 @@ use crate::items::approval::Verdict;
 
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
     if let Some(config) = &ctx.server {
+        crate::policy::refuse_with_server(&command)?;
         return server::dispatch(ctx, config, command);
     }
     server::refuse_server_flags(ctx, &command)?;
@@ -42,10 +44,13 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Pending(a) => pending::run(ctx, a),
         Command::Answer(a) => answer::run(ctx, a),
         Command::Review(a) => review::run(ctx, a),
-        Command::Approve(a) => approve::run(ctx, &a, Verdict::Approve),
-        Command::Decline(a) => {
-            approve::run(ctx, &a.decision, Verdict::Decline { reason: a.reason })
-        }
+        Command::Approve(a) => approve::run(ctx, &a.decision, Verdict::Approve, a.args.as_deref()),
+        Command::Decline(a) => approve::run(
+            ctx,
+            &a.decision,
+            Verdict::Decline { reason: a.reason },
+            None,
+        ),
         Command::Show(a) => show::run(ctx, &a.run),
         Command::Runs(a) => runs::run(ctx, a),
         Command::Cancel(a) => cancel::run(ctx, &a.run),

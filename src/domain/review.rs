@@ -139,6 +139,15 @@ impl Policy {
     }
 }
 
+/// Names for a message: "alice", "alice or bob", "alice, bob or carol" ("nobody" for none).
+pub fn or_list(names: &[String]) -> String {
+    match names {
+        [] => "nobody".to_string(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 /// What one reviewer decided on an item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

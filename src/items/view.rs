@@ -27,6 +27,8 @@ pub struct ItemView<'a> {
     pub pending_in_run: usize,
     /// The Mastra server it waits on, as shown (no credentials).
     pub server: Option<&'a str>,
+    /// Who may decide it under its run's policy, and the decisions so far (SPEC §14).
+    pub gate: Option<&'a crate::policy::ItemGate>,
 }
 
 /// A time as the store keeps it, or as a server gave it.
@@ -70,11 +72,22 @@ impl<'a> ItemView<'a> {
             expires_at: call.expires_at,
             pending_in_run,
             server: None,
+            gate: None,
         }
     }
 
     pub fn pending(item: &'a PendingItem) -> ItemView<'a> {
         ItemView::call(&item.call, &item.agent_id, item.pending_in_run)
+    }
+
+    /// A pending item with its gate, if `gates` (`ItemGate::of_pending`) has one.
+    pub fn gated(
+        item: &'a PendingItem,
+        gates: &'a std::collections::HashMap<(String, String), crate::policy::ItemGate>,
+    ) -> ItemView<'a> {
+        let mut view = ItemView::pending(item);
+        view.gate = gates.get(&(item.call.run_id.clone(), item.call.call_id.clone()));
+        view
     }
 
     /// A server's pending call; `pending_in_run` counts the listed calls of its run.
@@ -91,6 +104,7 @@ impl<'a> ItemView<'a> {
             expires_at: None,
             pending_in_run,
             server: Some(&item.server),
+            gate: None,
         }
     }
 

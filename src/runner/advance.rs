@@ -89,6 +89,7 @@ pub fn prompt_chosen(
     tool_call: Option<&str>,
     policy: Policy,
     kind: ItemKind,
+    deciding: crate::policy::Deciding,
 ) -> Result<Exit> {
     let (store, run, item) = match run {
         Some(input) => {
@@ -116,7 +117,7 @@ pub fn prompt_chosen(
         }
     };
     let by = policy.by.clone();
-    let mut advance = Advance::new(ctx, store.as_ref(), &run.id, policy);
+    let mut advance = Advance::new(ctx, store.as_ref(), &run.id, policy).deciding(deciding);
     match prompt::prompt(ctx, &run, &item, &by)? {
         Prompted::Resolved(resolution) => advance.record_and_run(&run, &item, &resolution),
         Prompted::Left => fail(prompt::interrupted(ctx, &item, &[])),
@@ -145,6 +146,8 @@ pub struct Advance<'a> {
     /// The stored events this process has reported (a waiter's JSON stream carries every
     /// stored event, including results others' answers appended).
     pub(super) watch: Watch,
+    /// `--as`, `approve --args`, a waiter's `--on-escalate` (SPEC §14).
+    pub(super) deciding: crate::policy::Deciding,
 }
 
 impl<'a> Advance<'a> {
@@ -165,7 +168,14 @@ impl<'a> Advance<'a> {
             provider: None,
             recorded: Vec::new(),
             watch: Watch::default(),
+            deciding: Default::default(),
         }
+    }
+
+    /// What this process brings to its decisions and its wait (SPEC §14).
+    pub fn deciding(mut self, deciding: crate::policy::Deciding) -> Advance<'a> {
+        self.deciding = deciding;
+        self
     }
 
     /// `run` is the run as the store has it now.
@@ -228,7 +238,7 @@ impl<'a> Advance<'a> {
                 None
             }
             // The run still waits for the policy's other reviewers (SPEC §14: exit 75).
-            Outcome::Partial(_) => {
+            Outcome::Partial(..) => {
                 told();
                 Some(Exit::Suspended)
             }
@@ -425,7 +435,7 @@ impl<'a> Advance<'a> {
 
     /// A waiter's pause: until something changes, or the deadline (then the items expire, or
     /// the watch just stops).
-    fn wait_a_while(&self, run: &Run) -> Result<()> {
+    fn wait_a_while(&mut self, run: &Run) -> Result<()> {
         let wait = self.policy.wait.as_ref().expect("a waiter");
         if wait.deadline.is_some_and(|d| Instant::now() >= d) {
             if wait.expire_at_deadline {
@@ -440,6 +450,10 @@ impl<'a> Advance<'a> {
             ));
         }
         self.store.expire_due(now_ms())?;
+        if let Some(cmd) = self.deciding.on_escalate.as_deref() {
+            let tried = &mut self.deciding.escalated;
+            crate::policy::escalate::due(self.ctx, self.store, Some(&run.id), cmd, tried)?;
+        }
         Ok(self.store.wait_for_change(&run.id, POLL)?)
     }
 }

@@ -29,6 +29,16 @@ impl Identity {
             os_user: crate::sys::effective_user(),
         }
     }
+
+    /// Who makes `resolution`: through `serve` (`via` web or api) the reviewer it signed
+    /// in, whose name is `by`; otherwise this process's user.
+    pub fn of(resolution: &crate::domain::Resolution) -> Identity {
+        use crate::domain::Via;
+        match resolution.via {
+            Via::Web | Via::Api => Identity::Reviewer(resolution.by.clone()),
+            _ => Identity::local(),
+        }
+    }
 }
 
 /// `who` as the store checks it in this transaction: the reviewer it maps to, or what it

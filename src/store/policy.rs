@@ -395,11 +395,7 @@ pub(super) fn judge(
 /// Who may decide under `rule`, for a message: "alice or bob" and, for more than one
 /// approval, how many.
 fn who_may(rule: &Rule, kind: ItemKind) -> String {
-    let names = match rule.reviewers.as_slice() {
-        [] => "nobody".to_string(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    };
+    let names = crate::domain::review::or_list(&rule.reviewers);
     if rule.approvals > 1 && kind != ItemKind::Question {
         format!("{names} ({} approvals needed)", rule.approvals)
     } else {

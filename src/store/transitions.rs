@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::domain::{
     resumed_results, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
-    StepCommit, StoredEvent, ToolProcess, Transition, Usage, Via,
+    StepCommit, StoredEvent, ToolProcess, Transition, Usage,
 };
 
 /// One decision on a pending item, as `Store::decide` takes it (SPEC §14): the person's
@@ -212,10 +212,7 @@ pub trait Store: Backend {
         resolution: &Resolution,
         driver: Option<&Lease>,
     ) -> Result<Resolved> {
-        let identity = match resolution.via {
-            Via::Web | Via::Api => Identity::Reviewer(resolution.by.clone()),
-            _ => Identity::local(),
-        };
+        let identity = Identity::of(resolution);
         let decision = Decide {
             resolution,
             identity: &identity,

@@ -22,6 +22,7 @@ mod pg_grants;
 mod pg_safety;
 mod pg_tls;
 mod policy;
+mod policy_cli;
 mod policy_runs;
 mod postgres;
 mod prompts;

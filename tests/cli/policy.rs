@@ -28,7 +28,7 @@ use crate::transitions::lease;
 const RUN: &str = "0190bbbb-0000-7000-8000-000000000001";
 
 /// The test server's role (PostgreSQL), or `None` for SQLite.
-fn session_role(db: &TestDb) -> Option<String> {
+pub(crate) fn session_role(db: &TestDb) -> Option<String> {
     match db {
         TestDb::Sqlite(_) => None,
         TestDb::Postgres { admin, .. } => {
