@@ -21,7 +21,7 @@ fn quoted(name: &str) -> String {
 }
 
 pub fn grant(client: &mut Client, g: &Grant) -> Result<()> {
-    let mut tx = client.transaction()?;
+    let mut tx = client.transaction();
     let exists = tx
         .query_opt("SELECT 1 FROM pg_roles WHERE rolname = $1", &[&g.role])?
         .is_some();
@@ -53,7 +53,7 @@ pub fn grant(client: &mut Client, g: &Grant) -> Result<()> {
         ));
     }
     tx.batch_execute(&sql)?;
-    let kind = if g.serve { "serve" } else { "runner" };
+    let kind = if g.serve { "serve" } else { "runner" }.to_string();
     tx.execute(
         "INSERT INTO store_roles (role, kind, granted_at) VALUES ($1, $2, $3) \
          ON CONFLICT (role) DO UPDATE SET kind = excluded.kind, granted_at = excluded.granted_at",
