@@ -285,8 +285,9 @@ pub struct WaitFlags {
     pub review: ReviewFlags,
 }
 
-/// Who may answer a new run's items (SPEC §14), for `run`, `ask` and `plan`: stored with
-/// the run at its start, never changed afterwards.
+// Who may answer a new run's items (SPEC §14), for `run`, `ask` and `plan`: stored with
+// the run at its start, never changed afterwards. (A plain comment: a doc comment would
+// become the subcommands' about.)
 #[derive(Clone, Debug, Default, Args)]
 pub struct ReviewFlags {
     /// Only this reviewer, or every member of group G, may decide the run's items (repeat
@@ -968,6 +969,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("MASTRA_ASK_DB", "The store, as --db: a SQLite file or a postgres:// URL."),
     ("MASTRA_ASK_OUTPUT", "text or json, as -o."),
     ("MASTRA_ASK_ON_SUSPEND", "A command to run per new pending item, as --on-suspend."),
+    ("MASTRA_ASK_ON_ESCALATE", "A waiter's command to run per escalated item, as --on-escalate."),
     ("MASTRA_ASK_MODEL", "The model spec of run, as --model."),
     ("MASTRA_ASK_USER", "Who resolves items [default: the login name, $USER or $LOGNAME]."),
     ("MASTRA_ASK_RUN_ID", "Set for the --on-suspend command: the item's run id."),
