@@ -27,6 +27,7 @@ pub mod items;
 pub mod limits;
 pub mod links;
 pub mod output;
+pub mod policy;
 pub mod providers;
 pub mod remote;
 pub mod report;

@@ -681,6 +681,8 @@ mod tests {
                 expires_at: None,
                 created_at: 0,
                 process: None,
+                approved_args: None,
+                digest: None,
             })
             .collect();
         let resumed = resumed_results(&records);

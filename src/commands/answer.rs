@@ -10,6 +10,7 @@ use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::input::who;
 use crate::items::question::{answered, checked, given, question_of, USAGE};
+use crate::policy::claim;
 use crate::runner::advance::prompt_chosen;
 use crate::runner::target::{find_run, target_of};
 use crate::runner::{Advance, Policy};
@@ -22,7 +23,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         Some(given) => given,
         None if ctx.interactive() => {
             let (run, call) = (item_args.run.as_deref(), item_args.tool_call.as_deref());
-            return prompt_chosen(ctx, run, call, policy, ItemKind::Question);
+            return prompt_chosen(ctx, run, call, policy, ItemKind::Question, claim(item_args));
         }
         None => return fail(missing_answer(ctx, item_args.run.as_deref())),
     };
@@ -33,7 +34,9 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let question = question_of(&item)?;
     let resume_data = checked(&question, &item.call_id, &given, args.multi.is_some())?;
     let resolution = answered(resume_data, &by, via);
-    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&run, &item, &resolution)
+    Advance::new(ctx, store.as_ref(), &run.id, policy)
+        .deciding(claim(item_args))
+        .resolve(&run, &item, &resolution)
 }
 
 /// No answer given, and no terminal to ask at. A lone positional is RUN (SPEC §5): say so

@@ -5,11 +5,13 @@
 
 mod answer;
 mod approve;
+mod approve_all;
 mod ask;
 mod cancel;
 mod generate;
 mod pending;
 mod plan;
+mod policy;
 mod prune;
 mod reply;
 mod resume;
@@ -20,6 +22,7 @@ mod runs;
 mod serve;
 mod server;
 mod show;
+mod store_grant;
 mod tool;
 mod wait;
 
@@ -32,6 +35,7 @@ use crate::items::approval::Verdict;
 
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
     if let Some(config) = &ctx.server {
+        crate::policy::refuse_with_server(&command)?;
         return server::dispatch(ctx, config, command);
     }
     server::refuse_server_flags(ctx, &command)?;
@@ -40,10 +44,13 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Pending(a) => pending::run(ctx, a),
         Command::Answer(a) => answer::run(ctx, a),
         Command::Review(a) => review::run(ctx, a),
-        Command::Approve(a) => approve::run(ctx, &a, Verdict::Approve),
-        Command::Decline(a) => {
-            approve::run(ctx, &a.decision, Verdict::Decline { reason: a.reason })
-        }
+        Command::Approve(a) => approve::run(ctx, &a.decision, Verdict::Approve, a.args.as_deref()),
+        Command::Decline(a) => approve::run(
+            ctx,
+            &a.decision,
+            Verdict::Decline { reason: a.reason },
+            None,
+        ),
         Command::Show(a) => show::run(ctx, &a.run),
         Command::Runs(a) => runs::run(ctx, a),
         Command::Cancel(a) => cancel::run(ctx, &a.run),
@@ -59,5 +66,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Agents => crate::error::fail(server::needs_server("agents")),
         Command::Serve(a) => serve::run(ctx, a),
         Command::Reviewer(a) => reviewer::run(ctx, a),
+        Command::Policy(a) => policy::run(ctx, a),
+        Command::Store(a) => store_grant::run(ctx, a),
     }
 }

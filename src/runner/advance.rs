@@ -102,6 +102,7 @@ pub fn prompt_chosen(
     tool_call: Option<&str>,
     policy: Policy,
     kind: ItemKind,
+    deciding: crate::policy::Deciding,
 ) -> Result<Exit> {
     let (store, run, item) = match run {
         Some(input) => {
@@ -129,7 +130,7 @@ pub fn prompt_chosen(
         }
     };
     let by = policy.by.clone();
-    let mut advance = Advance::new(ctx, store.as_ref(), &run.id, policy);
+    let mut advance = Advance::new(ctx, store.as_ref(), &run.id, policy).deciding(deciding);
     match prompt::prompt(ctx, &run, &item, &by)? {
         Prompted::Resolved(resolution) => advance.record_and_run(&run, &item, &resolution),
         Prompted::Left => fail(prompt::interrupted(ctx, &item, &[])),
@@ -158,6 +159,8 @@ pub struct Advance<'a> {
     /// The stored events this process has reported (a waiter's JSON stream carries every
     /// stored event, including results others' answers appended).
     pub(super) watch: Watch,
+    /// `--as`, `approve --args`, a waiter's `--on-escalate` (SPEC §14).
+    pub(super) deciding: crate::policy::Deciding,
 }
 
 impl<'a> Advance<'a> {
@@ -178,7 +181,14 @@ impl<'a> Advance<'a> {
             provider: None,
             recorded: Vec::new(),
             watch: Watch::default(),
+            deciding: Default::default(),
         }
+    }
+
+    /// What this process brings to its decisions and its wait (SPEC §14).
+    pub fn deciding(mut self, deciding: crate::policy::Deciding) -> Advance<'a> {
+        self.deciding = deciding;
+        self
     }
 
     /// `run` is the run as the store has it now.
@@ -239,6 +249,11 @@ impl<'a> Advance<'a> {
             Outcome::Pending(_) => {
                 told();
                 None
+            }
+            // The run still waits for the policy's other reviewers (SPEC §14: exit 75).
+            Outcome::Partial(..) => {
+                told();
+                Some(Exit::Suspended)
             }
             // A waiter goes on waiting.
             Outcome::Waiter | Outcome::Recorded(_) if self.policy.wait.is_some() => None,
@@ -433,7 +448,7 @@ impl<'a> Advance<'a> {
 
     /// A waiter's pause: until something changes, or the deadline (then the items expire, or
     /// the watch just stops).
-    fn wait_a_while(&self, run: &Run) -> Result<()> {
+    fn wait_a_while(&mut self, run: &Run) -> Result<()> {
         let wait = self.policy.wait.as_ref().expect("a waiter");
         if wait.deadline.is_some_and(|d| Instant::now() >= d) {
             if wait.expire_at_deadline {
@@ -448,6 +463,10 @@ impl<'a> Advance<'a> {
             ));
         }
         self.store.expire_due(now_ms())?;
+        if let Some(cmd) = self.deciding.on_escalate.as_deref() {
+            let tried = &mut self.deciding.escalated;
+            crate::policy::escalate::due(self.ctx, self.store, Some(&run.id), cmd, tried)?;
+        }
         Ok(self.store.wait_for_change(&run.id, POLL)?)
     }
 }

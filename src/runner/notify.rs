@@ -19,13 +19,18 @@ pub fn on_suspend(ctx: &Context, items: &[PendingItem]) {
         return;
     };
     for item in items {
-        if let Err(problem) = run_hook(cmd, ctx, item) {
-            ctx.report.warn(&format!(
-                "--on-suspend command for {} {} {problem}",
-                format::shell_quote(&item.call.run_id),
-                format::shell_quote(&item.call.call_id)
-            ));
-        }
+        run_hook_reporting(ctx, cmd, "--on-suspend", item);
+    }
+}
+
+/// Runs a hook (`--on-suspend`, `--on-escalate`) for `item`; its failure is reported.
+pub fn run_hook_reporting(ctx: &Context, cmd: &str, flag: &str, item: &PendingItem) {
+    if let Err(problem) = run_hook(cmd, ctx, item) {
+        ctx.report.warn(&format!(
+            "{flag} command for {} {} {problem}",
+            format::shell_quote(&item.call.run_id),
+            format::shell_quote(&item.call.call_id)
+        ));
     }
 }
 

@@ -18,7 +18,7 @@ use super::advance::{on_own_host, Advance};
 use super::view::resolved_line;
 use crate::agent::lease;
 use crate::domain::{CallRecord, Resolution};
-use crate::store::{Resolved, Run};
+use crate::store::{Decide, Identity, Resolved, Run};
 
 /// What became of a recorded resolution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,9 @@ pub enum Outcome {
     Recorded(Continues),
     /// Recorded; this many more items of the step must be resolved before the run continues.
     Pending(usize),
+    /// Recorded under a policy (SPEC §14); the item waits for more approvals, as the line
+    /// says ("1 of 2 approvals: alice approved; waiting for 1 more from bob").
+    Partial(String),
 }
 
 /// Where a run that nobody here drives continues.
@@ -49,6 +52,7 @@ impl Outcome {
             Outcome::Driven => "driven",
             Outcome::Waiter => "waiter",
             Outcome::Recorded(_) | Outcome::Pending(_) => "recorded",
+            Outcome::Partial(_) => "partial",
         }
     }
 
@@ -67,6 +71,7 @@ impl Outcome {
             Outcome::Pending(n) => format!(
                 "recorded; {n} more item(s) of this step must be resolved before the run continues"
             ),
+            Outcome::Partial(summary) => format!("recorded; {summary}"),
         })
     }
 }
@@ -94,9 +99,17 @@ impl Advance<'_> {
             }
         }
         let offer = (allowed && self.provider.is_some()).then(lease::mine);
+        let identity = Identity::of(resolution);
+        let args = self.deciding.args.take();
+        let decision = Decide {
+            resolution,
+            identity: &identity,
+            claimed: self.deciding.claimed,
+            args: args.as_ref(),
+        };
         let resolved = self
             .store
-            .resolve(&run.id, &item.call_id, resolution, offer.as_ref())?;
+            .decide(&run.id, &item.call_id, &decision, offer.as_ref())?;
         self.recorded.push(resolved_line(
             &item.call_id,
             item.kind(),
@@ -104,6 +117,11 @@ impl Advance<'_> {
         ));
         Ok(match resolved {
             Resolved::Recorded { still_pending } => Outcome::Pending(still_pending),
+            Resolved::Partial { needed, decisions } => Outcome::Partial(
+                crate::policy::ItemGate::of(run, item, &decisions)
+                    .map(|g| g.summary())
+                    .unwrap_or_else(|| format!("{needed} more approval(s) needed")),
+            ),
             Resolved::Resumed { events, driving } if driving => {
                 self.ctx.report.stored_events(&run.id, &events);
                 self.watch.passed(&events);

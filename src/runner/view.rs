@@ -69,6 +69,10 @@ pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     if let Some(url) = item.url {
         v["url"] = json!(url);
     }
+    if let Some(gate) = item.gate {
+        v["policy"] = gate.policy_json();
+        v["decisions"] = gate.decisions_json();
+    }
     v
 }
 
@@ -98,6 +102,9 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
                 sanitize::one_line(item.run_id),
                 item.describe()
             ));
+            if let Some(gate) = item.gate {
+                report.line(&format!("    {}", sanitize::one_line(&gate.summary())));
+            }
             for command in item_commands(ctx, item) {
                 report.line(&format!("    {command}"));
             }
@@ -111,7 +118,8 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
 /// Tells what a suspended run of this store waits for and the commands that answer it.
 pub fn announce(ctx: &Context, store: &dyn Store, run_id: &str) -> Result<()> {
     let items = store.pending(Some(run_id))?;
-    let shown: Vec<ItemView> = items.iter().map(ItemView::pending).collect();
+    let gates = crate::policy::ItemGate::of_pending(store, &items)?;
+    let shown: Vec<ItemView> = items.iter().map(|i| ItemView::gated(i, &gates)).collect();
     announce_items(ctx, run_id, &shown);
     Ok(())
 }
@@ -126,6 +134,9 @@ pub fn announce_items(ctx: &Context, run_id: &str, items: &[ItemView]) {
     ));
     for item in items {
         report.info(&format!("  {}", item.describe()));
+        if let Some(gate) = item.gate {
+            report.info(&format!("    {}", sanitize::one_line(&gate.summary())));
+        }
         for command in item_commands(ctx, item) {
             report.info(&format!("    {command}"));
         }
@@ -206,6 +217,8 @@ mod tests {
                 expires_at: None,
                 created_at: 0,
                 process: None,
+                approved_args: None,
+                digest: None,
             },
             agent_id: "a".into(),
             pending_in_run: 2,
@@ -289,8 +302,8 @@ mod tests {
             let Command::Approve(approve) = parse(&commands[0]) else {
                 panic!("{}", commands[0])
             };
-            assert_eq!(approve.run, run);
-            assert_eq!(approve.tool_call.as_deref(), Some(call));
+            assert_eq!(approve.decision.run, run);
+            assert_eq!(approve.decision.tool_call.as_deref(), Some(call));
             let Command::Decline(decline) = parse(&commands[1]) else {
                 panic!("{}", commands[1])
             };

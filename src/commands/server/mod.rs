@@ -73,7 +73,7 @@ pub fn dispatch(ctx: &Ctx, config: &ServerConfig, command: Command) -> Result<Ex
         Command::Pending(a) => pending::run(&server, a),
         Command::Answer(a) => resolve::answer(&server, a),
         Command::Review(a) => resolve::review(&server, a),
-        Command::Approve(a) => resolve::decide(&server, &a, Verdict::Approve),
+        Command::Approve(a) => resolve::decide(&server, &a.decision, Verdict::Approve),
         Command::Decline(a) => {
             resolve::decide(&server, &a.decision, Verdict::Decline { reason: a.reason })
         }
@@ -98,7 +98,7 @@ pub fn refuse_server_flags(ctx: &Ctx, command: &Command) -> Result<()> {
         Command::Pending(a) if a.agent.is_some() => Some("pending --agent"),
         Command::Answer(a) if a.agent.is_some() => Some("answer --agent"),
         Command::Review(a) if a.agent.is_some() => Some("review --agent"),
-        Command::Approve(a) if a.agent.is_some() => Some("approve --agent"),
+        Command::Approve(a) if a.decision.agent.is_some() => Some("approve --agent"),
         Command::Decline(a) if a.decision.agent.is_some() => Some("decline --agent"),
         Command::Review(a) if a.plan_root.is_some() => Some("review --plan-root"),
         Command::Review(a) if a.plan_file.is_some() => Some("review --plan-file"),
@@ -140,6 +140,8 @@ fn name(command: &Command) -> &'static str {
         Command::Agents => "agents",
         Command::Serve(_) => "serve",
         Command::Reviewer(_) => "reviewer",
+        Command::Policy(_) => "policy",
+        Command::Store(_) => "store",
     }
 }
 

@@ -65,6 +65,7 @@ fn recorded_text(done: &str) -> String {
         "waiter" => "Recorded. The run's waiting process continues it now.".into(),
         "driven" => "Recorded. This inbox continues the run now.".into(),
         "pending" => "Recorded. Other items of this step must be decided before the run goes on.".into(),
+        "partial" => "Recorded. The run's policy needs more approvals before the run goes on.".into(),
         "here" => "Recorded. The run continues when a waiting process, or `mastra-ask resume` on its host, picks it up.".into(),
         _ => "Recorded. The run continues on the host that started it: its waiting process, or `mastra-ask resume` there.".into(),
     }
@@ -98,7 +99,11 @@ async fn show(
         }
         Ok(Err(Refusal::Failed(e))) | Err(e) => failed(Some(signed), &e),
         // Finding an item by its id refuses nothing else.
-        Ok(Err(Refusal::Invalid { message, .. } | Refusal::Conflict(message))) => problem(
+        Ok(Err(
+            Refusal::Invalid { message, .. }
+            | Refusal::Conflict(message)
+            | Refusal::Forbidden(message),
+        )) => problem(
             StatusCode::CONFLICT,
             Some(signed),
             "Not available",
@@ -321,6 +326,7 @@ pub async fn decide(
             (StatusCode::CONFLICT, Notice::Conflict(m))
         }
         Err(Refusal::Conflict(m)) => (StatusCode::CONFLICT, Notice::Conflict(m)),
+        Err(Refusal::Forbidden(m)) => (StatusCode::FORBIDDEN, Notice::Error(m)),
         Err(Refusal::NotFound(m)) => {
             return problem(StatusCode::NOT_FOUND, Some(&signed), "Not found", &m)
         }

@@ -89,6 +89,10 @@ CREATE TABLE waiters (
     migrations::LEDGER,
     migrations::REVIEWERS,
     migrations::RUN_USERS,
+    concat!(
+        crate::store::backend::policy_migration!(),
+        include_str!("migration8.sql")
+    ),
 ];
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:
