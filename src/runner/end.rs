@@ -81,7 +81,7 @@ impl Advance<'_> {
     }
 
     /// Whether the run is a one-step `ask` or `plan` run (no model).
-    fn is_one_shot(&mut self, run: &Run) -> bool {
+    pub(super) fn is_one_shot(&mut self, run: &Run) -> bool {
         matches!(run.agent_id.as_str(), "ask" | "plan")
             && self.agent(run).is_ok_and(|a| a.model == NO_MODEL)
     }

@@ -1,9 +1,12 @@
 //! Recording a resolution, and who moves the run on after it (SPEC §5.1): the one decision
 //! every frontend shares. This process drives the leg the resolution resumes when the policy
-//! allows it (not `--no-resume`, or `serve --drive`), it is on the run's own host, it has the
-//! model, and no live waiter claims the leg (the store decides that last part atomically, in
-//! the transaction that records). Otherwise a live waiter drives, or nobody here does and
-//! the run waits for its host, or other items of the step must be resolved first.
+//! allows it (not `--no-resume`; for `serve`, `--drive` and a run its own user started on
+//! its host: `Policy::serving`), it is on the run's own host, it has the model, and no live
+//! waiter claims the leg (the store decides that last part atomically, in the transaction
+//! that records). A one-step run (`ask`, `plan`) has no model and no tools: resolving its
+//! item completes it wherever that happens, so its leg is always this process's unless a
+//! live waiter claims it. Otherwise a live waiter drives, or nobody here does and the run
+//! waits for its host, or other items of the step must be resolved first.
 //!
 //! What became of it is an `Outcome`, and its wording for a person is derived from it here,
 //! once; an HTTP frontend maps the same value to its `Mastra-Ask-Outcome` header. Nothing
@@ -80,7 +83,8 @@ impl Advance<'_> {
         resolution: &Resolution,
     ) -> Result<Outcome> {
         let here = on_own_host(run);
-        let allowed = self.policy.drive && here;
+        // Completing a one-step run runs nothing: no host, user or model is needed for it.
+        let allowed = (self.policy.drive && here) || self.is_one_shot(run);
         if allowed && self.provider.is_none() {
             // Without the model's keys this process can still record for a live waiter.
             match self.provider_for(run) {

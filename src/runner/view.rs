@@ -46,7 +46,8 @@ pub fn item_json(ctx: &Context, item: &PendingItem) -> Value {
     view_json(ctx, &ItemView::pending(item))
 }
 
-/// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin).
+/// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin), with
+/// its inbox page (`url`) once a public URL is recorded.
 pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     let commands = item_commands(ctx, item);
     let mut v = json!({
@@ -64,6 +65,9 @@ pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     });
     if let Some(server) = item.server {
         v["server"] = json!(server);
+    }
+    if let Some(url) = item.url {
+        v["url"] = json!(url);
     }
     v
 }
@@ -205,6 +209,7 @@ mod tests {
             },
             agent_id: "a".into(),
             pending_in_run: 2,
+            url: None,
         }
     }
 

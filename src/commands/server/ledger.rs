@@ -74,6 +74,7 @@ pub fn send(server: &Server, store: &dyn Store, item: &Item, out: &Outgoing) -> 
                 LegEnd::Suspended(_) => "suspended",
                 LegEnd::Finished { .. } => "finished",
                 LegEnd::Failed { .. } => "failed",
+                LegEnd::Recorded => "recorded",
             };
             store.settle_answer(&key, &me.token, outcome)?;
             Ok(streamed)

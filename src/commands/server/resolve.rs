@@ -293,6 +293,13 @@ impl<'a> Session<'a> {
                         format!("run {run_id} failed on {}: {message}", self.server.shown),
                     ))
                 }
+                LegEnd::Recorded => {
+                    self.server.ctx.out.info(&format!(
+                        "answer recorded on {}; nobody there continues run {run_id} now: the host that started it does (its waiting process, or `mastra-ask resume {run_id}` there)",
+                        self.server.shown
+                    ));
+                    return Ok(Exit::Success);
+                }
                 LegEnd::Suspended(items) => items,
             };
             let next = items
