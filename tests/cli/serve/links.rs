@@ -62,8 +62,8 @@ fn pending_json_and_the_hook_carry_the_items_link_once_a_public_url_is_recorded(
 
     // Ids that need escaping (as a store could hold them): each one path segment.
     env.exec(
-        "UPDATE calls SET call_id = 'q 1/?#..' WHERE call_id = 'q1'",
-        &[],
+        "UPDATE calls SET call_id = ?1 WHERE call_id = 'q1'",
+        &["q 1/?#.."],
     );
     let expected = json!(format!(
         "https://inbox.example.com/runs/{run}/items/q%201%2F%3F%23.."
