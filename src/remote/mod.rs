@@ -13,8 +13,8 @@ mod config;
 mod deadline;
 mod error;
 mod interrupt;
-mod items;
 mod stream;
+mod suspended;
 mod transport;
 mod wire;
 
@@ -23,6 +23,6 @@ pub use config::{read_token, Origin, Scheme, ServerConfig, DEFAULT_PREFIX, TOKEN
 pub use deadline::{Deadlines, IDLE_ENV};
 pub use error::{Delivery, Issue, RemoteError};
 pub use interrupt::{Stop, StopGuard};
-pub use items::Item;
 pub use stream::{Chunk, Leg, LegEnd, Listener, MAX_FRAME};
+pub use suspended::SuspendedCall;
 pub use wire::AgentInfo;

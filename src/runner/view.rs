@@ -307,7 +307,7 @@ mod tests {
         .unwrap();
         ctx.server = Some(config);
         let server = "https://agents.example.com:443/api";
-        let item = |kind, payload: Option<Value>| remote::Item {
+        let item = |kind, payload: Option<Value>| remote::SuspendedCall {
             run_id: "run 1; rm -rf".into(),
             tool_call_id: "-call 'x'".into(),
             tool_name: "deploy".into(),

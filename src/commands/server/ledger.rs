@@ -17,7 +17,7 @@ use super::{error, Server};
 use crate::domain::{ItemKind, Via};
 use crate::error::{fail, Error};
 use crate::output::format;
-use crate::remote::{Answer, Delivery, Item, LegEnd, RemoteError};
+use crate::remote::{Answer, Delivery, LegEnd, RemoteError, SuspendedCall};
 use crate::store::{now_ms, LedgerEntry, LedgerKey, LedgerState, Store};
 
 /// An answer to send: the route's data, what the ledger keeps of it, who and how.
@@ -41,7 +41,12 @@ fn kept_of(kind: ItemKind, data: &Value) -> Value {
 }
 
 /// Claims the item's entry, sends the answer and streams the resumed leg.
-pub fn send(server: &Server, store: &dyn Store, item: &Item, out: &Outgoing) -> Result<Streamed> {
+pub fn send(
+    server: &Server,
+    store: &dyn Store,
+    item: &SuspendedCall,
+    out: &Outgoing,
+) -> Result<Streamed> {
     let key = LedgerKey {
         server: server.shown.clone(),
         run_id: item.run_id.clone(),
@@ -101,7 +106,7 @@ fn claim(server: &Server, store: &dyn Store, entry: &LedgerEntry) -> Result<()> 
 fn fail_to_send(
     server: &Server,
     store: &dyn Store,
-    item: &Item,
+    item: &SuspendedCall,
     key: &LedgerKey,
     token: &str,
     e: RemoteError,
@@ -112,8 +117,8 @@ fn fail_to_send(
         format::shell_quote(&item.run_id)
     );
     if !e.not_delivered() {
-        let kind = match e.exit() {
-            crate::exit::Exit::Interrupted => crate::error::Kind::Interrupted,
+        let kind = match e.kind() {
+            crate::error::Kind::Interrupted => crate::error::Kind::Interrupted,
             _ => crate::error::Kind::Server,
         };
         let kept = Error::new(

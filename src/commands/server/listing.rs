@@ -12,7 +12,7 @@ use crate::domain::ItemKind;
 use crate::error::{fail, Error};
 use crate::items::{self, ItemView};
 use crate::output::format;
-use crate::remote::{Client, Item};
+use crate::remote::{Client, SuspendedCall};
 use crate::runner::prompt as prompting;
 use crate::runner::target::check_prefix;
 use crate::store::Conflict;
@@ -20,20 +20,20 @@ use crate::ui;
 
 /// Every suspended call of the server's agents (or of `agent`), oldest first, within the
 /// caps of one listing.
-pub fn items(server: &Server, agent: Option<&str>) -> Result<Vec<Item>> {
+pub fn items(server: &Server, agent: Option<&str>) -> Result<Vec<SuspendedCall>> {
     items_of(&server.client, agent)
 }
 
 /// The same, through `client` (one with a hard deadline, for `wait`).
-pub fn items_of(client: &Client, agent: Option<&str>) -> Result<Vec<Item>> {
+pub fn items_of(client: &Client, agent: Option<&str>) -> Result<Vec<SuspendedCall>> {
     let mut items = client.listing(agent).map_err(error)?;
-    let at = |i: &Item| i.suspended_at.parse::<jiff::Timestamp>().ok();
+    let at = |i: &SuspendedCall| i.suspended_at.parse::<jiff::Timestamp>().ok();
     items.sort_by_key(at);
     Ok(items)
 }
 
 /// The items as shown, each knowing how many calls of its run are listed.
-pub fn shown(items: &[Item]) -> Vec<ItemView<'_>> {
+pub fn shown(items: &[SuspendedCall]) -> Vec<ItemView<'_>> {
     let mut per_run: HashMap<&str, usize> = HashMap::new();
     for i in items {
         *per_run.entry(i.run_id.as_str()).or_default() += 1;
@@ -46,7 +46,7 @@ pub fn shown(items: &[Item]) -> Vec<ItemView<'_>> {
 
 /// The listed run whose id is `input` or starts with it (server ids are verbatim); one that
 /// no listed run matches is one this store answered (4) or not found (3).
-pub fn run_of(server: &Server, items: &[Item], input: &str) -> Result<String> {
+pub fn run_of(server: &Server, items: &[SuspendedCall], input: &str) -> Result<String> {
     match listed_run(items, input)? {
         Some(id) => Ok(id),
         None => fail(not_listed(server, input)?),
@@ -55,7 +55,7 @@ pub fn run_of(server: &Server, items: &[Item], input: &str) -> Result<String> {
 
 /// The listed run whose id is `input` or starts with it; None when no listed run does, a
 /// conflict when several do.
-pub fn listed_run(items: &[Item], input: &str) -> Result<Option<String>> {
+pub fn listed_run(items: &[SuspendedCall], input: &str) -> Result<Option<String>> {
     check_prefix(input)?;
     if items.iter().any(|i| i.run_id == input) {
         return Ok(Some(input.to_string()));
@@ -137,7 +137,7 @@ pub fn find(
     tool_call: Option<&str>,
     agent: Option<&str>,
     kinds: &[ItemKind],
-) -> Result<Item> {
+) -> Result<SuspendedCall> {
     let Some(input) = input else {
         if server.ctx.interactive() && tool_call.is_none() {
             return choose(server, agent, kinds);
@@ -150,8 +150,8 @@ pub fn find(
     check_prefix(input)?;
     let items = items(server, agent)?;
     let run_id = run_of(server, &items, input)?;
-    let mut of_run: Vec<Item> = items.into_iter().filter(|i| i.run_id == run_id).collect();
-    let wrong_kind = |i: &Item| {
+    let mut of_run: Vec<SuspendedCall> = items.into_iter().filter(|i| i.run_id == run_id).collect();
+    let wrong_kind = |i: &SuspendedCall| {
         Error::usage(format!(
             "tool call {} of run {} is {} item, not {}",
             format::shell_quote(&i.tool_call_id),
@@ -180,7 +180,7 @@ pub fn find(
         }
         return Ok(item);
     }
-    let (mut mine, others): (Vec<Item>, Vec<Item>) =
+    let (mut mine, others): (Vec<SuspendedCall>, Vec<SuspendedCall>) =
         of_run.into_iter().partition(|i| kinds.contains(&i.kind));
     match (mine.len(), others.first()) {
         (1, _) => Ok(mine.swap_remove(0)),
@@ -201,8 +201,8 @@ pub fn find(
 
 /// At a terminal, with no run named: the only pending item of `kinds`, or the one the
 /// person picks (leaving the picker is an interruption).
-fn choose(server: &Server, agent: Option<&str>, kinds: &[ItemKind]) -> Result<Item> {
-    let mut mine: Vec<Item> = items(server, agent)?
+fn choose(server: &Server, agent: Option<&str>, kinds: &[ItemKind]) -> Result<SuspendedCall> {
+    let mut mine: Vec<SuspendedCall> = items(server, agent)?
         .into_iter()
         .filter(|i| kinds.contains(&i.kind))
         .collect();
@@ -226,7 +226,12 @@ fn choose(server: &Server, agent: Option<&str>, kinds: &[ItemKind]) -> Result<It
 
 /// Why tool call `id` of a listed run is not listed: this store answered it (4), the run
 /// waits on another call now (4), or neither is known (3).
-fn call_not_listed(server: &Server, run_id: &str, id: &str, listed: &[Item]) -> Result<Error> {
+fn call_not_listed(
+    server: &Server,
+    run_id: &str,
+    id: &str,
+    listed: &[SuspendedCall],
+) -> Result<Error> {
     let answered = match server.ctx.existing_store()? {
         Some(store) => store.answers_of_run(&server.shown, run_id)?,
         None => Vec::new(),

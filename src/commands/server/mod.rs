@@ -23,7 +23,7 @@ use anyhow::Result;
 
 use crate::cli::Command;
 use crate::context::Ctx;
-use crate::error::{fail, Error, Kind};
+use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::approval::Verdict;
 use crate::remote::{Client, Deadlines, RemoteError, ServerConfig};
@@ -143,19 +143,7 @@ fn name(command: &Command) -> &'static str {
     }
 }
 
-/// A server's error as the program reports it: the kind (and exit code) SPEC §12 gives it,
-/// its message (already free of credentials and stacks) and hint.
+/// A server's error as the command error (its kind, wording and hint).
 pub fn error(e: RemoteError) -> anyhow::Error {
-    let kind = match e.exit() {
-        Exit::Usage => Kind::Usage,
-        Exit::NotFound => Kind::NotFound,
-        Exit::Conflict => Kind::Conflict,
-        Exit::Interrupted => Kind::Interrupted,
-        _ => Kind::Server,
-    };
-    let mut error = Error::new(kind, e.to_string());
-    if let Some(hint) = e.hint() {
-        error = error.with_hint(hint);
-    }
-    error.into()
+    Error::from(e).into()
 }

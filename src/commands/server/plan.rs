@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::items::input::read_text_file;
 use crate::output::{sanitize, Out};
-use crate::remote::Item;
+use crate::remote::SuspendedCall;
 use crate::tools::submit_plan::{read_plan, Decision, Plan};
 
 /// Where a server's plans are read from.
@@ -25,7 +25,7 @@ pub struct PlanSource {
 
 /// The plan of `item`: read, or why it could not be (`Ok(Err(why))`). A `--plan-file` that
 /// cannot be read is an error of its own.
-pub fn read(item: &Item, source: &PlanSource) -> Result<Result<Plan, String>> {
+pub fn read(item: &SuspendedCall, source: &PlanSource) -> Result<Result<Plan, String>> {
     let path = path_of(item);
     if let Some(text) = carried(item) {
         return Ok(Ok(Plan {
@@ -46,7 +46,7 @@ pub fn read(item: &Item, source: &PlanSource) -> Result<Result<Plan, String>> {
 
 /// The title and text a suspend payload carries (a mastra-ask `serve` sends them; Mastra
 /// sends the path only).
-fn carried(item: &Item) -> Option<(String, String)> {
+fn carried(item: &SuspendedCall) -> Option<(String, String)> {
     let payload = item.suspend_payload.as_ref()?;
     let plan = payload.get("plan")?.as_str()?.to_string();
     let title = payload
@@ -71,7 +71,7 @@ pub fn resume_data(out: &Out, decision: &Decision, plan: &Plan) -> Value {
 }
 
 /// The plan's path as the agent gave it.
-pub fn path_of(item: &Item) -> String {
+pub fn path_of(item: &SuspendedCall) -> String {
     item.suspend_payload
         .as_ref()
         .and_then(|p| p.get("path"))

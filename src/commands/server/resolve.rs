@@ -22,7 +22,7 @@ use crate::items::input::who;
 use crate::items::plan::decision;
 use crate::items::question::{ask as ask_question, checked, given, USAGE};
 use crate::output::format;
-use crate::remote::{Answer, Item, LegEnd};
+use crate::remote::{Answer, LegEnd, SuspendedCall};
 use crate::runner::prompt as prompting;
 use crate::runner::view::{announce_items, resolved_line};
 use crate::store::Store;
@@ -179,7 +179,7 @@ fn unread(decision: &Decision, path: &str) -> Value {
     data
 }
 
-fn question_of(item: &Item) -> Result<Question> {
+fn question_of(item: &SuspendedCall) -> Result<Question> {
     item.suspend_payload
         .as_ref()
         .and_then(Question::from_payload)
@@ -254,13 +254,13 @@ impl<'a> Session<'a> {
     }
 
     /// Sends the answer to `item`, then follows the run.
-    fn resolve(mut self, item: &Item, outgoing: Outgoing) -> Result<Exit> {
+    fn resolve(mut self, item: &SuspendedCall, outgoing: Outgoing) -> Result<Exit> {
         let streamed = self.send(item, &outgoing)?;
         self.follow(&item.run_id, streamed)
     }
 
     /// Sends one answer through the ledger and remembers it for this sitting.
-    fn send(&mut self, item: &Item, outgoing: &Outgoing) -> Result<Streamed> {
+    fn send(&mut self, item: &SuspendedCall, outgoing: &Outgoing) -> Result<Streamed> {
         if self.store.is_none() {
             self.store = Some(self.server.ctx.create_store()?);
         }
@@ -312,7 +312,7 @@ impl<'a> Session<'a> {
 
     /// Asks the person at the terminal about `item`; leaving the prompt is exit 130 with
     /// nothing sent for it, and "leave it for later" (an approval) is `None`.
-    fn prompt(&self, item: &Item) -> Result<Option<Outgoing>> {
+    fn prompt(&self, item: &SuspendedCall) -> Result<Option<Outgoing>> {
         let ctx = self.server.ctx;
         let left = || {
             prompting::left(

@@ -20,7 +20,7 @@ use crate::cli::WaitArgs;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
 use crate::output::format;
-use crate::remote::{Client, Item};
+use crate::remote::{Client, SuspendedCall};
 use crate::runner::target::check_prefix;
 use crate::store::{now_ms, LedgerEntry, LedgerState};
 
@@ -41,7 +41,7 @@ pub fn run(server: &Server, args: WaitArgs) -> Result<Exit> {
     };
     let client = Client::with_deadlines(server.config.clone(), deadlines).map_err(error)?;
     // A request cut short by the hard deadline is the timeout, whatever it failed with.
-    let list = || -> Result<Option<Vec<Item>>> {
+    let list = || -> Result<Option<Vec<SuspendedCall>>> {
         match listing::items_of(&client, None) {
             Ok(items) => Ok(Some(items)),
             Err(_) if deadlines.passed(Instant::now()) => Ok(None),
