@@ -18,8 +18,9 @@ mod suspended;
 mod transport;
 mod wire;
 
+pub use crate::net::{Origin, Scheme};
 pub use client::{new_run_id, Answer, Client, Start};
-pub use config::{read_token, Origin, Scheme, ServerConfig, DEFAULT_PREFIX, TOKEN_ENV, URL_ENV};
+pub use config::{read_token, ServerConfig, DEFAULT_PREFIX, TOKEN_ENV, URL_ENV};
 pub use deadline::{Deadlines, IDLE_ENV};
 pub use error::{Delivery, Issue, RemoteError};
 pub use interrupt::{Stop, StopGuard};

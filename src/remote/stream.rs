@@ -22,7 +22,7 @@ use super::config::ServerConfig;
 use super::error::{clip, without_stack, RemoteError};
 use super::suspended::SuspendedCall;
 use crate::limits::{MAX_LISTING_BYTES, MAX_LISTING_ITEMS};
-use crate::providers::sse;
+use crate::net::sse;
 
 /// The largest frame we accept (`step-finish`/`finish` carry the whole conversation).
 pub const MAX_FRAME: usize = 16 * 1024 * 1024;

@@ -4,14 +4,13 @@
 //! suspended run waits for, and one line about an item just resolved. What each kind says
 //! of itself comes from `items`.
 
-use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Context;
 use crate::domain::ItemKind;
 use crate::items::{self, ItemView};
 use crate::output::{format, sanitize};
-use crate::store::{now_ms, PendingItem, Store};
+use crate::store::now_ms;
 
 /// The commands that resolve an item; the first is the main one. Every value is
 /// shell-quoted (escaped when it holds control or invisible characters) and written so
@@ -39,11 +38,6 @@ pub fn item_commands(ctx: &Context, item: &ItemView) -> Vec<String> {
             words.join(" ")
         })
         .collect()
-}
-
-/// A pending item of this store as one JSON object.
-pub fn item_json(ctx: &Context, item: &PendingItem) -> Value {
-    view_json(ctx, &ItemView::pending(item))
 }
 
 /// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin).
@@ -104,14 +98,6 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
     }
 }
 
-/// Tells what a suspended run of this store waits for and the commands that answer it.
-pub fn announce(ctx: &Context, store: &dyn Store, run_id: &str) -> Result<()> {
-    let items = store.pending(Some(run_id))?;
-    let shown: Vec<ItemView> = items.iter().map(ItemView::pending).collect();
-    announce_items(ctx, run_id, &shown);
-    Ok(())
-}
-
 /// Tells what a suspended run waits for and the commands that answer it.
 pub fn announce_items(ctx: &Context, run_id: &str, items: &[ItemView]) {
     let report = ctx.report;
@@ -162,7 +148,7 @@ mod tests {
     use crate::domain::{CallRecord, CallState, ASK_USER, SUBMIT_PLAN};
     use crate::output::Out;
     use crate::remote;
-    use crate::store::Location;
+    use crate::store::{Location, PendingItem};
     use clap::Parser;
 
     fn ctx(db: Option<&str>) -> Context<'static> {

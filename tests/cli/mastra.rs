@@ -8,5 +8,6 @@ mod fixture;
 mod flows;
 mod hostile;
 mod ledger;
+mod one_loop;
 mod strict;
 mod transport;

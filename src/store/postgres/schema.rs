@@ -88,6 +88,7 @@ CREATE TABLE waiters (
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
     migrations::REVIEWERS,
+    migrations::LEDGER_STARTS,
 ];
 
 /// The store's schema version; `None` when the database has no store yet.

@@ -101,6 +101,7 @@ CREATE TABLE waiters (
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
     migrations::REVIEWERS,
+    migrations::LEDGER_STARTS,
 ];
 
 /// How long a command waits for another one's write lock before it fails.
