@@ -11,7 +11,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgGroup, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
+use clap_complete::ArgValueCandidates;
+
+use crate::completion::{runs, waiting_runs};
 
 use crate::limits::text_value as text;
 
@@ -114,6 +117,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "PATH",
+        value_hint = ValueHint::AnyPath,
         env = "MASTRA_ASK_DB",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -128,6 +132,7 @@ pub struct Cli {
         value_enum,
         default_value_t = OutputFormat::Text,
         env = "MASTRA_ASK_OUTPUT",
+        hide_env_values = true,
         help_heading = GLOBAL
     )]
     pub output: OutputFormat,
@@ -152,6 +157,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "CMD",
+        value_hint = ValueHint::CommandString,
         env = "MASTRA_ASK_ON_SUSPEND",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -165,6 +171,7 @@ pub struct Cli {
         long,
         global = true,
         value_name = "URL",
+        value_hint = ValueHint::Url,
         env = "MASTRA_SERVER_URL",
         hide_env_values = true,
         help_heading = GLOBAL
@@ -206,7 +213,7 @@ pub enum StatusArg {
 pub enum Command {
     /// Start a run of an agent on a prompt
     Run(RunArgs),
-    /// List pending items (questions and plans waiting for a person), oldest first
+    /// List pending items: questions, plans and approvals waiting for a person, oldest first
     Pending(PendingArgs),
     /// Answer an ask_user question
     Answer(AnswerArgs),
@@ -285,7 +292,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u32>,
     /// The run's working directory (plan paths resolve against it)
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub cwd: Option<PathBuf>,
     /// Print only the run id on stdout, as soon as the run exists (not the agent's text)
     #[arg(short, long, conflicts_with = "wait")]
@@ -327,6 +334,7 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct WaitArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
     /// Stop watching after this long (exit 124; the run is not changed)
     #[arg(long, value_name = "DUR", value_parser = duration)]
@@ -339,6 +347,7 @@ pub struct WaitArgs {
 #[derive(Debug, Args)]
 pub struct ReplyArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
     /// The message; `-` reads it from stdin
     #[arg(value_parser = text)]
@@ -364,14 +373,14 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// Write the main page and one page per subcommand into this directory
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub out_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub struct PendingArgs {
     /// Only this run's items
-    #[arg(long, value_name = "RUN")]
+    #[arg(long, value_name = "RUN", add = ArgValueCandidates::new(waiting_runs))]
     pub run: Option<String>,
     /// With --server: only this agent's items
     #[arg(long, value_name = "ID")]
@@ -386,6 +395,7 @@ pub struct PendingArgs {
 #[derive(Clone, Debug, Args)]
 pub struct ItemArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(waiting_runs))]
     pub run: Option<String>,
     /// Which item, when the run has several pending
     #[arg(long, value_name = "ID")]
@@ -452,7 +462,7 @@ pub struct ReviewArgs {
     pub json: Option<String>,
     /// With --server: the directory the agent's plan paths are relative to [default: the
     /// current directory]
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub plan_root: Option<PathBuf>,
     /// With --server: the plan's text, when its file cannot be read under --plan-root
     #[arg(long, value_name = "FILE", conflicts_with = "unseen")]
@@ -471,6 +481,7 @@ pub struct ReviewArgs {
 #[derive(Clone, Debug, Args)]
 pub struct ApproveArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(waiting_runs))]
     pub run: String,
     /// Which tool call, when the run has several waiting for approval
     #[arg(long, value_name = "ID")]
@@ -504,6 +515,7 @@ pub struct DeclineArgs {
 #[derive(Debug, Args)]
 pub struct RunRef {
     /// The run (a unique id prefix of at least 4 characters is enough)
+    #[arg(add = ArgValueCandidates::new(runs))]
     pub run: String,
 }
 

@@ -17,6 +17,7 @@
 pub mod agent;
 pub mod cli;
 pub mod commands;
+pub mod completion;
 pub mod context;
 pub mod domain;
 pub mod duration;
@@ -49,6 +50,7 @@ use exit::Exit;
 
 /// Runs the program; returns the process exit code.
 pub fn main() -> ExitCode {
+    completion::complete_if_asked(cli::command);
     let matches = match cli::parse() {
         Ok(m) => m,
         Err(e) => return parse_error(&e),

@@ -23,7 +23,14 @@ pub fn man(ctx: &Ctx, args: ManArgs) -> Result<Exit> {
                 ctx.out.write(main);
             }
         }
-        Some(dir) => write_all(&pages, &dir)?,
+        Some(dir) => {
+            write_all(&pages, &dir)?;
+            ctx.out.info(&format!(
+                "wrote {} man pages to {}",
+                pages.len(),
+                dir.display()
+            ));
+        }
     }
     Ok(Exit::Success)
 }

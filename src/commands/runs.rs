@@ -32,10 +32,17 @@ pub fn run(ctx: &Ctx, args: RunsArgs) -> Result<Exit> {
         if ctx.out.is_json() {
             ctx.out.json_line(&summary(run));
         } else {
+            let rejected = run.agent_id == "plan"
+                && run.status == RunStatus::Completed
+                && crate::runner::in_full::plan_rejected(run, &store.calls(&run.id)?);
             ctx.out.line(&format!(
                 "{}  {:<10} {:<20} {}",
                 run.id,
-                run.status.as_str(),
+                if rejected {
+                    "rejected"
+                } else {
+                    run.status.as_str()
+                },
                 sanitize::one_line(&run.agent_id),
                 format::time(run.created_at)
             ));

@@ -8,6 +8,7 @@
 //! byte for byte, except that raw controls, bidi and invisible characters in it (which JSON
 //! allows raw) are written as `\u` escapes, as in every other JSON line.
 
+pub mod events;
 pub mod format;
 pub mod sanitize;
 pub mod spinner;

@@ -145,7 +145,8 @@ fn plan_decision(content: &str) -> Option<PlanDecision> {
     )
 }
 
-fn answer(content: &str) -> Option<String> {
+/// The answer in an `ask_user` result (`User answered: ...`), if it is one.
+pub(super) fn answer(content: &str) -> Option<String> {
     let o = success(content)?;
     let text = o.get("content")?.as_str()?;
     text.strip_prefix("User answered: ").map(str::to_string)

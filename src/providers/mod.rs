@@ -16,6 +16,7 @@ mod properties;
 mod scripted;
 pub mod settings;
 pub mod spec;
+mod template;
 mod wire;
 
 use std::path::Path;

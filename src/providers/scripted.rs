@@ -6,7 +6,9 @@
 //! worked out again from the whole conversation on every call, so any process that
 //! continues a run gets the same one; nothing is kept between calls. A script whose
 //! branches cannot be followed (a `goto` to no step) is refused when it is read; a step
-//! whose cases all miss fails the run, as running past the last step does.
+//! whose cases all miss fails the run, as running past the last step does. A step's text,
+//! arguments and `contains` cases may use what the person answered earlier
+//! (`{{answer:CALL}}`, `template.rs`), found again in the conversation the same way.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,9 +18,9 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::branches::{self, Case};
-use super::{BadArgs, ModelCall, Provider, Request, Response};
-use crate::domain::Message;
+use super::branches::{self, Case, When};
+use super::{template, BadArgs, ModelCall, Provider, Request, Response};
+use crate::domain::{Message, ASK_USER};
 use crate::error::{fail, Error};
 use crate::limits::{self, MAX_SCRIPT_DELAY, MAX_SCRIPT_FILE};
 
@@ -89,7 +91,7 @@ impl Scripted {
     }
 
     /// The step that follows step `at`, given what the model received after it.
-    fn after(&self, at: usize, received: &[Message]) -> Result<usize> {
+    fn after(&self, at: usize, received: &[Message], answers: &Answers) -> Result<usize> {
         let Some(step) = self.steps.get(at) else {
             return self.past_the_end(at);
         };
@@ -97,9 +99,20 @@ impl Scripted {
             return Ok(at + 1);
         };
         let inputs = branches::received(received);
-        let hit = cases
-            .iter()
-            .find(|c| c.when.as_ref().is_none_or(|w| w.matches(&inputs)));
+        let mut hit = None;
+        for case in cases {
+            let holds = match &case.when {
+                None => true,
+                Some(When::Contains(text)) => {
+                    When::Contains(self.fill(at, text, answers)?).matches(&inputs)
+                }
+                Some(when) => when.matches(&inputs),
+            };
+            if holds {
+                hit = Some(case);
+                break;
+            }
+        }
         match hit {
             Some(case) => Ok(self.ids[&case.goto]),
             None => fail(Error::provider(format!(
@@ -111,21 +124,73 @@ impl Scripted {
         }
     }
 
-    /// The step for the next call of a conversation: replayed from the first step through
-    /// each of the model's answers and what followed it.
-    fn position(&self, messages: &[Message]) -> Result<usize> {
-        let answers: Vec<usize> = messages
+    /// The step for the next call of a conversation, and the answers given so far:
+    /// replayed from the first step through each of the model's messages and what
+    /// followed it.
+    fn replay(&self, messages: &[Message]) -> Result<(usize, Answers)> {
+        let made: Vec<usize> = messages
             .iter()
             .enumerate()
             .filter(|(_, m)| matches!(m, Message::Assistant { .. }))
             .map(|(i, _)| i)
             .collect();
         let mut at = 0;
-        for (k, &i) in answers.iter().enumerate() {
-            let end = answers.get(k + 1).copied().unwrap_or(messages.len());
-            at = self.after(at, &messages[i + 1..end])?;
+        let mut answers = Answers::new();
+        for (k, &i) in made.iter().enumerate() {
+            let end = made.get(k + 1).copied().unwrap_or(messages.len());
+            let received = &messages[i + 1..end];
+            self.note_answers(at, &messages[i], received, &mut answers);
+            at = self.after(at, received, &answers)?;
         }
-        Ok(at)
+        Ok((at, answers))
+    }
+
+    /// Records the answers to step `at`'s named `ask_user` calls, made as `message` (the
+    /// calls in the script's order, under the ids the run gave them) and answered in
+    /// `received`.
+    fn note_answers(
+        &self,
+        at: usize,
+        message: &Message,
+        received: &[Message],
+        answers: &mut Answers,
+    ) {
+        let (Some(step), Message::Assistant { tool_calls, .. }) = (self.steps.get(at), message)
+        else {
+            return;
+        };
+        for (scripted, made) in step.tool_calls.iter().flatten().zip(tool_calls) {
+            let Some(name) = scripted.id.as_ref().filter(|_| scripted.name == ASK_USER) else {
+                continue;
+            };
+            let answer = received.iter().find_map(|m| match m {
+                Message::Tool {
+                    tool_call_id,
+                    content,
+                    ..
+                } if *tool_call_id == made.id => branches::answer(content),
+                _ => None,
+            });
+            if let Some(answer) = answer {
+                answers.insert(name.clone(), answer);
+            }
+        }
+    }
+
+    /// `text` of step `at` with its templates filled, or the error that names the call
+    /// that has no answer yet.
+    fn fill(&self, at: usize, text: &str, answers: &Answers) -> Result<String> {
+        template::fill(text, &|name| answers.get(name).cloned())
+            .map_err(|name| self.unanswered(at, &name))
+    }
+
+    fn unanswered(&self, at: usize, name: &str) -> anyhow::Error {
+        Error::provider(format!(
+            "script {}: {} uses {{{{answer:{name}}}}}, but the call \"{name}\" has no answer yet",
+            self.path.display(),
+            self.label(at)
+        ))
+        .into()
     }
 
     fn past_the_end<T>(&self, at: usize) -> Result<T> {
@@ -138,12 +203,27 @@ impl Scripted {
     }
 }
 
+/// What the person answered so far: the script's id of an `ask_user` call → the answer.
+type Answers = HashMap<String, String>;
+
 /// Checks what serde cannot: every step says something, delays are bounded, ids are
-/// unique, and every branch leads to a step. Returns the ids.
+/// unique, every branch leads to a step, and every template names an `ask_user` call.
+/// Returns the ids.
 fn check(steps: &[Step]) -> Result<HashMap<String, usize>, String> {
     let mut ids = HashMap::new();
+    let questions: Vec<&str> = steps
+        .iter()
+        .flat_map(|s| s.tool_calls.iter().flatten())
+        .filter(|c| c.name == ASK_USER)
+        .filter_map(|c| c.id.as_deref())
+        .collect();
     for (i, step) in steps.iter().enumerate() {
         let n = i + 1;
+        if let Some(name) = templates(step).into_iter().find(|t| !questions.contains(t)) {
+            return Err(format!(
+                "step {n} uses {{{{answer:{name}}}}}, but no ask_user call of the script has the id \"{name}\""
+            ));
+        }
         if step.text.is_none() && step.tool_calls.is_none() {
             return Err(format!("step {n} has neither text nor toolCalls"));
         }
@@ -191,6 +271,27 @@ fn check(steps: &[Step]) -> Result<HashMap<String, usize>, String> {
     Ok(ids)
 }
 
+/// The call names of every template in a step.
+fn templates(step: &Step) -> Vec<&str> {
+    let mut names: Vec<&str> = step
+        .text
+        .as_deref()
+        .map(template::names)
+        .unwrap_or_default();
+    for call in step.tool_calls.iter().flatten() {
+        match &call.args {
+            Value::String(raw) => names.extend(template::names(raw)),
+            args => names.extend(template::names_in(args)),
+        }
+    }
+    for case in step.next.iter().flatten() {
+        if let Some(When::Contains(text)) = &case.when {
+            names.extend(template::names(text));
+        }
+    }
+    names
+}
+
 pub(super) fn call_of(c: &ScriptCall) -> ModelCall {
     let args = match &c.args {
         Value::String(raw) => serde_json::from_str(raw).map_err(|e| BadArgs {
@@ -208,19 +309,32 @@ pub(super) fn call_of(c: &ScriptCall) -> ModelCall {
 
 impl Provider for Scripted {
     fn complete(&self, request: &Request, on_text: &mut dyn FnMut(&str)) -> Result<Response> {
-        let at = self.position(request.messages)?;
+        let (at, answers) = self.replay(request.messages)?;
         let Some(step) = self.steps.get(at) else {
             return self.past_the_end(at);
         };
+        let text = match &step.text {
+            Some(t) => Some(self.fill(at, t, &answers)?),
+            None => None,
+        };
+        let mut calls = vec![];
+        for scripted in step.tool_calls.iter().flatten() {
+            let mut call = call_of(scripted);
+            if let Ok(args) = &call.args {
+                call.args = Ok(template::fill_in(args, &|name| answers.get(name).cloned())
+                    .map_err(|name| self.unanswered(at, &name))?);
+            }
+            calls.push(call);
+        }
         if let Some(ms) = step.delay_ms {
             std::thread::sleep(Duration::from_millis(ms));
         }
-        if let Some(text) = step.text.as_deref().filter(|t| !t.is_empty()) {
+        if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
             on_text(text);
         }
         Ok(Response {
-            text: step.text.clone(),
-            calls: step.tool_calls.iter().flatten().map(call_of).collect(),
+            text,
+            calls,
             usage: Default::default(),
         })
     }
@@ -286,10 +400,93 @@ mod tests {
     }
 
     fn answered(label: &str) -> Message {
-        result(
-            "ask_user",
-            &json!({"content": format!("User answered: {label}"), "isError": false}).to_string(),
-        )
+        answered_to("c", label)
+    }
+
+    fn answered_to(id: &str, label: &str) -> Message {
+        Message::Tool {
+            tool_call_id: id.into(),
+            tool_name: ASK_USER.into(),
+            content: json!({"content": format!("User answered: {label}"), "isError": false})
+                .to_string(),
+        }
+    }
+
+    /// The model's message that asked one question, under the id the run gave the call.
+    fn asked(id: &str) -> Message {
+        Message::Assistant {
+            content: None,
+            tool_calls: vec![crate::domain::ToolCall {
+                id: id.into(),
+                name: ASK_USER.into(),
+                args: json!({"question": "Q?"}),
+                invalid_args: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_step_uses_the_answer_to_a_named_call() {
+        let s = load(json!({"steps": [
+            {"id": "ask", "toolCalls": [{"id": "v", "name": "ask_user", "args": {"question": "Which?"}}]},
+            {"text": "You said {{answer:v}}.",
+             "toolCalls": [{"name": "tag", "args": {"version": "{{answer:v}}", "n": 1}}],
+             "next": [{"when": {"contains": "v{{answer:v}} done"}, "goto": "done"},
+                      {"goto": "ask"}]},
+            {"id": "done", "text": "Done with {{answer:v}}."}
+        ]}))
+        .unwrap();
+        let go = Message::User {
+            content: "go".into(),
+        };
+        // The run may give the call another id than the script's (a repeated id): the
+        // answer is found under the id the call was made with.
+        let mut m = vec![go, asked("gen_7"), answered_to("gen_7", "1.2.3")];
+        let r = call(&s, &m).unwrap();
+        assert_eq!(r.text.as_deref(), Some("You said 1.2.3."));
+        assert_eq!(r.calls[0].args, Ok(json!({"version": "1.2.3", "n": 1})));
+        // A result that does not contain the filled text misses the case: asked again,
+        // the latest answer is the one used.
+        m.push(assistant());
+        m.push(result("tag", "v9 done"));
+        m.push(asked("gen_8"));
+        m.push(answered_to("gen_8", "2.0.0"));
+        assert_eq!(text_of(&s, &m), "You said 2.0.0.");
+        m.push(assistant());
+        m.push(result("tag", "v2.0.0 done"));
+        assert_eq!(text_of(&s, &m), "Done with 2.0.0.");
+        // No answer yet (the question's result was an error): the call fails, naming it.
+        let unanswered = vec![
+            Message::User {
+                content: "go".into(),
+            },
+            asked("v"),
+            result(ASK_USER, r#"{"error":true,"message":"invalid"}"#),
+        ];
+        let e = format!("{:#}", call(&s, &unanswered).unwrap_err());
+        assert!(
+            e.ends_with("step 2 uses {{answer:v}}, but the call \"v\" has no answer yet"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_template_must_name_a_question_of_the_script() {
+        let cases = [
+            json!([{"text": "{{answer:v}}"}]),
+            json!([{"toolCalls": [{"id": "v", "name": "tag", "args": {"x": "{{answer:v}}"}}]}]),
+            json!([{"toolCalls": [{"name": "tag", "args": "{\"x\": \"{{answer:v}}\"}"}]}]),
+            json!([{"id": "a", "text": "t", "next": [{"when": {"contains": "{{answer:v}}"}, "goto": "a"}]}]),
+        ];
+        for steps in cases {
+            let e = format!("{:#}", load(json!({ "steps": steps })).err().unwrap());
+            assert!(
+                e.contains(
+                    "step 1 uses {{answer:v}}, but no ask_user call of the script has the id \"v\""
+                ),
+                "{steps}: {e}"
+            );
+        }
     }
 
     #[test]
@@ -429,9 +626,13 @@ mod tests {
         let mut m = vec![Message::User {
             content: "Prepare the next release".into(),
         }];
-        for label in ["2.0.0", "beta", "Add tests, Update docs"] {
-            m.push(assistant());
-            m.push(answered(label));
+        for (id, label) in [
+            ("call_version", "3.1.0"),
+            ("call_channel", "beta"),
+            ("call_chores", "Add tests, Update docs"),
+        ] {
+            m.push(asked(id));
+            m.push(answered_to(id, label));
         }
         let plan = crate::tools::submit_plan::Plan::from_text(
             "RELEASE_PLAN.md",
@@ -453,6 +654,23 @@ mod tests {
         );
         let approved = after(&m, decided(json!({"action": "approved"})));
         assert!(text_of(&s, &approved).starts_with("The plan is approved."));
+        // It tags the version it was told, and says so once it is tagged.
+        let tag = call(&s, &approved).unwrap();
+        assert!(tag.text.unwrap().contains("I tag v3.1.0 now"));
+        assert_eq!(tag.calls[0].args, Ok(json!({"version": "3.1.0"})));
+        let tagged = after(
+            &approved,
+            result("tag_release", r#"{"tag":"v3.1.0","note":"n"}"#),
+        );
+        assert_eq!(
+            text_of(&s, &tagged),
+            "Tagged v3.1.0. Release preparation for the beta channel is underway: the announcement comes next."
+        );
+        let other = after(
+            &approved,
+            result("tag_release", r#"{"tag":"v2.0.0","note":"n"}"#),
+        );
+        assert!(text_of(&s, &other).starts_with("I did not tag the release"));
         let feedback = after(
             &m,
             decided(json!({"action": "rejected", "feedback": "Add a rollback step."})),

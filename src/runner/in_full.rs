@@ -6,9 +6,10 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::end::summary;
-use crate::domain::{CallRecord, CallState, Message, StoredEvent};
+use crate::domain::{CallRecord, CallState, Message, RunStatus, StoredEvent};
 use crate::items::describe;
 use crate::output::{envelope, format, sanitize};
+use crate::providers::NO_MODEL;
 use crate::report::Report;
 use crate::store::{Run, Store};
 
@@ -35,7 +36,7 @@ impl InFull {
         if report.json() {
             report.json_line(&as_json(self));
         } else {
-            header(report, &self.run);
+            header(report, &self.run, plan_rejected(&self.run, &self.calls));
             transcript(report, &self.messages);
             items(report, &self.calls);
             started(report, &self.calls);
@@ -73,7 +74,20 @@ fn as_json(shown: &InFull) -> Value {
     v
 }
 
-fn header(out: &dyn Report, run: &Run) {
+/// Whether a run is a `plan` run that completed with its plan rejected (`plan --wait` exits
+/// 5 for it), which text listings show as rejected rather than a bare completed.
+pub fn plan_rejected(run: &Run, calls: &[CallRecord]) -> bool {
+    run.status == RunStatus::Completed
+        && run.agent_id == "plan"
+        && run.agent["model"] == NO_MODEL
+        && calls.iter().any(|c| {
+            c.resume_data
+                .as_ref()
+                .is_some_and(|d| d["action"] == "rejected")
+        })
+}
+
+fn header(out: &dyn Report, run: &Run, plan_rejected: bool) {
     let field = |name: &str, value: &str| out.line(&format!("{name:<9}{value}"));
     field("run", &run.id);
     field("agent", &sanitize::one_line(&run.agent_id));
@@ -81,7 +95,10 @@ fn header(out: &dyn Report, run: &Run) {
         "model",
         &sanitize::one_line(run.agent["model"].as_str().unwrap_or_default()),
     );
-    field("status", run.status.as_str());
+    match plan_rejected {
+        true => field("status", "completed (plan rejected)"),
+        false => field("status", run.status.as_str()),
+    }
     field("cwd", &sanitize::one_line(&run.cwd));
     field("created", &format::time(run.created_at));
     field("updated", &format::time(run.updated_at));
@@ -223,13 +240,8 @@ fn shown_result(r: &Value) -> String {
 fn events(out: &dyn Report, events: &[StoredEvent]) {
     out.line("");
     out.line("events");
-    for e in events {
-        out.line(&format!(
-            "  {:>3} {} {}",
-            e.seq,
-            e.event.kind,
-            sanitize::one_line(&e.event.payload.to_string())
-        ));
+    for line in crate::output::events::lines(events) {
+        out.line(&format!("  {line}"));
     }
 }
 

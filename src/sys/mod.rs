@@ -18,6 +18,14 @@ use std::sync::OnceLock;
 
 use rustix::process::Pid;
 
+/// Sends this process's stderr to /dev/null from now on (a shell completion request: any
+/// warning would be printed into the command line being typed). Best effort.
+pub fn silence_stderr() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
+}
+
 /// This machine's identity for leases and waiters (SPEC §4): the machine id
 /// (`/etc/machine-id`, else the kernel's boot id), joined with this process's pid namespace,
 /// so that two containers on one machine, which share the boot id and often an image's

@@ -113,7 +113,8 @@ impl Question {
     }
 
     /// Checks a person's answer (a string, or a list of labels) and returns the resume
-    /// data; the error names what would be accepted.
+    /// data; the error names what would be accepted. A label given in another case is
+    /// taken when exactly one label matches it so (§5.4), and the label is stored.
     pub fn check_answer(&self, answer: &Value) -> Result<Value, String> {
         let labels = self.labels();
         let choices = || format!("choose one of: {}", quote_all(&labels));
@@ -123,12 +124,10 @@ impl Question {
             }
             (Mode::FreeText, Value::String(s)) => Ok(json!(s)),
             (Mode::FreeText, _) => Err("this question takes free text (a string)".into()),
-            (Mode::Single, Value::String(s)) if labels.contains(&s.as_str()) => Ok(json!(s)),
-            (Mode::Single, Value::String(s)) => Err(format!(
-                "{} is not one of the options; {}",
-                quote(s),
-                choices()
-            )),
+            (Mode::Single, Value::String(s)) => match find_label(&labels, s) {
+                Ok(label) => Ok(json!(label)),
+                Err(why) => Err(format!("{why}; {}", choices())),
+            },
             (Mode::Single, _) => Err(format!(
                 "this question takes a single option (a string); {}",
                 choices()
@@ -146,17 +145,13 @@ impl Question {
                     let Some(s) = item.as_str() else {
                         return Err("a multi-select answer is a list of option labels".into());
                     };
-                    if !labels.contains(&s) {
-                        return Err(format!(
-                            "{} is not one of the options; choose one or more of: {}",
-                            quote(s),
-                            quote_all(&labels)
-                        ));
+                    let label = find_label(&labels, s).map_err(|why| {
+                        format!("{why}; choose one or more of: {}", quote_all(&labels))
+                    })?;
+                    if chosen.contains(&label) {
+                        return Err(format!("{} is chosen more than once", quote(label)));
                     }
-                    if chosen.contains(&s) {
-                        return Err(format!("{} is chosen more than once", quote(s)));
-                    }
-                    chosen.push(s);
+                    chosen.push(label);
                 }
                 Ok(json!(chosen))
             }
@@ -166,6 +161,67 @@ impl Question {
             )),
         }
     }
+}
+
+/// The label an answer names: the label itself, or the only label equal to it when case
+/// is ignored. Otherwise why not, with a suggestion when one label is close.
+fn find_label<'a>(labels: &[&'a str], given: &str) -> Result<&'a str, String> {
+    if let Some(label) = labels.iter().find(|l| **l == given) {
+        return Ok(label);
+    }
+    let folded = given.to_lowercase();
+    let same: Vec<&str> = labels
+        .iter()
+        .copied()
+        .filter(|l| l.to_lowercase() == folded)
+        .collect();
+    match same[..] {
+        [label] => Ok(label),
+        [] => Err(match suggestion(labels, &folded) {
+            Some(close) => format!(
+                "{} is not one of the options (did you mean {}?)",
+                quote(given),
+                quote(close)
+            ),
+            None => format!("{} is not one of the options", quote(given)),
+        }),
+        _ => Err(format!(
+            "{} matches {} when case is ignored; give one as written",
+            quote(given),
+            same.iter()
+                .map(|l| quote(l))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )),
+    }
+}
+
+/// The one label closest to a (lowercased) answer that matches none: the only label it
+/// begins, else the only label one or two typos away (a transposition counts as one),
+/// when the typos are fewer than half the label's length.
+fn suggestion<'a>(labels: &[&'a str], folded: &str) -> Option<&'a str> {
+    let only = |found: Vec<&'a str>| match found[..] {
+        [one] => Some(one),
+        _ => None,
+    };
+    if !folded.trim().is_empty() {
+        let begun: Vec<&str> = labels
+            .iter()
+            .copied()
+            .filter(|l| l.to_lowercase().starts_with(folded))
+            .collect();
+        if !begun.is_empty() {
+            return only(begun);
+        }
+    }
+    let distance = |l: &str| strsim::osa_distance(&l.to_lowercase(), folded);
+    let best = labels.iter().map(|l| distance(l)).min()?;
+    let near: Vec<&str> = labels
+        .iter()
+        .copied()
+        .filter(|l| distance(l) == best && best <= 2 && best * 2 < l.chars().count())
+        .collect();
+    only(near)
 }
 
 fn quote(s: &str) -> String {
@@ -506,6 +562,78 @@ mod tests {
             .check_answer(&json!([]))
             .unwrap_err()
             .contains("\"A\", \"B\""));
+    }
+
+    #[test]
+    fn labels_match_in_another_case_and_close_ones_are_suggested() {
+        let theme = question(&json!({"question": "Theme?", "options": [
+            {"label": "Dark"}, {"label": "Light"}, {"label": "High contrast"}]}))
+        .unwrap();
+        let choices = "choose one of: \"Dark\", \"Light\", \"High contrast\"";
+        // The label is stored as the question wrote it.
+        assert_eq!(theme.check_answer(&json!("dark")), Ok(json!("Dark")));
+        assert_eq!(
+            theme.check_answer(&json!("HIGH CONTRAST")),
+            Ok(json!("High contrast"))
+        );
+        for (given, close) in [
+            ("drak", "Dark"),                  // a transposition
+            ("Lihgt", "Light"),                // in another case too
+            ("Ligt", "Light"),                 // a letter missing
+            ("hihg contrst", "High contrast"), // two typos
+            ("hi", "High contrast"),           // a prefix
+            ("d", "Dark"),
+        ] {
+            assert_eq!(
+                theme.check_answer(&json!(given)).unwrap_err(),
+                format!(
+                    "\"{given}\" is not one of the options (did you mean \"{close}\"?); {choices}"
+                ),
+                "{given}"
+            );
+        }
+        for far in ["Blue", "", " ", "xy", "Darkness mode"] {
+            assert_eq!(
+                theme.check_answer(&json!(far)).unwrap_err(),
+                format!("\"{far}\" is not one of the options; {choices}"),
+                "{far}"
+            );
+        }
+
+        // Two labels equal but for case: only the exact one matches, and a third spelling
+        // names both.
+        let twins = question(&json!({"question": "Q", "options": [
+            {"label": "Beta"}, {"label": "beta"}, {"label": "Stable"}]}))
+        .unwrap();
+        assert_eq!(twins.check_answer(&json!("beta")), Ok(json!("beta")));
+        assert_eq!(twins.check_answer(&json!("Beta")), Ok(json!("Beta")));
+        assert_eq!(
+            twins.check_answer(&json!("BETA")).unwrap_err(),
+            "\"BETA\" matches \"Beta\" and \"beta\" when case is ignored; give one as written; choose one of: \"Beta\", \"beta\", \"Stable\""
+        );
+        // A prefix of two labels suggests neither.
+        assert!(!twins
+            .check_answer(&json!("be"))
+            .unwrap_err()
+            .contains("did you mean"));
+
+        let chores = question(&json!({"question": "Q", "selectionMode": "multi_select",
+            "options": [{"label": "Add tests"}, {"label": "Update docs"}]}))
+        .unwrap();
+        assert_eq!(
+            chores.check_answer(&json!(["add TESTS", "update docs"])),
+            Ok(json!(["Add tests", "Update docs"]))
+        );
+        assert_eq!(
+            chores
+                .check_answer(&json!(["Add tests", "add tests"]))
+                .unwrap_err(),
+            "\"Add tests\" is chosen more than once"
+        );
+        assert_eq!(
+            chores.check_answer(&json!(["Add tests", "Update dcos"])).unwrap_err(),
+            "\"Update dcos\" is not one of the options (did you mean \"Update docs\"?); choose one or more of: \"Add tests\", \"Update docs\""
+        );
     }
 
     #[test]

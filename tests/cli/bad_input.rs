@@ -71,6 +71,16 @@ fn the_bad_input_matrix() {
     );
     f.rejects(&["answer", select, ""], 2, "is not one of the options");
     f.rejects(
+        &["answer", select, "bleu"],
+        2,
+        "\"bleu\" is not one of the options (did you mean \"blue\"?); choose one of: \"red\", \"blue\"",
+    );
+    f.rejects(
+        &["answer", multi, "--multi", "A", "a"],
+        2,
+        "\"a\" is chosen more than once",
+    );
+    f.rejects(
         &["answer", select, "--json", "[\"red\"]"],
         2,
         "a single option",
@@ -236,4 +246,23 @@ fn json_mode_errors_are_one_json_line() {
     out.assert_code(2);
     let line: serde_json::Value = serde_json::from_str(out.stderr.trim()).unwrap();
     assert_eq!(line["error"]["code"], "USAGE");
+}
+
+/// A label given in another case is the label (§5.4): the label as the question wrote it
+/// is stored and is what the model gets.
+#[test]
+fn a_label_in_another_case_is_taken_as_written_in_the_question() {
+    let f = fixture();
+    f.env.run(&["answer", &f.select, "BLUE"]).assert_code(0);
+    f.env
+        .run(&["answer", &f.multi, "--multi", "B", "a"])
+        .assert_code(0);
+    assert_eq!(
+        f.env.tool_results(&f.select)[0].1["content"],
+        "User answered: blue"
+    );
+    assert_eq!(
+        f.env.show(&f.multi)["suspensions"][0]["resumeData"],
+        json!(["b", "a"])
+    );
 }

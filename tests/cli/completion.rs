@@ -1,7 +1,9 @@
 //! The completion scripts work in real shells: each script `mastra-ask completions SHELL`
 //! prints is loaded into bash, zsh or fish and asked what it offers, as a person's TAB would
 //! (bash: the registered function with `COMP_WORDS`/`COMP_CWORD`, read from `COMPREPLY`;
-//! zsh: a TAB typed into an interactive zsh in a pseudo-terminal; fish: `complete -C`).
+//! zsh: a TAB typed into an interactive zsh in a pseudo-terminal; fish: `complete -C`). The
+//! scripts call the binary back (found in `PATH`, as an installed one is), which reads the
+//! test's store for run ids.
 //! A shell that is not installed is skipped with a printed reason; with `CI` set it fails
 //! instead (.ci/run installs them).
 
@@ -9,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::Env;
+use crate::common::{Env, BIN};
 
 const SHELLS: [&str; 5] = ["bash", "elvish", "fish", "powershell", "zsh"];
 const STATUSES: [&str; 5] = ["running", "suspended", "completed", "failed", "cancelled"];
@@ -54,10 +56,16 @@ fn script(env: &Env, shell: &str) -> PathBuf {
 fn run_shell(env: &Env, program: &str, args: &[&str]) -> String {
     let home = env.path("shell-home");
     std::fs::create_dir_all(&home).unwrap();
+    // The scripts call `mastra-ask` by name: this build's comes first in PATH.
+    let bin_dir = Path::new(BIN).parent().unwrap().to_path_buf();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path =
+        std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&path))).unwrap();
     let mut child = Command::new(program)
         .args(args)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", path)
+        .env("MASTRA_ASK_DB", env.store.url())
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_DATA_HOME", home.join("data"))
@@ -221,7 +229,12 @@ fn bash_completes_below_the_first_word() {
     let shells = bash_offers(&env, &s, &["mastra-ask", "completions", ""]);
     assert_offers_all(&shells, &SHELLS);
     let top = bash_offers(&env, &s, &["mastra-ask", ""]);
-    assert_offers_all(&top, &["run", "pending", "answer", "review", "--db"]);
+    assert_offers_all(&top, &["run", "pending", "answer", "review"]);
+    assert!(top.iter().all(|o| !o.starts_with('-')), "{top:?}");
+    assert_offers_all(
+        &bash_offers(&env, &s, &["mastra-ask", "-"]),
+        &["--db", "-o", "-h"],
+    );
     assert_eq!(
         bash_offers(&env, &s, &["mastra-ask", "answer", "--mu"]),
         ["--multi"]
@@ -271,5 +284,150 @@ fn fish_completes_below_the_first_word() {
     assert_eq!(
         sorted(fish_offers(&env, &s, "mastra-ask completions ")),
         sorted_strs(&SHELLS)
+    );
+}
+
+// ---- run ids and directories -------------------------------------------------------------
+
+/// A store with a run waiting on a question, one on a plan (newer) and a finished one
+/// (newest); returns (question run, plan run, finished run).
+fn runs_to_complete(env: &Env) -> (String, String, String) {
+    let id = |out: crate::common::Out| out.stdout.trim().to_string();
+    let question = id(env.run(&[
+        "ask",
+        "Which theme?",
+        "--option",
+        "Dark",
+        "--option",
+        "Light",
+    ]));
+    env.write("work/PLAN.md", "# Plan\n\n1. Go.\n");
+    let plan = id(env.run(&["plan", "PLAN.md"]));
+    let done = id(env.run(&["ask", "Name?"]));
+    env.run(&["answer", &done, "Ada"]).assert_code(0);
+    std::fs::create_dir_all(env.path("work/examples/release")).unwrap();
+    (question, plan, done)
+}
+
+#[test]
+fn bash_completes_run_ids_from_the_store_and_directories_with_a_slash() {
+    if !have("bash") {
+        return;
+    }
+    let env = Env::new();
+    let s = script(&env, "bash");
+    // No store yet: no run to offer (only the options, kept for when nothing else fits),
+    // and completing does not create one.
+    let offers = bash_offers(&env, &s, &["mastra-ask", "show", ""]);
+    assert!(offers.iter().all(|o| o.starts_with("--")), "{offers:?}");
+    assert!(!env.db().exists(), "completion created the store");
+    let (question, plan, done) = runs_to_complete(&env);
+    // The runs that wait for this command's kind of item first; no option in the way.
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "answer", ""]),
+        [question.as_str(), &plan, &done]
+    );
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "review", ""]),
+        [plan.as_str(), &question, &done]
+    );
+    // Newest first elsewhere; a prefix completes to the one run.
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "show", ""]),
+        [done.as_str(), &plan, &question]
+    );
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "cancel", &question[..6]]),
+        [question.as_str()]
+    );
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "pending", "--run", &plan[..5]]),
+        [plan.as_str()]
+    );
+    // --db on the line being completed names the store: here one that does not exist.
+    let no_runs = |offers: Vec<String>| offers.iter().all(|o| o.starts_with("--"));
+    assert!(no_runs(bash_offers(
+        &env,
+        &s,
+        &["mastra-ask", "--db", "nowhere.db", "show", ""]
+    )));
+    assert!(!env.path("work/nowhere.db").exists());
+    // A directory completes with its slash, so the next TAB goes on inside it.
+    assert_eq!(
+        bash_offers(&env, &s, &["mastra-ask", "run", "--agent", "examples/rel"]),
+        ["examples/release/"]
+    );
+    // A store that cannot be read offers nothing and prints nothing.
+    std::fs::write(env.path("work/garbage.db"), "not a database").unwrap();
+    assert!(no_runs(bash_offers(
+        &env,
+        &s,
+        &["mastra-ask", "--db", "garbage.db", "show", ""]
+    )));
+}
+
+#[test]
+fn zsh_completes_run_ids_from_the_store_and_directories_with_a_slash() {
+    if !have("zsh") {
+        return;
+    }
+    let env = Env::new();
+    let s = script(&env, "zsh");
+    let (question, plan, done) = runs_to_complete(&env);
+    assert_eq!(
+        zsh_offers(&env, &s, "mastra-ask answer "),
+        [question.as_str(), &plan, &done]
+    );
+    assert_eq!(
+        zsh_offers(&env, &s, &format!("mastra-ask show {}", &plan[..6])),
+        [plan.as_str()]
+    );
+    // zsh adds the slash itself: the candidate is the directory, offered with `-S /`.
+    assert_eq!(
+        zsh_offers(&env, &s, "mastra-ask run --agent examples/rel"),
+        ["examples/release"]
+    );
+}
+
+#[test]
+fn fish_completes_run_ids_from_the_store_and_directories_with_a_slash() {
+    if !have("fish") {
+        return;
+    }
+    let env = Env::new();
+    let s = script(&env, "fish");
+    let (question, plan, done) = runs_to_complete(&env);
+    assert_eq!(
+        fish_offers(&env, &s, "mastra-ask answer "),
+        [question.as_str(), &plan, &done]
+    );
+    assert_eq!(
+        fish_offers(&env, &s, "mastra-ask approve "),
+        [question.as_str(), &plan, &done]
+    );
+    assert_eq!(
+        fish_offers(&env, &s, &format!("mastra-ask wait {}", &done[..6])),
+        [done.as_str()]
+    );
+    assert_eq!(
+        fish_offers(&env, &s, "mastra-ask run --agent examples/rel"),
+        ["examples/release/"]
+    );
+    // fish shows each run's description: its state, agent and what it waits for.
+    let code = "source $argv[1]; complete -C $argv[2]";
+    let described = run_shell(
+        &env,
+        "fish",
+        &[
+            "--no-config",
+            "-c",
+            code,
+            s.to_str().unwrap(),
+            "mastra-ask answer ",
+        ],
+    );
+    assert!(
+        described.contains(&format!("{question}\tsuspended ask: question Which theme?")),
+        "{described}"
     );
 }

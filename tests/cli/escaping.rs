@@ -87,9 +87,9 @@ fn hostile_plans_are_escaped_in_pending_and_show() {
         assert!(!text.contains('\u{202e}'), "raw bidi override in {text:?}");
         assert!(!text.contains('\u{7}'));
     }
-    // `show` has the body in the suspension event, JSON-escaped on one line.
+    // `show`'s events name the plan by its title, escaped.
     assert!(
-        show.contains("Step one Clear\\u001b[2J title\\u001b]0;pwned\\u0007 rtl\\u{202e}gnp.exe"),
+        show.contains("p1 submit_plan waits: plan \"Clear\\x1b[2J title\\x1b]0;pwned\\x07 rtl\\u{202e}gnp.exe\" (PLAN.md)"),
         "{show}"
     );
 }

@@ -44,13 +44,19 @@ fn completions_and_man_pages_are_current() {
         stale.extend(check(&root().join("completions").join(file), &out.stdout));
     }
     let dir = env.path("man");
-    env.run(&["man", "--out-dir", dir.to_str().unwrap()])
-        .assert_code(0);
+    let out = env.run(&["man", "--out-dir", dir.to_str().unwrap()]);
+    out.assert_code(0);
     let mut generated: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     generated.sort();
+    // It says what it wrote, on stderr; stdout stays empty.
+    assert_eq!(
+        out.stderr,
+        format!("wrote {} man pages to {}\n", generated.len(), dir.display())
+    );
+    assert_eq!(out.stdout, "");
     assert!(generated.contains(&"mastra-ask.1".to_string()));
     assert!(generated.contains(&"mastra-ask-answer.1".to_string()));
     for name in &generated {

@@ -713,8 +713,8 @@ fn broken_streams_fail_at_once_and_keep_the_text_shown() {
             );
             let text = env.run(&["show", &run]).stdout;
             let line = format!(
-                "\n    2 text-delta {}\n",
-                json!({"id": events[1]["payload"]["messageId"], "text": shown})
+                "  text                 \"{}\"\n",
+                shown.replace('\n', "\\n")
             );
             assert!(text.contains(&line), "{needle}: {text}");
         }

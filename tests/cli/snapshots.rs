@@ -22,10 +22,27 @@ fn stable(f: impl FnOnce()) {
         (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
         (r"\b\d+[smhd] ago\b", "[AGE] ago"),
         (r"/tmp/\.tmp[A-Za-z0-9]+", "[DIR]"),
+        (
+            r"process group \d+ on host [^ )]+\)",
+            "process group [PGID] on host [HOST])",
+        ),
     ] {
         settings.add_filter(pattern, replacement);
     }
+    settings.add_filter(&regex_escape(env!("CARGO_MANIFEST_DIR")), "[REPO]");
     settings.bind(f);
+}
+
+/// `text` as a regular expression that matches it literally.
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(
+            |c| match c.is_ascii_alphanumeric() || c == '/' || c == '_' {
+                true => vec![c],
+                false => vec!['\\', c],
+            },
+        )
+        .collect()
 }
 
 /// One store with a question, a multi-select question and a plan waiting, and a run that
@@ -61,6 +78,9 @@ fn store_with_runs() -> (Env, String) {
     ])
     .assert_code(75);
     env.run(&["plan", "PLAN.md"]).assert_code(75);
+    let rejected = env.run(&["plan", "PLAN.md"]).stdout;
+    env.run(&["review", rejected.trim(), "--reject"])
+        .assert_code(0);
     (env, done)
 }
 
@@ -73,12 +93,69 @@ fn listings_and_a_run_in_full() {
         insta::assert_snapshot!("runs", env.run(&["runs"]).stdout);
         insta::assert_snapshot!("show", env.run(&["show", &done]).stdout);
     });
+    // The plan run whose plan was rejected says so, in text; its JSON status stays.
+    let runs = env.run(&["runs", "-o", "json"]).json_lines();
+    let rejected = runs
+        .iter()
+        .find(|r| r["agentId"] == "plan" && r["status"] == "completed")
+        .unwrap()["runId"]
+        .as_str()
+        .unwrap();
+    let shown = env.run(&["show", rejected]).stdout;
+    assert!(
+        shown.contains("\nstatus   completed (plan rejected)\n"),
+        "{shown}"
+    );
+}
+
+/// `show` after the README's tour of the release example: what a person reads of a run
+/// that asked, was rejected twice, replied to, approved, and had its tag approved.
+#[test]
+fn show_after_the_tour() {
+    let env = Env::new();
+    let (agent, cwd) = (Env::example_agent(), Env::example_dir());
+    let steps: [(&[&str], i32); 8] = [
+        (&["answer", "3.1.0"], 75),
+        (&["answer", "beta"], 75),
+        (&["answer", "--multi", "Add tests", "Update docs"], 75),
+        (
+            &["review", "--reject", "--feedback", "Add a rollback step."],
+            75,
+        ),
+        (&["review", "--reject"], 0),
+        (&["reply", "Publish the docs before the tag."], 75),
+        (&["review", "--approve"], 75),
+        (&["approve"], 0),
+    ];
+    let start = [
+        "run",
+        "-q",
+        "--agent",
+        &agent,
+        "--cwd",
+        &cwd,
+        "Prepare the next release",
+    ];
+    let out = env.run(&start);
+    out.assert_code(75);
+    let run = out.stdout.trim().to_string();
+    for (args, code) in steps {
+        let mut args = args.to_vec();
+        args.insert(1, &run);
+        env.run(&args).assert_code(code);
+    }
+    let out = env.run(&["show", &run]);
+    out.assert_code(0);
+    stable(|| insta::assert_snapshot!("show-tour", out.stdout));
 }
 
 #[test]
 fn error_lines() {
     let (env, done) = store_with_runs();
+    let theme = env.run(&["ask", "Theme?", "--option", "Dark", "--option", "Light"]);
+    let theme = theme.stdout.trim();
     let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("close-label", vec!["answer", theme, "drak"]),
         ("no-run", vec!["answer", "deadbeef", "x"]),
         ("too-short", vec!["answer", "abc", "x"]),
         ("finished", vec!["answer", &done, "x"]),
@@ -148,4 +225,20 @@ fn help_never_shows_the_environments_values() {
         "{}",
         out.stdout
     );
+    // Set or not, a variable is named without a value: never as set to empty.
+    for set in [false, true] {
+        let mut c = env.command(&["--help"]);
+        if set {
+            c.env("MASTRA_ASK_OUTPUT", "json");
+        }
+        let out = env.run_with(c);
+        out.assert_code(0);
+        assert!(!out.stdout.contains("=]"), "{}", out.stdout);
+        assert!(!out.stdout.contains("=json"), "{}", out.stdout);
+        assert!(
+            out.stdout.contains("[env: MASTRA_ASK_OUTPUT]"),
+            "{}",
+            out.stdout
+        );
+    }
 }

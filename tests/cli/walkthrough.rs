@@ -6,10 +6,11 @@ use crate::common::Env;
 
 // ---- the release example, through each decision -----------------------------------------
 
+// The version and channel are the ones answered: the script uses what it was told.
 const APPROVED: &str =
-    "The plan is approved. Tests and docs come first; I tag v2.0.0 now, once you approve the tag.\n";
+    "The plan is approved. Tests and docs come first; I tag v3.1.0 now, once you approve the tag.\n";
 const TAGGED: &str =
-    "Tagged v2.0.0. Release preparation is underway: the announcement comes next.\n";
+    "Tagged v3.1.0. Release preparation for the beta channel is underway: the announcement comes next.\n";
 const NOT_TAGGED: &str = "I did not tag the release: the tag was declined. The plan stands; tell me when to tag (mastra-ask reply RUN MESSAGE).\n";
 const REVISED: &str =
     "I revised the plan to address your feedback and wrote it to RELEASE_PLAN-v2.md.\n";
@@ -40,7 +41,7 @@ fn plan_waits(run: &str, item: &str) -> String {
 fn tag_waits(run: &str) -> String {
     waiting(
         run,
-        "call_tag approval: tag_release {\"version\":\"2.0.0\"}",
+        "call_tag approval: tag_release {\"version\":\"3.1.0\"}",
         &[
             &format!("approve {run}"),
             &format!("decline {run} --reason <reason>"),
@@ -97,7 +98,7 @@ fn to_the_plan(env: &Env) -> String {
     );
     step(
         env,
-        &["answer", &run, "2.0.0"],
+        &["answer", &run, "3.1.0"],
         75,
         "",
         &waiting(
@@ -194,7 +195,7 @@ fn the_release_example_approved() {
     );
     assert_eq!(
         results[4].1,
-        json!({"tag": "v2.0.0", "note": "an example: no git tag was made"})
+        json!({"tag": "v3.1.0", "note": "an example: no git tag was made"})
     );
     assert_eq!(
         results[2].1,

@@ -58,6 +58,10 @@ pub(super) fn id_of(item: &Value) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_agents_and_pending_in_every_shape() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -159,6 +163,10 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_free_text_question_answered() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -211,6 +219,10 @@ fn mastra_cli_free_text_question_answered() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_multi_select_answered() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -229,6 +241,10 @@ fn mastra_cli_multi_select_answered() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_plan_rejected_with_feedback_then_approved_carries_the_plan() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -316,6 +332,10 @@ fn mastra_cli_plan_rejected_with_feedback_then_approved_carries_the_plan() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_a_plan_that_cannot_be_read_can_be_rejected_or_approved_from_a_file_or_unseen() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -355,6 +375,10 @@ fn mastra_cli_a_plan_that_cannot_be_read_can_be_rejected_or_approved_from_a_file
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_custom_suspension_takes_json() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -376,6 +400,10 @@ fn mastra_cli_custom_suspension_takes_json() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_bad_answers_are_refused_here_and_nothing_is_sent() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -443,6 +471,10 @@ fn mastra_cli_bad_answers_are_refused_here_and_nothing_is_sent() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_answered_call_is_a_conflict_and_an_unknown_run_not_found() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -485,6 +517,10 @@ fn mastra_cli_answered_call_is_a_conflict_and_an_unknown_run_not_found() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_restart_between_suspension_and_answer() {
     let Some(mut fx) = Fixture::start() else {
         return;
@@ -502,6 +538,10 @@ fn mastra_cli_restart_between_suspension_and_answer() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_eight_processes_answer_one_item_and_one_request_reaches_the_server() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -568,16 +608,28 @@ fn stop_during_a_leg(sig: libc::c_int) {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_sigint_during_a_leg_lets_it_finish() {
     stop_during_a_leg(libc::SIGINT);
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_sigterm_during_a_leg_lets_it_finish() {
     stop_during_a_leg(libc::SIGTERM);
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_json_output_is_the_servers_chunks_byte_for_byte() {
     let Some(fx) = shared() else { return };
     let env = Env::new();
@@ -605,6 +657,10 @@ fn mastra_cli_json_output_is_the_servers_chunks_byte_for_byte() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_failing_agent_exits_1_without_a_stack() {
     let Some(fx) = shared() else { return };
     let env = Env::new();
@@ -634,6 +690,10 @@ fn mastra_cli_failing_agent_exits_1_without_a_stack() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_wait_returns_once_the_run_is_no_longer_suspended() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -652,6 +712,10 @@ fn mastra_cli_wait_returns_once_the_run_is_no_longer_suspended() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_at_a_terminal_run_asks_each_item_in_turn() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -701,6 +765,10 @@ fn mastra_cli_at_a_terminal_run_asks_each_item_in_turn() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_leaving_a_prompt_sends_nothing_for_that_item() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -725,6 +793,10 @@ fn mastra_cli_leaving_a_prompt_sends_nothing_for_that_item() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_without_a_run_a_person_picks_among_the_servers_questions() {
     let Some(fx) = Fixture::start() else { return };
     let env = Env::new();
@@ -747,6 +819,10 @@ fn mastra_cli_without_a_run_a_person_picks_among_the_servers_questions() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_an_approval_approved_and_another_declined_with_a_reason() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -815,6 +891,10 @@ fn mastra_cli_an_approval_approved_and_another_declined_with_a_reason() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_require_tool_approval_approve_then_answer_the_same_call() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -875,6 +955,10 @@ fn mastra_cli_require_tool_approval_approve_then_answer_the_same_call() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_cli_at_a_terminal_an_approval_starts_on_decline() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;

@@ -69,6 +69,10 @@ fn listed(client: &Client, agent: &str, run_id: &str) -> Vec<SuspendedCall> {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_lists_agents_and_each_kind_of_suspended_call() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -175,6 +179,10 @@ fn mastra_lists_agents_and_each_kind_of_suspended_call() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_free_text_answer_finishes_the_run() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -204,6 +212,10 @@ fn mastra_free_text_answer_finishes_the_run() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_multi_select_answer_reaches_the_model() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -221,6 +233,10 @@ fn mastra_multi_select_answer_reaches_the_model() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_plan_rejected_with_feedback_then_approved() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -289,6 +305,10 @@ fn mastra_plan_rejected_with_feedback_then_approved() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_approval_approved_and_another_declined_with_a_reason() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -348,6 +368,10 @@ fn mastra_approval_approved_and_another_declined_with_a_reason() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_custom_suspension_is_other_and_resumes_with_json() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -366,6 +390,10 @@ fn mastra_custom_suspension_is_other_and_resumes_with_json() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_failing_model_ends_the_leg_with_its_error() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -397,6 +425,10 @@ fn mastra_failing_model_ends_the_leg_with_its_error() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_require_tool_approval_approves_then_the_same_call_suspends() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -431,6 +463,10 @@ fn mastra_require_tool_approval_approves_then_the_same_call_suspends() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_restart_between_suspension_and_answer() {
     let Some(mut fx) = Fixture::start() else {
         return;
@@ -473,6 +509,10 @@ fn mastra_restart_between_suspension_and_answer() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_unknown_run_and_answered_call_are_told_apart() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -541,6 +581,10 @@ fn mastra_unknown_run_and_answered_call_are_told_apart() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_counter_counts_requests_per_route_and_call() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -609,6 +653,10 @@ fn mastra_counter_counts_requests_per_route_and_call() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_chunk_lines_are_the_servers_data_payloads_byte_for_byte() {
     let Some(fx) = shared() else { return };
     let (_, leg) = start(&fx.client(), "planner", "[scenario:plan]");
@@ -634,6 +682,10 @@ fn mastra_chunk_lines_are_the_servers_data_payloads_byte_for_byte() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_stop_signals_while_streaming_do_not_drop_the_leg() {
     let Some(fx) = shared() else { return };
     let client = fx.client();
@@ -675,6 +727,10 @@ fn mastra_stop_signals_while_streaming_do_not_drop_the_leg() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_a_question_then_a_plan_in_one_run() {
     let Some(fx) = shared() else { return };
     let client = fx.client();

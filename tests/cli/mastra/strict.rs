@@ -10,6 +10,10 @@ use super::fixture::Gate;
 use crate::common::{assert_one_line_error, finish, Env};
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_strict_wait_refuses_empty_unknown_and_stale_ids() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -51,6 +55,10 @@ fn mastra_strict_wait_refuses_empty_unknown_and_stale_ids() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_strict_wait_says_what_it_cannot_know() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -72,6 +80,10 @@ fn mastra_strict_wait_says_what_it_cannot_know() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_an_answered_approval_named_by_a_prefix_is_a_conflict() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -90,6 +102,10 @@ fn mastra_an_answered_approval_named_by_a_prefix_is_a_conflict() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_a_claim_whose_sender_died_before_the_server_got_it_is_sent_once_more() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
@@ -160,6 +176,10 @@ fn mastra_a_claim_whose_sender_died_before_the_server_got_it_is_sent_once_more()
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_a_sender_killed_mid_leg_is_never_resent() {
     let Some((fx, env, url)) = on_the_shared_server() else {
         return;
