@@ -24,8 +24,27 @@ pub enum Refused {
 }
 
 /// Whether `status` is a redirect.
-pub fn is_redirect(status: u16) -> bool {
+fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// Where `response` to a request for `current` sends it: None when it is no redirect (use
+/// the response), else the next URL or why it is not followed; `posting`: the request has a
+/// body.
+pub fn of_response<B>(
+    response: &ureq::http::Response<B>,
+    current: &str,
+    posting: bool,
+) -> Option<Result<String, Refused>> {
+    let status = response.status().as_u16();
+    if !is_redirect(status) {
+        return None;
+    }
+    let location = response
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok());
+    Some(next(status, location, current, posting))
 }
 
 /// Where a redirect answer (`status`, its `Location`) to a request for `current` sends it;

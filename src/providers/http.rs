@@ -102,14 +102,10 @@ impl Client {
             }
             let response = request.send(body).map_err(|e| trouble(&e))?;
             let status = response.status().as_u16();
-            if !redirect::is_redirect(status) {
+            let Some(next) = redirect::of_response(&response, &url, true) else {
                 return Ok(response);
-            }
-            let location = response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok());
-            url = redirect::next(status, location, &url, true).map_err(|refused| {
+            };
+            url = next.map_err(|refused| {
                 Trouble::Other(match refused {
                     Refused::NoLocation => {
                         format!("a redirect (HTTP {status}) without a usable Location")

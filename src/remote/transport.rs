@@ -272,14 +272,10 @@ impl Http {
             };
             let response = result.map_err(|e| self.transport(&e, Delivery::NotSent, budget))?;
             let status = response.status().as_u16();
-            if !redirect::is_redirect(status) {
+            let Some(next) = redirect::of_response(&response, &url, req.body.is_some()) else {
                 return Ok(response);
-            }
-            let location = response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok());
-            url = match redirect::next(status, location, &url, req.body.is_some()) {
+            };
+            url = match next {
                 Ok(next) => next,
                 Err(Refused::NoLocation) => {
                     return Err(

@@ -170,24 +170,10 @@ mod tests {
         };
         PendingItem {
             call: CallRecord {
-                run_id: run.into(),
-                call_id: call.into(),
-                seq: 0,
-                step: 1,
-                tool_name: tool.into(),
-                args: payload.clone(),
                 state: CallState::Pending,
                 kind: Some(kind),
-                payload: (kind != ItemKind::Approval).then_some(payload),
-                result: None,
-                error: None,
-                resume_data: None,
-                resolved_by: None,
-                resolved_via: None,
-                resolved_at: None,
-                expires_at: None,
-                created_at: 0,
-                process: None,
+                payload: (kind != ItemKind::Approval).then_some(payload.clone()),
+                ..CallRecord::fixture(run, call, tool, payload)
             },
             agent_id: "a".into(),
             pending_in_run: 2,
