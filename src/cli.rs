@@ -71,7 +71,9 @@ where
 }
 
 /// `cmd` with no argument read from the environment.
-fn without_env(cmd: clap::Command) -> clap::Command {
+fn without_env(mut cmd: clap::Command) -> clap::Command {
+    // Built first: a subcommand's arguments are deferred until then.
+    cmd.build();
     cmd.mut_args(|a| a.env(None)).mut_subcommands(without_env)
 }
 
@@ -209,7 +211,11 @@ pub enum StatusArg {
     Cancelled,
 }
 
+// Each subcommand's arguments are built only when it is the one given (or for help,
+// completions and man pages), as every command is a whole process. Deferred, a flattened
+// struct's doc comment would become the subcommand's help: those below are `//` comments.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Start a run of an agent on a prompt
     Run(RunArgs),
@@ -256,7 +262,7 @@ pub enum Command {
     Reviewer(ReviewerCommand),
 }
 
-/// Waiting for the outcome, for `run`, `ask` and `plan`.
+// Waiting for the outcome, for `run`, `ask` and `plan`.
 #[derive(Clone, Debug, Args)]
 pub struct WaitFlags {
     /// Block until the run ends; this process drives it after each answer
@@ -390,8 +396,8 @@ pub struct PendingArgs {
     pub quiet: bool,
 }
 
-/// What every command that resolves an item takes: the run, the item, who, and whether to
-/// drive the run on.
+// What every command that resolves an item takes: the run, the item, who, and whether to
+// drive the run on.
 #[derive(Clone, Debug, Args)]
 pub struct ItemArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)
@@ -476,8 +482,8 @@ pub struct ReviewArgs {
     pub agent: Option<String>,
 }
 
-/// What `approve` and `decline` take: the run (required: a shared store may hold others'
-/// approvals), the item, who, and whether to drive the run on.
+// What `approve` and `decline` take: the run (required: a shared store may hold others'
+// approvals), the item, who, and whether to drive the run on.
 #[derive(Clone, Debug, Args)]
 pub struct ApproveArgs {
     /// The run (a unique id prefix of at least 4 characters is enough)

@@ -71,30 +71,16 @@ fn current_word(args: impl Iterator<Item = OsString>) -> String {
 /// offers the options only when nothing else fits, so `answer <TAB>` offers the runs (and
 /// completes the only one) instead of inserting the `--` that all the options share, and
 /// `-<TAB>` still offers every option.
-fn options_in_reserve(cmd: clap::Command) -> clap::Command {
-    use clap::{Arg, ArgAction};
-    let version = cmd.get_version().is_some();
-    let mut cmd = cmd
-        .mut_args(|a| if a.is_positional() { a } else { a.hide(true) })
-        .disable_help_flag(true)
-        .arg(
-            Arg::new("help")
-                .short('h')
-                .long("help")
-                .action(ArgAction::Help)
-                .hide(true),
-        )
-        .mut_subcommands(options_in_reserve);
-    if version {
-        cmd = cmd.disable_version_flag(true).arg(
-            Arg::new("version")
-                .short('V')
-                .long("version")
-                .action(ArgAction::Version)
-                .hide(true),
-        );
-    }
-    cmd
+fn options_in_reserve(mut cmd: clap::Command) -> clap::Command {
+    // Built first: the subcommands' arguments (deferred until then) and the help and
+    // version flags exist once it is.
+    cmd.build();
+    hide_options(cmd)
+}
+
+fn hide_options(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| if a.is_positional() { a } else { a.hide(true) })
+        .mut_subcommands(hide_options)
 }
 
 /// Candidates for a RUN of `answer`, `review`, `approve`, `decline` and `pending --run`:

@@ -50,6 +50,11 @@ use exit::Exit;
 
 /// Runs the program; returns the process exit code.
 pub fn main() -> ExitCode {
+    run().into()
+}
+
+/// `main`, as the code `std::process::exit` takes (the binary's own entry point calls it).
+pub fn run() -> Exit {
     completion::complete_if_asked(cli::command);
     let matches = match cli::parse() {
         Ok(m) => m,
@@ -81,7 +86,7 @@ pub fn main() -> ExitCode {
         token_file_given: cli.server_token_file.is_some(),
     };
     match commands::dispatch(&ctx, cli.command) {
-        Ok(exit) => exit.into(),
+        Ok(exit) => exit,
         Err(e) => report(&out, e.into()),
     }
 }
@@ -89,10 +94,10 @@ pub fn main() -> ExitCode {
 /// Prints what the argument parser refused (or the help and version it was asked for) and
 /// returns the exit code. Its errors echo argv, so they are sanitized like every other line,
 /// and in JSON mode they are the JSON error line.
-fn parse_error(e: &clap::Error) -> ExitCode {
+fn parse_error(e: &clap::Error) -> Exit {
     if !e.use_stderr() {
         let _ = e.print();
-        return Exit::Success.into();
+        return Exit::Success;
     }
     let json = output::usage::json_requested(std::env::args_os(), std::env::var_os(OUTPUT_ENV));
     let (message, rest) = output::usage::split_parse_error(&e.render().to_string());
@@ -102,7 +107,7 @@ fn parse_error(e: &clap::Error) -> ExitCode {
     if !json {
         out.details(&rest);
     }
-    Exit::Usage.into()
+    Exit::Usage
 }
 
 /// The Mastra server of `--server` (or `MASTRA_SERVER_URL`), with its token.
@@ -139,7 +144,7 @@ fn set_colors(choice: ColorChoice) {
 }
 
 /// Prints an error once and returns its exit code.
-fn report(out: &output::Out, e: error::Error) -> ExitCode {
+fn report(out: &output::Out, e: error::Error) -> Exit {
     out.error(e.kind.code(), &e.message, e.hint.as_deref());
-    e.kind.exit().into()
+    e.kind.exit()
 }

@@ -94,6 +94,9 @@ pub struct Samples {
     pub run: Vec<Sample>,
     pub answer: Vec<Sample>,
     pub review: Vec<Sample>,
+    /// `/bin/true`, one after each measured command: the cost of any process, measured
+    /// under the same load as the commands beside it.
+    pub floor: Vec<Sample>,
 }
 
 pub const RUN: [&str; 4] = ["run", "--agent", "agent.json", "Prepare the next release"];
@@ -107,6 +110,7 @@ pub fn lifecycles(runner: &Runner, n: usize, batch: usize) -> Result<Samples, St
         let size = batch.min(n - done);
         for _ in 0..size {
             samples.run.push(runner.measure(&RUN, 75)?);
+            samples.floor.push(runner.floor()?);
         }
         for _ in 0..4 {
             for item in pending(runner)? {
@@ -116,6 +120,7 @@ pub fn lifecycles(runner: &Runner, n: usize, batch: usize) -> Result<Samples, St
                     Stage::Plan => samples.review.push(s),
                     _ => samples.answer.push(s),
                 }
+                samples.floor.push(runner.floor()?);
             }
         }
         if !pending(runner)?.is_empty() {

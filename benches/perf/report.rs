@@ -15,6 +15,28 @@ pub fn quantile(samples: &[Sample], q: f64) -> Duration {
     walls[i]
 }
 
+/// The median of `f` over the samples.
+fn median<T: Ord + Copy + Default>(samples: &[Sample], f: impl Fn(&Sample) -> T) -> T {
+    let mut v: Vec<T> = samples.iter().map(f).collect();
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+/// What a process costs besides its wall time: `CPU 1.23 ms, 345 page faults` (medians).
+pub fn cost(samples: &[Sample]) -> String {
+    format!(
+        "CPU {}, {} page faults",
+        ms(median(samples, |s| s.cpu)),
+        median(samples, |s| s.faults)
+    )
+}
+
+/// The issue-22 bound for a command measured beside `floor` (`/bin/true`): twice the
+/// floor's median plus `extra`.
+pub fn floor_bound(floor: &[Sample], extra: Duration) -> Duration {
+    quantile(floor, 0.5) * 2 + extra
+}
+
 pub fn peak_rss_kib(samples: &[Sample]) -> u64 {
     samples.iter().map(|s| s.rss_kib).max().unwrap_or(0)
 }

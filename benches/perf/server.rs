@@ -7,6 +7,7 @@
 //! Each `answer` sample answers a fresh run that suspended on a free-text question; curl's
 //! sample resumes another such run with the same body to `data: [DONE]`.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -184,4 +185,105 @@ fn start(r: &Runner, url: &str, i: usize) -> Result<(String, String), String> {
             return Err(format!("run {id} was never listed"));
         }
     }
+}
+
+/// Mastra's own cost per process, the reference of SPEC §10: a cold `node server.mjs` (the
+/// real `@mastra/server` routes and `@mastra/core`, LibSQL storage) on storage holding
+/// suspended runs, which boots and resumes one of them to the end of its leg. `n` samples,
+/// each a run of its own (made beforehand by a warm server on the same storage, then
+/// stopped). The wall time runs from spawn to the resumed leg's `[DONE]`.
+pub fn per_process(r: &Runner, data: &Path, n: usize) -> Result<Vec<Sample>, String> {
+    let mut runs = Vec::with_capacity(n);
+    {
+        let server = Server::start(data)?;
+        for i in 0..n {
+            runs.push(start(r, &server.url, 1000 + i)?);
+        }
+    }
+    runs.into_iter()
+        .map(|(run, call)| {
+            let body = serde_json::json!({"runId": run, "toolCallId": call, "resumeData": "bench"})
+                .to_string();
+            let args: Vec<OsString> = vec![
+                "--resume-mastra".into(),
+                r.stderr_file().into(),
+                data.into(),
+                body.into(),
+            ];
+            r.measure_helper(&args, "node server.mjs (one resume)", 0)
+        })
+        .collect()
+}
+
+/// The helper mode of `per_process`: `--resume-mastra STDERR DATA_DIR BODY`. Never returns.
+pub fn helper(args: &[OsString]) -> ! {
+    crate::spawn::report_and_exit(resume_cold(args))
+}
+
+fn resume_cold(args: &[OsString]) -> std::io::Result<Sample> {
+    let [stderr, data, body] = args else {
+        return Err(std::io::Error::other(
+            "usage: --resume-mastra STDERR DATA BODY",
+        ));
+    };
+    let body = body.to_string_lossy();
+    let start = Instant::now();
+    let mut child = Command::new("node")
+        .arg("server.mjs")
+        .current_dir(fixture())
+        .env("FIXTURE_DATA_DIR", data)
+        .env("FIXTURE_PORT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(stderr)?)
+        .spawn()?;
+    let outcome = listening_port(&mut child).and_then(|port| resume(port, &body));
+    let wall = start.elapsed();
+    let _ = child.kill();
+    let (_, usage) = crate::spawn::wait4(child.id())?;
+    let done = outcome?;
+    Ok(crate::spawn::sample(wall, if done { 0 } else { 1 }, &usage))
+}
+
+fn listening_port(child: &mut Child) -> std::io::Result<u16> {
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| std::io::Error::other("no stdout"))?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    serde_json::from_str::<serde_json::Value>(&line)
+        .ok()
+        .and_then(|v| v["listening"]["port"].as_u64())
+        .and_then(|p| u16::try_from(p).ok())
+        .ok_or_else(|| std::io::Error::other(format!("the Mastra server did not start: {line:?}")))
+}
+
+/// POSTs the resume and reads the event stream to its last event (`data: [DONE]`, after
+/// which the server may hold the connection open); whether that came.
+fn resume(port: u16, body: &str) -> std::io::Result<bool> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(60)))?;
+    write!(
+        s,
+        "POST /api/agents/planner/resume-stream HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 16384];
+    while seen.len() < 64 << 20 {
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        seen.extend_from_slice(&buf[..n]);
+        // The marker may straddle two reads: look at the tail.
+        let tail = &seen[seen.len().saturating_sub(n + 16)..];
+        if tail.windows(12).any(|w| w == b"data: [DONE]") {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }

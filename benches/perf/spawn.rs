@@ -1,4 +1,5 @@
-//! Measuring one process of the real binary: wall time and peak RSS.
+//! Measuring one process of the real binary: wall time, CPU time (user and system), page
+//! faults and peak RSS, as the kernel reports them for the reaped child (`wait4`).
 //!
 //! The peak RSS the kernel reports for a child counts the address space the child was
 //! spawned from, so a bench that grew (seeding a store) would inflate every figure. The
@@ -18,13 +19,29 @@ pub struct Sample {
     pub wall: Duration,
     pub rss_kib: u64,
     pub code: i32,
+    /// User plus system time of the process (all its threads).
+    pub cpu: Duration,
+    /// Page faults, minor and major.
+    pub faults: u64,
 }
 
 /// The helper mode: `--spawn STDERR_FILE PROGRAM ARGS...`. Never returns.
 pub fn helper(args: &[OsString]) -> ! {
-    let code = match measure_here(args) {
+    report_and_exit(measure_here(args))
+}
+
+/// Prints a helper's sample as `measure_helper` reads it, and exits.
+pub fn report_and_exit(sample: std::io::Result<Sample>) -> ! {
+    let code = match sample {
         Ok(s) => {
-            println!("{} {} {}", s.wall.as_nanos(), s.rss_kib, s.code);
+            println!(
+                "{} {} {} {} {}",
+                s.wall.as_nanos(),
+                s.rss_kib,
+                s.code,
+                s.cpu.as_nanos(),
+                s.faults
+            );
             0
         }
         Err(e) => {
@@ -49,16 +66,26 @@ fn measure_here(args: &[OsString]) -> std::io::Result<Sample> {
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()?;
-    let (code, rss_kib) = wait4(child.id())?;
-    Ok(Sample {
-        wall: start.elapsed(),
-        rss_kib,
-        code,
-    })
+    let (code, usage) = wait4(child.id())?;
+    Ok(sample(start.elapsed(), code, &usage))
 }
 
-/// Reaps `pid`: its exit code (128 + signal when killed) and peak RSS in KiB.
-fn wait4(pid: u32) -> std::io::Result<(i32, u64)> {
+/// A sample of a reaped process.
+pub fn sample(wall: Duration, code: i32, usage: &libc::rusage) -> Sample {
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    Sample {
+        wall,
+        rss_kib: usage.ru_maxrss.max(0) as u64,
+        code,
+        cpu: time(usage.ru_utime) + time(usage.ru_stime),
+        faults: (usage.ru_minflt.max(0) + usage.ru_majflt.max(0)) as u64,
+    }
+}
+
+/// Reaps `pid`: its exit code (128 + signal when killed) and what it used.
+pub fn wait4(pid: u32) -> std::io::Result<(i32, libc::rusage)> {
     let pid = pid as libc::pid_t;
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
@@ -79,7 +106,7 @@ fn wait4(pid: u32) -> std::io::Result<(i32, u64)> {
     } else {
         128 + libc::WTERMSIG(status)
     };
-    Ok((code, usage.ru_maxrss.max(0) as u64))
+    Ok((code, usage))
 }
 
 /// Runs the product binary in one directory with one store and a clean environment.
@@ -126,6 +153,13 @@ impl Runner {
             .current_dir(&self.cwd);
     }
 
+    /// `c` with the environment every measured command gets.
+    pub fn with_env(&self, mut c: Command) -> Command {
+        c.stdin(Stdio::null());
+        self.env(&mut c);
+        c
+    }
+
     /// A command of the product, for callers that want its output.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(&self.bin);
@@ -147,13 +181,24 @@ impl Runner {
         args: &[&str],
         expect: i32,
     ) -> Result<Sample, String> {
+        let mut helper: Vec<OsString> = vec!["--spawn".into(), self.stderr.clone().into()];
+        helper.push(program.into());
+        helper.extend(args.iter().map(OsString::from));
+        let what = format!("{} {}", program.display(), args.join(" "));
+        self.measure_helper(&helper, what.trim_end(), expect)
+    }
+
+    /// Runs the bench's own binary as a helper with `args` (a mode and its arguments),
+    /// which measures one process and prints `Sample`'s fields; `what` names it in errors.
+    pub fn measure_helper(
+        &self,
+        args: &[OsString],
+        what: &str,
+        expect: i32,
+    ) -> Result<Sample, String> {
         let me = std::env::current_exe().map_err(|e| e.to_string())?;
         let mut c = Command::new(me);
-        c.arg("--spawn")
-            .arg(&self.stderr)
-            .arg(program)
-            .args(args)
-            .stdin(Stdio::null());
+        c.args(args).stdin(Stdio::null());
         self.env(&mut c);
         let out = c
             .output()
@@ -163,7 +208,7 @@ impl Runner {
             .split_whitespace()
             .filter_map(|f| f.parse().ok())
             .collect();
-        let [wall, rss, code] = fields[..] else {
+        let [wall, rss, code, cpu, faults] = fields[..] else {
             return Err(format!(
                 "helper failed: {}",
                 String::from_utf8_lossy(&out.stderr)
@@ -173,17 +218,28 @@ impl Runner {
             wall: Duration::from_nanos(wall),
             rss_kib: rss,
             code: code as i32,
+            cpu: Duration::from_nanos(cpu),
+            faults,
         };
         if sample.code != expect {
             let stderr = std::fs::read_to_string(&self.stderr).unwrap_or_default();
             return Err(format!(
-                "`mastra-ask {}` exited {} (expected {expect}): {}",
-                args.join(" "),
+                "`{what}` exited {} (expected {expect}): {}",
                 sample.code,
                 stderr.trim()
             ));
         }
         Ok(sample)
+    }
+
+    /// Where the measured process's stderr goes (the helper's second argument).
+    pub fn stderr_file(&self) -> &Path {
+        &self.stderr
+    }
+
+    /// `/bin/true`: what starting any process costs here.
+    pub fn floor(&self) -> Result<Sample, String> {
+        self.measure_program(Path::new("/bin/true"), &[], 0)
     }
 
     /// Runs `args` and returns its stdout; fails unless it exits `expect`.

@@ -139,3 +139,55 @@ fn prompt_from_stdin_and_a_broken_pipe() {
     out.assert_code(0);
     assert_eq!(out.stderr, "");
 }
+
+/// A command started with its standard descriptors closed (as a careless daemon or cron line
+/// may start it) has `/dev/null` open for writing on each of them while it runs, so that its
+/// output never lands in a file or connection it opened itself (SQLite keeps its own files
+/// above them; the PostgreSQL connection's sockets and the async runtime's descriptors are
+/// not so careful).
+#[test]
+fn a_command_started_with_its_standard_descriptors_closed_has_dev_null_on_them() {
+    use std::os::unix::process::CommandExt;
+    let env = Env::new();
+    let mut cmd = env.command(&["ask", "Which name?", "--wait"]);
+    // SAFETY: between fork and exec only close(2) runs, which is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            for fd in 0..3 {
+                libc::close(fd);
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let run = env.first_pending();
+    for fd in 0..3 {
+        let path = format!("/proc/{}/fd/{fd}", child.id());
+        let target = std::fs::read_link(&path).unwrap();
+        assert_eq!(target, std::path::Path::new("/dev/null"), "{path}");
+        let info = std::fs::read_to_string(format!("/proc/{}/fdinfo/{fd}", child.id())).unwrap();
+        let flags = info
+            .lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .map(|f| u32::from_str_radix(f.trim(), 8).unwrap())
+            .unwrap();
+        assert_eq!(
+            flags & 0o3,
+            0o2,
+            "descriptor {fd} is not open for reading and writing"
+        );
+    }
+    env.run(&["answer", &run, "Ada"]).assert_code(0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the waiter never ended"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+}

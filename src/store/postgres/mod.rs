@@ -72,7 +72,7 @@ impl PgStore {
 impl Backend for PgStore {
     fn transact(&self, _durability: Durability, f: Work) -> Result<()> {
         let mut client = self.client.borrow_mut();
-        let mut tx = tx::PgTx::begin(&mut client).map_err(|e| self.explain(e))?;
+        let mut tx = tx::PgTx::begin(&mut client);
         f(&mut tx).map_err(|e| self.explain(e.doing("writing to the store")))?;
         tx.commit().map_err(|e| self.explain(e))
     }

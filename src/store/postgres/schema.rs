@@ -91,23 +91,26 @@ CREATE TABLE waiters (
     migrations::LEDGER_STARTS,
 ];
 
-/// The store's schema version; `None` when the database has no store yet.
+/// The store's schema version; `None` when the database has no store yet. One round trip:
+/// the table is read, and its absence is the answer.
 pub fn version(client: &mut Client) -> Result<Option<i64>> {
-    let exists: bool = client
-        .query_one(
-            "SELECT to_regclass('mastra_ask.schema_version') IS NOT NULL",
-            &[],
-        )?
-        .get(0);
-    if !exists {
-        return Ok(None);
-    }
-    let row = client.query_one("SELECT max(version) FROM mastra_ask.schema_version", &[])?;
+    let row = match client.query_one("SELECT max(version) FROM mastra_ask.schema_version", &[]) {
+        Ok(row) => row,
+        Err(e) if no_store(&e) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
     row.try_get::<_, Option<i64>>(0).map_err(|e| {
         corrupt(&format!(
             "its schema_version table is not one mastra-ask made ({e})"
         ))
     })
+}
+
+/// The error of reading a schema or a table that does not exist.
+fn no_store(e: &tokio_postgres::Error) -> bool {
+    use tokio_postgres::error::SqlState;
+    e.code()
+        .is_some_and(|c| *c == SqlState::UNDEFINED_TABLE || *c == SqlState::INVALID_SCHEMA_NAME)
 }
 
 fn corrupt(detail: &str) -> Error {
@@ -140,7 +143,7 @@ pub fn known(store: &str, version: i64) -> Result<()> {
 
 /// Applies the missing migrations; safe when several processes do it at once.
 pub fn migrate(client: &mut Client, store: &str) -> Result<()> {
-    let mut tx = client.transaction()?;
+    let mut tx = client.transaction();
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
     tx.batch_execute(
         "CREATE SCHEMA IF NOT EXISTS mastra_ask; \

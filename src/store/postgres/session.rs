@@ -6,9 +6,19 @@
 //! notification is silent on purpose and has its own bound, the caller's timeout.
 //!
 //! This is the `postgres` crate's blocking client cut down to what the store calls, with
-//! that deadline added (the crate has no way to add it). It knows no SQL of the store's and
-//! no store error: its errors are the driver's, a silence among them as an I/O error whose
-//! source is `Silent` (see `errors.rs`).
+//! that deadline added (the crate has no way to add it), and with fewer round trips, since
+//! every command is a new process on a new connection where nothing prepared survives:
+//!
+//! - a statement is sent unprepared with the types of its parameters (parse, bind and
+//!   execute in one message: one round trip, where preparing first takes two);
+//! - a transaction's `BEGIN`, and the writes whose outcome nothing reads before the commit
+//!   (`Transaction::write`), wait and go out with its next statement or its `COMMIT`, in one
+//!   flight. The server runs them in order, as if each had been sent alone; the first error
+//!   among them is the flight's error (the later statements of the transaction fail only
+//!   because of it, and its `COMMIT` rolls back).
+//!
+//! It knows no SQL of the store's and no store error: its errors are the driver's, a
+//! silence among them as an I/O error whose source is `Silent` (see `errors.rs`).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -22,8 +32,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::runtime::Runtime;
 use tokio::time::{Instant, Sleep};
-use tokio_postgres::types::ToSql;
-use tokio_postgres::{AsyncMessage, Error, Notification, Row, Statement, ToStatement};
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{AsyncMessage, Error, Notification, Row};
 
 /// The server sent nothing for this long while a call waited for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,6 +190,76 @@ where
     }
 }
 
+/// A statement's parameter, with the type it is sent as (statements are not prepared, so
+/// the server is told the types rather than asked for them).
+pub trait Param: Sync {
+    fn sql(&self) -> &(dyn ToSql + Sync);
+    fn pg_type(&self) -> Type;
+    /// An owned copy, for a write that is sent later.
+    fn owned(&self) -> Box<dyn Param + Send>;
+}
+
+/// A Rust type that is sent as one PostgreSQL type.
+pub trait Typed: ToSql + Sync {
+    type Owned: Typed + Send + 'static;
+    fn pg_type() -> Type;
+    fn to_owned_param(&self) -> Self::Owned;
+}
+
+impl<T: Typed> Param for T {
+    fn sql(&self) -> &(dyn ToSql + Sync) {
+        self
+    }
+
+    fn pg_type(&self) -> Type {
+        T::pg_type()
+    }
+
+    fn owned(&self) -> Box<dyn Param + Send> {
+        Box::new(self.to_owned_param())
+    }
+}
+
+macro_rules! typed {
+    ($rust:ty, $pg:ident, $owned:ty, |$v:ident| $to_owned:expr) => {
+        impl Typed for $rust {
+            type Owned = $owned;
+            fn pg_type() -> Type {
+                Type::$pg
+            }
+            fn to_owned_param(&self) -> $owned {
+                let $v = self;
+                $to_owned
+            }
+        }
+    };
+}
+
+typed!(i64, INT8, i64, |v| *v);
+typed!(bool, BOOL, bool, |v| *v);
+typed!(String, TEXT, String, |v| v.clone());
+typed!(&str, TEXT, String, |v| v.to_string());
+typed!(Vec<&str>, TEXT_ARRAY, Vec<String>, |v| v
+    .iter()
+    .map(|s| s.to_string())
+    .collect());
+typed!(Vec<String>, TEXT_ARRAY, Vec<String>, |v| v.clone());
+
+impl<T: Typed> Typed for Option<T> {
+    type Owned = Option<T::Owned>;
+    fn pg_type() -> Type {
+        T::pg_type()
+    }
+    fn to_owned_param(&self) -> Self::Owned {
+        self.as_ref().map(T::to_owned_param)
+    }
+}
+
+/// The parameters as the driver takes them.
+fn typed<'a>(params: &'a [&'a dyn Param]) -> Vec<(&'a (dyn ToSql + Sync), Type)> {
+    params.iter().map(|p| (p.sql(), p.pg_type())).collect()
+}
+
 /// A connected session.
 pub struct Client {
     client: tokio_postgres::Client,
@@ -215,53 +295,42 @@ impl Client {
         }
     }
 
-    pub fn execute<Q>(&mut self, query: &Q, params: &[&(dyn ToSql + Sync)]) -> Result<u64, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.driver.call(self.client.execute(query, params))
+    /// One statement, in one round trip; how many rows it changed.
+    pub fn execute(&mut self, query: &str, params: &[&dyn Param]) -> Result<u64, Error> {
+        let params = typed(params);
+        self.driver.call(self.client.execute_typed(query, &params))
     }
 
-    pub fn query<Q>(&mut self, query: &Q, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.driver.call(self.client.query(query, params))
+    pub fn query(&mut self, query: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
+        let params = typed(params);
+        self.driver.call(self.client.query_typed(query, &params))
     }
 
-    pub fn query_one<Q>(&mut self, query: &Q, params: &[&(dyn ToSql + Sync)]) -> Result<Row, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.driver.call(self.client.query_one(query, params))
+    pub fn query_one(&mut self, query: &str, params: &[&dyn Param]) -> Result<Row, Error> {
+        let params = typed(params);
+        self.driver
+            .call(self.client.query_typed_one(query, &params))
     }
 
-    pub fn query_opt<Q>(
-        &mut self,
-        query: &Q,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Option<Row>, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.driver.call(self.client.query_opt(query, params))
+    pub fn query_opt(&mut self, query: &str, params: &[&dyn Param]) -> Result<Option<Row>, Error> {
+        let params = typed(params);
+        self.driver
+            .call(self.client.query_typed_opt(query, &params))
     }
 
-    pub fn prepare(&mut self, query: &str) -> Result<Statement, Error> {
-        self.driver.call(self.client.prepare(query))
-    }
-
+    /// Statements without parameters, in one round trip (the simple query protocol).
     pub fn batch_execute(&mut self, query: &str) -> Result<(), Error> {
         self.driver.call(self.client.batch_execute(query))
     }
 
-    /// `BEGIN`; the transaction rolls back when dropped uncommitted.
-    pub fn transaction(&mut self) -> Result<Transaction<'_>, Error> {
-        self.batch_execute("BEGIN")?;
-        Ok(Transaction {
+    /// A transaction; its `BEGIN` goes out with its first statement.
+    pub fn transaction(&mut self) -> Transaction<'_> {
+        Transaction {
             client: self,
+            pending: Pending::default(),
+            begun: false,
             open: true,
-        })
+        }
     }
 
     /// The next notification, waiting at most `timeout` for one (`None` after it).
@@ -345,62 +414,210 @@ fn pump(
     }
 }
 
-/// An open transaction: the client's calls, then `commit`, or a rollback when dropped.
+/// A write waiting for the transaction's next flight.
+struct Queued {
+    query: String,
+    params: Vec<Box<dyn Param + Send>>,
+}
+
+/// What a transaction has not sent yet: its `BEGIN`, and writes.
+#[derive(Default)]
+struct Pending {
+    begin: bool,
+    writes: Vec<Queued>,
+}
+
+type Sent<'a> = Pin<Box<dyn Future<Output = Result<(), Error>> + 'a>>;
+
+impl Pending {
+    fn params(&self) -> Vec<Vec<(&(dyn ToSql + Sync), Type)>> {
+        self.writes
+            .iter()
+            .map(|w| w.params.iter().map(|p| (p.sql(), p.pg_type())).collect())
+            .collect()
+    }
+
+    /// The futures that send them, in order.
+    fn futures<'a>(
+        &'a self,
+        client: &'a tokio_postgres::Client,
+        params: &'a [Vec<(&'a (dyn ToSql + Sync), Type)>],
+    ) -> Vec<Sent<'a>> {
+        let mut sent: Vec<Sent<'a>> = Vec::with_capacity(self.writes.len() + 1);
+        if self.begin {
+            sent.push(Box::pin(client.batch_execute("BEGIN")));
+        }
+        for (w, p) in self.writes.iter().zip(params) {
+            sent.push(Box::pin(async move {
+                client.execute_typed(&w.query, p).await.map(|_| ())
+            }));
+        }
+        sent
+    }
+}
+
+/// Polls `before`, then `last`, each in turn (so that their messages go out in that order,
+/// in one flight), until all of them are done. The first error among them is the result.
+async fn together<T>(
+    mut before: Vec<Sent<'_>>,
+    last: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    let mut last = pin!(last);
+    let mut done = vec![false; before.len()];
+    let mut first_error = None;
+    let mut out = None;
+    poll_fn(|cx| {
+        for (f, d) in before.iter_mut().zip(done.iter_mut()) {
+            if !*d {
+                if let Poll::Ready(r) = f.as_mut().poll(cx) {
+                    *d = true;
+                    if let Err(e) = r {
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        if out.is_none() {
+            if let Poll::Ready(r) = last.as_mut().poll(cx) {
+                out = Some(r);
+            }
+        }
+        if done.iter().all(|d| *d) {
+            if let Some(r) = out.take() {
+                return Poll::Ready(match first_error.take() {
+                    Some(e) => Err(e),
+                    None => r,
+                });
+            }
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+/// An open transaction: its statements, then `commit`, or a rollback when dropped.
 pub struct Transaction<'c> {
     client: &'c mut Client,
+    pending: Pending,
+    /// `BEGIN` has gone out.
+    begun: bool,
     open: bool,
 }
 
+/// Sends what the transaction has pending and then `$call` (an expression over `$c`, the
+/// driver's client), in one flight.
+macro_rules! flight {
+    ($tx:expr, |$c:ident| $call:expr) => {{
+        let pending = $tx.take_pending();
+        let params = pending.params();
+        let Client { client, driver } = &mut *$tx.client;
+        let $c: &tokio_postgres::Client = client;
+        let before = pending.futures($c, &params);
+        driver.call(together(before, $call))
+    }};
+}
+
 impl Transaction<'_> {
+    fn take_pending(&mut self) -> Pending {
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.begin = !std::mem::replace(&mut self.begun, true);
+        pending
+    }
+
+    /// Commits what was sent and what waits, in one flight; nothing at all when the
+    /// transaction did nothing.
     pub fn commit(mut self) -> Result<(), Error> {
         self.open = false;
-        self.client.batch_execute("COMMIT")
+        if !self.begun && self.pending.writes.is_empty() {
+            return Ok(());
+        }
+        flight!(self, |c| c.batch_execute("COMMIT"))
     }
 
-    pub fn execute<Q>(&mut self, query: &Q, params: &[&(dyn ToSql + Sync)]) -> Result<u64, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.client.execute(query, params)
+    /// A write whose outcome nothing reads before the commit: it goes out with the next
+    /// statement or with the `COMMIT`, and its error (if any) is theirs.
+    pub fn write(&mut self, query: &str, params: &[&dyn Param]) {
+        self.pending.writes.push(Queued {
+            query: query.to_string(),
+            params: params.iter().map(|p| p.owned()).collect(),
+        });
     }
 
-    pub fn query<Q>(&mut self, query: &Q, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.client.query(query, params)
+    /// One statement (after what waits); how many rows it changed.
+    pub fn execute(&mut self, query: &str, params: &[&dyn Param]) -> Result<u64, Error> {
+        let typed = typed(params);
+        flight!(self, |c| c.execute_typed(query, &typed))
     }
 
-    pub fn query_one<Q>(&mut self, query: &Q, params: &[&(dyn ToSql + Sync)]) -> Result<Row, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.client.query_one(query, params)
+    pub fn query(&mut self, query: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
+        let typed = typed(params);
+        flight!(self, |c| c.query_typed(query, &typed))
     }
 
-    pub fn query_opt<Q>(
-        &mut self,
-        query: &Q,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Option<Row>, Error>
-    where
-        Q: ?Sized + ToStatement,
-    {
-        self.client.query_opt(query, params)
+    pub fn query_one(&mut self, query: &str, params: &[&dyn Param]) -> Result<Row, Error> {
+        let typed = typed(params);
+        flight!(self, |c| c.query_typed_one(query, &typed))
     }
 
-    pub fn prepare(&mut self, query: &str) -> Result<Statement, Error> {
-        self.client.prepare(query)
+    pub fn query_opt(&mut self, query: &str, params: &[&dyn Param]) -> Result<Option<Row>, Error> {
+        let typed = typed(params);
+        flight!(self, |c| c.query_typed_opt(query, &typed))
     }
 
+    /// Statements without parameters (the simple query protocol), after what waits.
     pub fn batch_execute(&mut self, query: &str) -> Result<(), Error> {
-        self.client.batch_execute(query)
+        flight!(self, |c| c.batch_execute(query))
     }
+
+    /// Two queries in one flight (after what waits); the second runs after the first, as
+    /// if sent alone, and sees what the first waited for (a lock, say).
+    pub fn query_two(
+        &mut self,
+        first: (&str, &[&dyn Param]),
+        second: (&str, &[&dyn Param]),
+    ) -> Result<(Vec<Row>, Vec<Row>), Error> {
+        let (a, b) = (typed(first.1), typed(second.1));
+        flight!(self, |c| both(
+            c.query_typed(first.0, &a),
+            c.query_typed(second.0, &b)
+        ))
+    }
+}
+
+/// Polls `a`, then `b` (so `a`'s messages go out first), until both are done.
+async fn both<A, B>(
+    a: impl Future<Output = Result<A, Error>>,
+    b: impl Future<Output = Result<B, Error>>,
+) -> Result<(A, B), Error> {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    poll_fn(|cx| {
+        if ra.is_none() {
+            if let Poll::Ready(r) = a.as_mut().poll(cx) {
+                ra = Some(r);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(r) = b.as_mut().poll(cx) {
+                rb = Some(r);
+            }
+        }
+        match (ra.take(), rb.take()) {
+            (Some(x), Some(y)) => Poll::Ready(Ok((x?, y?))),
+            (x, y) => {
+                ra = x;
+                rb = y;
+                Poll::Pending
+            }
+        }
+    })
+    .await
 }
 
 impl Drop for Transaction<'_> {
     fn drop(&mut self) {
-        if self.open {
+        // What never went out is dropped with it; what did is rolled back.
+        if self.open && self.begun {
             let _ = self.client.batch_execute("ROLLBACK");
         }
     }

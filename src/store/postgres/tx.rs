@@ -2,6 +2,11 @@
 //! (`store::Tx`). Locking a run is `SELECT … FOR UPDATE`, so a run's sequences and items
 //! change in one transaction at a time; every change sends `NOTIFY mastra_ask, '<run id>'`
 //! so that waiters wake at once. No decisions here: the transitions make them.
+//!
+//! Writes whose outcome nothing reads wait and go out with the next statement or the
+//! `COMMIT` (`Transaction::write`), and a run's next sequence numbers are read once per
+//! transaction (its row is locked, so only this transaction moves them): a transition costs
+//! a round trip per read it makes, and one for its commit.
 
 use super::session::{Client, Transaction};
 
@@ -18,9 +23,21 @@ use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
 pub const CHANNEL: &str = "mastra_ask";
 
+/// A run's next message and event sequence numbers.
+const SEQS: &str = "SELECT (SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE run_id = $1), \
+    (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run_id = $1)";
+
 /// One open transaction.
 pub struct PgTx<'c> {
     pub(super) tx: Transaction<'c>,
+    /// The next message and event sequence numbers of runs this transaction appends to.
+    seqs: Vec<(String, Seqs)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Seqs {
+    message: i64,
+    event: i64,
 }
 
 /// A lease's columns (token, host, pid, start, expiry), all NULL for none.
@@ -47,10 +64,11 @@ fn to_json(v: &impl serde::Serialize) -> String {
 }
 
 impl<'c> PgTx<'c> {
-    pub fn begin(client: &'c mut Client) -> Result<PgTx<'c>> {
-        match client.transaction() {
-            Ok(tx) => Ok(PgTx { tx }),
-            Err(e) => Err(classify("starting a transaction", e)),
+    /// A transaction; nothing is sent before its first statement.
+    pub fn begin(client: &'c mut Client) -> PgTx<'c> {
+        PgTx {
+            tx: client.transaction(),
+            seqs: Vec::new(),
         }
     }
 
@@ -60,32 +78,44 @@ impl<'c> PgTx<'c> {
             .map_err(|e| classify("writing to the store", e))
     }
 
-    fn next_seq(&mut self, table: &str, run_id: &str) -> Result<i64> {
-        let sql = format!("SELECT coalesce(max(seq) + 1, 0) FROM {table} WHERE run_id = $1");
-        Ok(self.tx.query_one(&sql, &[&run_id])?.get(0))
-    }
-
-    fn append_messages(&mut self, run_id: &str, messages: &[Message]) -> Result<i64> {
-        let first = self.next_seq("messages", run_id)?;
-        let stmt = self
-            .tx
-            .prepare("INSERT INTO messages (run_id, seq, body) VALUES ($1, $2, $3)")?;
-        for (seq, m) in (first..).zip(messages) {
-            self.tx.execute(&stmt, &[&run_id, &seq, &to_json(m)])?;
+    /// The run's next message and event sequence numbers: read once (after its row was
+    /// locked), then counted here.
+    fn seqs(&mut self, run_id: &str) -> Result<Seqs> {
+        if let Some((_, s)) = self.seqs.iter().find(|(id, _)| id == run_id) {
+            return Ok(*s);
         }
-        Ok(first)
+        let row = self.tx.query_one(SEQS, &[&run_id])?;
+        let seqs = Seqs {
+            message: row.get(0),
+            event: row.get(1),
+        };
+        self.seqs.push((run_id.to_string(), seqs));
+        Ok(seqs)
     }
 
-    fn insert_calls(&mut self, run_id: &str, step: i64, batch: &Batch) -> Result<()> {
-        let stmt = self.tx.prepare(
-            "INSERT INTO calls (run_id, call_id, step, seq, tool_name, args, state, \
-             payload, result, error, created_at, expires_at, kind) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        )?;
+    fn set_seqs(&mut self, run_id: &str, seqs: Seqs) {
+        match self.seqs.iter_mut().find(|(id, _)| id == run_id) {
+            Some((_, s)) => *s = seqs,
+            None => self.seqs.push((run_id.to_string(), seqs)),
+        }
+    }
+
+    fn append_messages(&mut self, run_id: &str, first: i64, messages: &[Message]) {
+        for (seq, m) in (first..).zip(messages) {
+            self.tx.write(
+                "INSERT INTO messages (run_id, seq, body) VALUES ($1, $2, $3)",
+                &[&run_id, &seq, &to_json(m)],
+            );
+        }
+    }
+
+    fn insert_calls(&mut self, run_id: &str, step: i64, batch: &Batch) {
         for (seq, call) in (0i64..).zip(batch.calls) {
             let deadline = batch.deadline.filter(|_| call.state == CallState::Pending);
-            self.tx.execute(
-                &stmt,
+            self.tx.write(
+                "INSERT INTO calls (run_id, call_id, step, seq, tool_name, args, state, \
+                 payload, result, error, created_at, expires_at, kind) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
                 &[
                     &run_id,
                     &call.call_id,
@@ -101,28 +131,43 @@ impl<'c> PgTx<'c> {
                     &deadline,
                     &call.kind.map(|k| k.noun()),
                 ],
-            )?;
+            );
         }
-        Ok(())
     }
 }
 
 impl Tx for PgTx<'_> {
+    /// The row, locked; the run's next sequence numbers are read in the same flight, by a
+    /// statement of their own that runs once the lock is held (so they are current).
     fn lock_run(&mut self, run_id: &str) -> Result<Option<RunRow>> {
-        let row = self.tx.query_opt(
-            "SELECT 0::bigint, id, status, output, finish_reason, error, input_tokens, \
-             output_tokens, total_tokens, lease_token, lease_host, lease_pid, lease_start, \
-             lease_expires_at, expires_in_ms, updated_at FROM runs WHERE id = $1 FOR UPDATE",
-            &[&run_id],
+        let (rows, seqs) = self.tx.query_two(
+            (
+                "SELECT 0::bigint, id, status, output, finish_reason, error, input_tokens, \
+                 output_tokens, total_tokens, lease_token, lease_host, lease_pid, lease_start, \
+                 lease_expires_at, expires_in_ms, updated_at FROM runs WHERE id = $1 FOR UPDATE",
+                &[&run_id],
+            ),
+            (SEQS, &[&run_id]),
         )?;
-        row.map(|r| damage::one(run_id, columns::run_row(&PgRow(&r))))
-            .transpose()
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        if let Some(s) = seqs.first() {
+            self.set_seqs(
+                run_id,
+                Seqs {
+                    message: s.get(0),
+                    event: s.get(1),
+                },
+            );
+        }
+        damage::one(run_id, columns::run_row(&PgRow(row))).map(Some)
     }
 
     fn insert_run(&mut self, run: &RunInsert) -> Result<i64> {
         let new = run.new;
         let l = lease_cols(Some(run.lease));
-        self.tx.execute(
+        self.tx.write(
             "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, lease_host, \
              lease_pid, lease_start, lease_expires_at, expires_in_ms, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10, $11, $12, $12)",
@@ -140,13 +185,21 @@ impl Tx for PgTx<'_> {
                 &run.expires_in_ms,
                 &run.at,
             ],
-        )?;
+        );
+        // A new run has no messages and no events yet.
+        self.set_seqs(
+            new.id,
+            Seqs {
+                message: 0,
+                event: 0,
+            },
+        );
         Ok(0)
     }
 
     fn save_run(&mut self, run: &RunRow) -> Result<()> {
         let l = lease_cols(run.lease.as_ref());
-        self.tx.execute(
+        self.tx.write(
             "UPDATE runs SET status = $2, output = $3, finish_reason = $4, error = $5, \
              input_tokens = $6, output_tokens = $7, total_tokens = $8, lease_token = $9, \
              lease_host = $10, lease_pid = $11, lease_start = $12, lease_expires_at = $13, \
@@ -167,7 +220,7 @@ impl Tx for PgTx<'_> {
                 &l.expires,
                 &run.updated_at,
             ],
-        )?;
+        );
         Ok(())
     }
 
@@ -187,7 +240,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "UPDATE calls SET state = 'resolved', result = $3, resume_data = $4, \
              resolved_by = $5, resolved_via = $6, resolved_at = $7 \
              WHERE run_id = $1 AND call_id = $2 AND state = 'pending'",
@@ -200,12 +253,12 @@ impl Tx for PgTx<'_> {
                 &by.via.as_str(),
                 &run.updated_at,
             ],
-        )?;
+        );
         Ok(())
     }
 
     fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "UPDATE calls SET tool_pgid = $3, tool_start = $4, tool_host = $5, \
              tool_started_at = $6 WHERE run_id = $1 AND call_id = $2",
             &[
@@ -216,17 +269,17 @@ impl Tx for PgTx<'_> {
                 &at.host,
                 &at.started_at,
             ],
-        )?;
+        );
         Ok(())
     }
 
     fn insert_running(&mut self, run: &RunRow, call: &StartedCall, at: i64) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "DELETE FROM calls WHERE run_id = $1 AND call_id = $2 AND state = 'running'",
             &[&run.id, &call.call_id],
-        )?;
+        );
         let p = &call.process;
-        self.tx.execute(
+        self.tx.write(
             "INSERT INTO calls (run_id, call_id, step, seq, tool_name, args, state, created_at, \
              tool_pgid, tool_start, tool_host, tool_started_at) \
              VALUES ($1, $2, $3, 0, $4, $5, 'running', $6, $7, $8, $9, $10)",
@@ -242,29 +295,29 @@ impl Tx for PgTx<'_> {
                 &p.host,
                 &p.started_at,
             ],
-        )?;
+        );
         Ok(())
     }
 
     fn clear_running(&mut self, run: &RunRow) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "DELETE FROM calls WHERE run_id = $1 AND state = 'running'",
             &[&run.id],
-        )?;
+        );
         Ok(())
     }
 
     fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()> {
         let (result, error) = out;
-        self.tx.execute(
+        self.tx.write(
             "UPDATE calls SET result = $3, error = $4 WHERE run_id = $1 AND call_id = $2",
             &[&run.id, &call_id, &to_json(result), &error.map(to_json)],
-        )?;
+        );
         Ok(())
     }
 
     fn message_count(&mut self, run: &RunRow) -> Result<i64> {
-        self.next_seq("messages", &run.id)
+        Ok(self.seqs(&run.id)?.message)
     }
 
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {
@@ -277,27 +330,24 @@ impl Tx for PgTx<'_> {
     }
 
     fn close_pending(&mut self, run: &RunRow, state: CallState, at: i64) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "UPDATE calls SET state = $2, resolved_at = $3 \
              WHERE run_id = $1 AND state = 'pending'",
             &[&run.id, &state.as_str(), &at],
-        )?;
+        );
         Ok(())
     }
 
     fn append(&mut self, run: &RunRow, batch: &Batch) -> Result<Vec<StoredEvent>> {
-        let step = self.append_messages(&run.id, batch.messages)?;
+        let first = self.seqs(&run.id)?;
+        self.append_messages(&run.id, first.message, batch.messages);
         if !batch.calls.is_empty() {
-            self.insert_calls(&run.id, step, batch)?;
+            self.insert_calls(&run.id, first.message, batch);
         }
-        let first = self.next_seq("events", &run.id)?;
-        let stmt = self.tx.prepare(
-            "INSERT INTO events (run_id, seq, kind, payload, at) VALUES ($1, $2, $3, $4, $5)",
-        )?;
         let mut stored = Vec::with_capacity(batch.events.len());
-        for (seq, e) in (first..).zip(batch.events) {
-            self.tx.execute(
-                &stmt,
+        for (seq, e) in (first.event..).zip(batch.events) {
+            self.tx.write(
+                "INSERT INTO events (run_id, seq, kind, payload, at) VALUES ($1, $2, $3, $4, $5)",
                 &[
                     &run.id,
                     &seq,
@@ -305,13 +355,20 @@ impl Tx for PgTx<'_> {
                     &to_json(&e.payload),
                     &batch.at,
                 ],
-            )?;
+            );
             stored.push(StoredEvent {
                 seq,
                 at: batch.at,
                 event: e.clone(),
             });
         }
+        self.set_seqs(
+            &run.id,
+            Seqs {
+                message: first.message + batch.messages.len() as i64,
+                event: first.event + batch.events.len() as i64,
+            },
+        );
         Ok(stored)
     }
 
@@ -328,7 +385,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn put_waiter(&mut self, run: &RunRow, waiter: &Lease, at: i64) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "INSERT INTO waiters (run_id, token, host, pid, start, heartbeat_at) \
              VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (run_id, token) DO UPDATE \
              SET host = excluded.host, pid = excluded.pid, start = excluded.start, \
@@ -341,23 +398,23 @@ impl Tx for PgTx<'_> {
                 &stored(waiter.start),
                 &at,
             ],
-        )?;
+        );
         Ok(())
     }
 
     fn beat_waiter(&mut self, run: &RunRow, token: &str, at: i64) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "UPDATE waiters SET heartbeat_at = $3 WHERE run_id = $1 AND token = $2",
             &[&run.id, &token, &at],
-        )?;
+        );
         Ok(())
     }
 
     fn remove_waiter(&mut self, run: &RunRow, token: &str) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "DELETE FROM waiters WHERE run_id = $1 AND token = $2",
             &[&run.id, &token],
-        )?;
+        );
         Ok(())
     }
 
@@ -375,8 +432,9 @@ impl Tx for PgTx<'_> {
     }
 
     fn notify(&mut self, run: &RunRow) -> Result<()> {
+        // Sent with the commit; listeners hear it only once it is committed anyway.
         self.tx
-            .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &run.id])?;
+            .write("SELECT pg_notify($1, $2)", &[&CHANNEL, &run.id]);
         Ok(())
     }
 
@@ -429,7 +487,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn save_ledger(&mut self, e: &LedgerEntry) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "UPDATE ledger SET state = $5, outcome = $6, updated_at = $7 \
              WHERE server = $1 AND run_id = $2 AND tool_call_id = $3 AND kind = $4",
             &[
@@ -441,12 +499,12 @@ impl Tx for PgTx<'_> {
                 &e.outcome,
                 &e.updated_at,
             ],
-        )?;
+        );
         Ok(())
     }
 
     fn delete_ledger(&mut self, key: &LedgerKey) -> Result<()> {
-        self.tx.execute(
+        self.tx.write(
             "DELETE FROM ledger \
              WHERE server = $1 AND run_id = $2 AND tool_call_id = $3 AND kind = $4",
             &[
@@ -455,7 +513,7 @@ impl Tx for PgTx<'_> {
                 &key.tool_call_id,
                 &key.kind.noun(),
             ],
-        )?;
+        );
         Ok(())
     }
 

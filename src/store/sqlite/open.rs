@@ -4,6 +4,11 @@
 //! files; it is never chmod'ed behind the user's back), a store written by a newer
 //! mastra-ask is refused before anything is written, and the migrations run under a setup
 //! lock. Opening never changes a store it refuses.
+//!
+//! A file this process creates (the store, its write-ahead log) has its directory entry
+//! synced here, once: the bundled SQLite is built not to sync the directory at every
+//! process's first commit (`SQLITE_DISABLE_DIRSYNC`, `.cargo/config.toml`), which for a log
+//! that already existed protected nothing.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::ErrorKind;
@@ -27,7 +32,7 @@ pub fn open(path: &Path, access: Access) -> Result<Option<Connection>> {
     if !exists {
         create_private(path)?;
     }
-    check_private(path)?;
+    let log_existed = check_private(path)?;
     let doing = format!("opening the store at {}", path.display());
     let conn = Connection::open_with_flags(
         path,
@@ -40,7 +45,20 @@ pub fn open(path: &Path, access: Access) -> Result<Option<Connection>> {
     if version < schema::MIGRATIONS.len() as i64 {
         migrate(&conn, path)?;
     }
+    // SQLite has opened (and so created) the log by now: reading the schema version did.
+    if !log_existed && with_suffix(path, "-wal").exists() {
+        sync_directory(path).map_err(|e| Error::io(doing, e))?;
+    }
     Ok(Some(conn))
+}
+
+/// Makes the directory entries of the files just created in `path`'s directory durable.
+fn sync_directory(path: &Path) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    File::open(dir)?.sync_all()
 }
 
 /// `--db :memory:` and `file:` URIs name no file a store can live in.
@@ -75,8 +93,8 @@ fn exists(path: &Path) -> Result<bool> {
     }
 }
 
-/// Creates the store file with mode 0600 (its directory 0700); safe when several
-/// processes do it at once, and never through a symbolic link.
+/// Creates the store file with mode 0600 (its directory 0700), its directory entry made
+/// durable; safe when several processes do it at once, and never through a symbolic link.
 fn create_private(path: &Path) -> Result<()> {
     let creating = |e| Error::io(format!("creating the store at {}", path.display()), e);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -86,6 +104,7 @@ fn create_private(path: &Path) -> Result<()> {
                 .mode(0o700)
                 .create(dir)
                 .map_err(creating)?;
+            sync_directory(dir).map_err(creating)?;
         }
     }
     match OpenOptions::new()
@@ -95,7 +114,7 @@ fn create_private(path: &Path) -> Result<()> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
     {
-        Ok(_) => Ok(()),
+        Ok(_) => sync_directory(path).map_err(creating),
         // Another process created it meanwhile: it is checked like any existing store.
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(creating(e)),
@@ -103,19 +122,19 @@ fn create_private(path: &Path) -> Result<()> {
 }
 
 /// The store and its `-wal` and `-shm` files must belong to this user and be writable by
-/// no one else: anyone who can write them can answer every question in them.
-fn check_private(path: &Path) -> Result<()> {
+/// no one else: anyone who can write them can answer every question in them. Returns
+/// whether the write-ahead log exists.
+fn check_private(path: &Path) -> Result<bool> {
     let me = crate::sys::euid();
-    for file in [
-        path.to_path_buf(),
-        with_suffix(path, "-wal"),
-        with_suffix(path, "-shm"),
-    ] {
+    let log = with_suffix(path, "-wal");
+    let mut log_exists = false;
+    for file in [path.to_path_buf(), log.clone(), with_suffix(path, "-shm")] {
         let meta = match fs::metadata(&file) {
             Ok(m) => m,
             Err(e) if e.kind() == ErrorKind::NotFound => continue,
             Err(e) => return Err(Error::io(format!("looking at {}", file.display()), e)),
         };
+        log_exists |= file == log;
         let why = if meta.uid() != me {
             Unsafe::Owner { owner: meta.uid() }
         } else if meta.mode() & 0o022 != 0 {
@@ -127,7 +146,7 @@ fn check_private(path: &Path) -> Result<()> {
         };
         return Err(Error::Unsafe { path: file, why });
     }
-    Ok(())
+    Ok(log_exists)
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {

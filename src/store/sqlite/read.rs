@@ -11,12 +11,22 @@ use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
 
-/// A call with its run's id (`c` is `calls`, `r` its `runs` row), as `columns::call`
-/// reads it.
-pub const CALL_COLUMNS: &str = "r.id, c.call_id, c.seq, c.step, c.tool_name, c.args, c.state, \
-    c.payload, c.payload_is_args, c.result, c.error, c.resume_data, c.resolved_by, \
-    c.resolved_via, c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, \
-    c.tool_start, c.tool_host, c.tool_started_at";
+/// A call's columns after its run's id, as `columns::call` reads them (`c` is `calls`).
+macro_rules! call_fields {
+    () => {
+        "c.call_id, c.seq, c.step, c.tool_name, c.args, c.state, c.payload, \
+         c.payload_is_args, c.result, c.error, c.resume_data, c.resolved_by, c.resolved_via, \
+         c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, c.tool_start, \
+         c.tool_host, c.tool_started_at"
+    };
+}
+
+/// A call with its run's id (`r` is the call's `runs` row), as `columns::call` reads it.
+pub const CALL_COLUMNS: &str = concat!("r.id, ", call_fields!());
+/// A call of a run whose id is bound as the query's third parameter.
+pub const CALL_OF_RUN: &str = concat!("?3, ", call_fields!());
+/// Where `columns::call` finds the result text, in both.
+pub const CALL_RESULT: usize = 9;
 
 /// A run with its agent definition (`r` is `runs`, `d` its agent's `documents` row), as
 /// `columns::run` reads it.

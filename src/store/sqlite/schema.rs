@@ -117,6 +117,9 @@ pub const BUSY_TIMEOUT_MAX: Duration = Duration::from_secs(3600);
 const CHECKPOINT_PAGES: u32 = 64;
 /// After a checkpoint, a log that grew past this is truncated back to it.
 const LOG_LIMIT_BYTES: u32 = 4 << 20;
+/// Statements kept compiled per connection: more than one command uses (a leg uses about
+/// 20), so that none is compiled twice in a process (rusqlite keeps 16 by default).
+const STATEMENT_CACHE: usize = 64;
 
 /// `MASTRA_ASK_BUSY_TIMEOUT`, else `BUSY_TIMEOUT`; a value that is not a duration up to
 /// `BUSY_TIMEOUT_MAX` is a usage error.
@@ -145,6 +148,7 @@ pub fn configure(conn: &Connection, doing: &str) -> Result<()> {
     let timeout = busy_timeout()?;
     let set = || -> rusqlite::Result<()> {
         conn.busy_timeout(timeout)?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         // Plans that do not depend on bound values: a cached statement is not compiled
         // again each time it gets new parameters.

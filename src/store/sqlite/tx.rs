@@ -9,7 +9,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 
 use super::compact::{self, to_json, Cursor, Sources};
 use super::errors::classify;
-use super::read::{decoded, SqlRow};
+use super::read::{decoded, SqlRow, CALL_OF_RUN, CALL_RESULT};
 
 use crate::domain::{
     CallRecord, CallState, Event, Message, NewCall, Resolution, StartedCall, StoredEvent,
@@ -22,6 +22,10 @@ use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 /// One open write transaction.
 pub struct SqliteTx<'c> {
     pub(super) tx: Transaction<'c>,
+    /// The result texts of the step `step_calls` read last, as stored (run key, step, call
+    /// id → text): what the step's results point at when they are appended next. Forgotten
+    /// at any change of a call.
+    results: Option<(i64, i64, HashMap<String, String>)>,
 }
 
 /// The columns `columns::run_row` reads.
@@ -55,7 +59,7 @@ impl<'c> SqliteTx<'c> {
     /// Takes the store's write lock (waiting up to the busy timeout).
     pub fn begin(conn: &'c Connection) -> Result<SqliteTx<'c>> {
         Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
-            .map(|tx| SqliteTx { tx })
+            .map(|tx| SqliteTx { tx, results: None })
             .map_err(|e| classify("waiting for the store's write lock", e))
     }
 
@@ -96,7 +100,7 @@ impl<'c> SqliteTx<'c> {
     /// What the results of step `step` point at: the step's assistant message, and its
     /// calls' result texts as stored (call id → text).
     fn step_sources(
-        &self,
+        &mut self,
         run: i64,
         step: i64,
         sources: &mut Sources,
@@ -108,6 +112,9 @@ impl<'c> SqliteTx<'c> {
             .optional()?;
         if let Some(Ok(m)) = assistant.map(|b| from_json::<Message>(&b)) {
             sources.add_message(step, &m);
+        }
+        if let Some((_, _, texts)) = self.results.take().filter(|r| (r.0, r.1) == (run, step)) {
+            return Ok(texts);
         }
         let texts = self
             .tx
@@ -314,6 +321,7 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
+        self.results = None;
         self.tx
             .prepare_cached(
                 "UPDATE calls SET state = 'resolved', result = ?3, resume_data = ?4, \
@@ -333,6 +341,7 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()> {
+        self.results = None;
         self.tx
             .prepare_cached(
                 "UPDATE calls SET tool_pgid = ?3, tool_start = ?4, tool_host = ?5, \
@@ -350,6 +359,7 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn insert_running(&mut self, run: &RunRow, call: &StartedCall, at: i64) -> Result<()> {
+        self.results = None;
         self.tx
             .prepare_cached(
                 "DELETE FROM calls WHERE run = ?1 AND call_id = ?2 AND state = 'running'",
@@ -378,6 +388,7 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn clear_running(&mut self, run: &RunRow) -> Result<()> {
+        self.results = None;
         self.tx
             .prepare_cached("DELETE FROM calls WHERE run = ?1 AND state = 'running'")?
             .execute([run.key])?;
@@ -385,6 +396,7 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn set_tool_result(&mut self, run: &RunRow, call_id: &str, out: ToolOutput) -> Result<()> {
+        self.results = None;
         let (result, error) = out;
         self.tx
             .prepare_cached(
@@ -405,15 +417,31 @@ impl Tx for SqliteTx<'_> {
 
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {
         let sql = format!(
-            "SELECT {} FROM calls c JOIN runs r ON r.key = c.run \
-             WHERE c.run = ?1 AND c.step = ?2 ORDER BY c.seq",
-            super::read::CALL_COLUMNS
+            "SELECT {CALL_OF_RUN} FROM calls c WHERE c.run = ?1 AND c.step = ?2 ORDER BY c.seq"
         );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        damage::all(decoded(&mut stmt, params![run.key, step], columns::call)?)
+        let mut texts = HashMap::new();
+        let rows = self
+            .tx
+            .prepare_cached(&sql)?
+            .query_map(params![run.key, step, run.id], |r| {
+                let row = SqlRow(r);
+                let text: Option<String> = r.get(CALL_RESULT).ok().flatten();
+                Ok((columns::run_id(&row), columns::call(&row), text))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut calls = Vec::with_capacity(rows.len());
+        for (id, call, text) in rows {
+            if let (Ok(c), Some(text)) = (&call, text) {
+                texts.insert(c.call_id.clone(), text);
+            }
+            calls.push((id, call));
+        }
+        self.results = Some((run.key, step, texts));
+        damage::all(calls)
     }
 
     fn close_pending(&mut self, run: &RunRow, state: CallState, at: i64) -> Result<()> {
+        self.results = None;
         self.tx
             .prepare_cached(
                 "UPDATE calls SET state = ?2, resolved_at = ?3 WHERE run = ?1 AND state = 'pending'",
@@ -434,6 +462,7 @@ impl Tx for SqliteTx<'_> {
         }
         self.append_messages(run.key, first, batch.messages, &results)?;
         if !batch.calls.is_empty() {
+            self.results = None;
             self.insert_calls(run.key, first, batch, &mut sources)?;
         }
         let step_message =
