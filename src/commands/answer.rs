@@ -18,24 +18,21 @@ const KINDS: [ItemKind; 2] = [ItemKind::Question, ItemKind::Other];
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let by = who(args.item.as_.clone());
-    let no_resume = args.item.no_resume;
     match &ctx.server {
         None => {
             let store = ctx.existing_store()?;
-            let place = Local::new(ctx, store.as_deref(), "", false);
             answer(
                 ctx,
-                Advance::acting(ctx, place, no_resume, &by)?,
+                Local::new(ctx, store.as_deref(), "", false),
                 &args,
                 &by,
             )
         }
         Some(config) => {
             let server = Server::connect(ctx, config, None)?;
-            let place = Mastra::new(ctx, &server, args.agent.clone());
             answer(
                 ctx,
-                Advance::acting(ctx, place, no_resume, &by)?,
+                Mastra::new(ctx, &server, args.agent.clone()),
                 &args,
                 &by,
             )
@@ -43,12 +40,8 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     }
 }
 
-fn answer<P: Place>(
-    ctx: &Ctx,
-    mut advance: Advance<P>,
-    args: &AnswerArgs,
-    by: &str,
-) -> Result<Exit> {
+fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs, by: &str) -> Result<Exit> {
+    let mut advance = Advance::acting(ctx, place, args.item.no_resume, by)?;
     let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
     let (given, via) = match given(args)? {
         Some(given) => given,

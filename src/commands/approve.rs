@@ -20,32 +20,24 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
         None => {
             let store = ctx.existing_store()?;
             let place = Local::new(ctx, store.as_deref(), "", false);
-            decide(
-                Advance::acting(ctx, place, args.no_resume, &by)?,
-                args,
-                &verdict,
-                &by,
-            )
+            decide(ctx, place, args, &verdict, &by)
         }
         Some(config) => {
             let server = Server::connect(ctx, config, None)?;
             let place = Mastra::new(ctx, &server, args.agent.clone());
-            decide(
-                Advance::acting(ctx, place, args.no_resume, &by)?,
-                args,
-                &verdict,
-                &by,
-            )
+            decide(ctx, place, args, &verdict, &by)
         }
     }
 }
 
 fn decide<P: Place>(
-    mut advance: Advance<P>,
+    ctx: &Ctx,
+    place: P,
     args: &ApproveArgs,
     verdict: &Verdict,
     by: &str,
 ) -> Result<Exit> {
+    let mut advance = Advance::acting(ctx, place, args.no_resume, by)?;
     let (decision, via) = decision(args, verdict)?;
     let call = args.tool_call.as_deref();
     let item = advance.target(Some(&args.run), &[ItemKind::Approval], call)?;

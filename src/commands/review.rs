@@ -14,14 +14,12 @@ use crate::runner::{Advance, Local, Mastra, Place, PlanFiles, Server};
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
     let by = who(args.item.as_.clone());
-    let no_resume = args.item.no_resume;
     match &ctx.server {
         None => {
             let store = ctx.existing_store()?;
-            let place = Local::new(ctx, store.as_deref(), "", false);
             review(
                 ctx,
-                Advance::acting(ctx, place, no_resume, &by)?,
+                Local::new(ctx, store.as_deref(), "", false),
                 &args,
                 &by,
             )
@@ -33,22 +31,13 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
                 file: args.plan_file.clone(),
             };
             let place = Mastra::new(ctx, &server, args.agent.clone()).reading_plans(plans);
-            review(
-                ctx,
-                Advance::acting(ctx, place, no_resume, &by)?,
-                &args,
-                &by,
-            )
+            review(ctx, place, &args, &by)
         }
     }
 }
 
-fn review<P: Place>(
-    ctx: &Ctx,
-    mut advance: Advance<P>,
-    args: &ReviewArgs,
-    by: &str,
-) -> Result<Exit> {
+fn review<P: Place>(ctx: &Ctx, place: P, args: &ReviewArgs, by: &str) -> Result<Exit> {
+    let mut advance = Advance::acting(ctx, place, args.item.no_resume, by)?;
     let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
     if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
         return advance.prompt_chosen(run, call, &[ItemKind::Plan]);
