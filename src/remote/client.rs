@@ -299,8 +299,8 @@ impl Client {
                     Err(e) => {
                         let _ = tx.send(Msg::Failed(e));
                     }
-                    Ok(reader) => {
-                        if tx.send(Msg::Started).is_ok() {
+                    Ok((reader, outcome)) => {
+                        if tx.send(Msg::Started(outcome)).is_ok() {
                             pump(reader, &tx);
                         }
                     }
@@ -347,12 +347,13 @@ impl Client {
     }
 }
 
-/// The body of a 2xx answer that must be an event stream.
+/// The body of a 2xx answer that must be an event stream, and what a mastra-ask `serve`
+/// says became of the answer (`Mastra-Ask-Outcome`).
 fn event_stream(
     http: &Http,
     path: &str,
     response: ureq::http::Response<ureq::Body>,
-) -> Result<impl std::io::BufRead, RemoteError> {
+) -> Result<(impl std::io::BufRead, Option<String>), RemoteError> {
     let content_type = response
         .headers()
         .get("content-type")
@@ -364,9 +365,14 @@ fn event_stream(
             "{path} answered {content_type:?} instead of an event stream"
         )));
     }
-    Ok(BufReader::with_capacity(
-        64 * 1024,
-        response.into_body().into_reader(),
+    let outcome = response
+        .headers()
+        .get("mastra-ask-outcome")
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().to_ascii_lowercase());
+    Ok((
+        BufReader::with_capacity(64 * 1024, response.into_body().into_reader()),
+        outcome,
     ))
 }
 

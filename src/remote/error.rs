@@ -82,6 +82,10 @@ pub enum RemoteError {
     /// not a call of this run.
     #[error("{message}")]
     NotSuspended { message: String },
+    /// 409 (a mastra-ask `serve`, SPEC §13): someone decided the item first; the message
+    /// names who and when.
+    #[error("{server} refused the answer: {message}")]
+    Decided { server: String, message: String },
     /// Any other status.
     #[error("{server} failed (HTTP {status}): {message}")]
     Server {
@@ -112,6 +116,7 @@ impl RemoteError {
             RemoteError::UnknownAgent { .. }
             | RemoteError::NoSuspendedRun { .. }
             | RemoteError::NotSuspended { .. } => Kind::NotFound,
+            RemoteError::Decided { .. } => Kind::Conflict,
             RemoteError::Transport { .. }
             | RemoteError::Unauthorized { .. }
             | RemoteError::NoRoute { .. }
@@ -278,6 +283,12 @@ mod tests {
             invalid.to_string(),
             "http://h:1/api rejected the request: Invalid request body; runId: required"
         );
+        let decided = RemoteError::Decided {
+            server: s(),
+            message: "tool call q1 was already decided by alice at 2026-01-01T00:00:00Z".into(),
+        };
+        assert_eq!(decided.kind(), Kind::Conflict);
+        assert!(decided.not_delivered());
         let unknown = RemoteError::UnknownAgent {
             server: s(),
             agent: "nope".into(),

@@ -76,7 +76,13 @@ pub enum LegEnd {
     /// An `error` chunk (its message, without the stack), or a leg that ended with neither a
     /// finish nor a suspension.
     Failed { message: String },
+    /// A mastra-ask `serve` recorded the answer and nobody there continues the run: its
+    /// host does (`Mastra-Ask-Outcome: recorded`, SPEC §13). The stream carried no result.
+    Recorded,
 }
+
+/// The `Mastra-Ask-Outcome` of an answer only recorded.
+pub const RECORDED: &str = "recorded";
 
 /// A leg read to its end.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,9 +97,10 @@ pub struct Leg {
 }
 
 /// What the reading thread hands over, in order: `Started` once the server's status line and
-/// headers came, then each frame's data, then how the body ended; or why nothing started.
+/// headers came (with a mastra-ask `serve`'s `Mastra-Ask-Outcome`, SPEC §13), then each
+/// frame's data, then how the body ended; or why nothing started.
 pub enum Msg {
-    Started,
+    Started(Option<String>),
     Frame(String),
     Ended(io::Result<()>),
     Failed(RemoteError),
@@ -152,7 +159,8 @@ pub fn follow(
             return Err(StreamBroke::Idle { started });
         }
         let data = match rx.recv_timeout(left.min(TICK)) {
-            Ok(Msg::Started) => {
+            Ok(Msg::Started(outcome)) => {
+                state.recorded = outcome.as_deref() == Some(RECORDED);
                 started = true;
                 last = Instant::now();
                 continue;
@@ -234,6 +242,8 @@ impl Suspended {
 
 #[derive(Default)]
 struct State {
+    /// The server said it only recorded the answer.
+    recorded: bool,
     chunks: usize,
     unreadable: usize,
     error: Option<String>,
@@ -284,6 +294,8 @@ impl State {
             LegEnd::Finished { reason, text }
         } else if !self.suspended.calls.is_empty() {
             LegEnd::Suspended(self.suspended.in_order())
+        } else if self.recorded {
+            LegEnd::Recorded
         } else {
             LegEnd::Failed {
                 message: "the leg ended with neither a finish nor a suspension".into(),
@@ -310,10 +322,20 @@ mod tests {
 
     /// A stream read as the client reads it: the bytes pumped on a thread of their own.
     fn read_as(text: &str, config: &ServerConfig) -> (Result<Leg, StreamBroke>, Vec<String>) {
+        read_with(text, config, None)
+    }
+
+    /// The same, after headers with this `Mastra-Ask-Outcome`.
+    fn read_with(
+        text: &str,
+        config: &ServerConfig,
+        outcome: Option<&str>,
+    ) -> (Result<Leg, StreamBroke>, Vec<String>) {
         let (tx, rx) = sync_channel(2);
         let bytes = text.as_bytes().to_vec();
+        let outcome = outcome.map(str::to_string);
         std::thread::spawn(move || {
-            let _ = tx.send(Msg::Started);
+            let _ = tx.send(Msg::Started(outcome));
             pump(std::io::Cursor::new(bytes), &tx);
         });
         let mut lines = Vec::new();
@@ -330,6 +352,25 @@ mod tests {
 
     fn read(text: &str) -> (Result<Leg, StreamBroke>, Vec<String>) {
         read_as(text, &config(None))
+    }
+
+    /// An answer a serve only recorded streams nothing but `[DONE]` (and comments): the
+    /// leg is `Recorded`, not a failure. Without that header the same stream is one.
+    #[test]
+    fn a_recorded_answer_is_no_failed_leg() {
+        let text = ": answer recorded; run r continues on its host\n\ndata: [DONE]\n\n";
+        let (leg, lines) = read_with(text, &config(None), Some(RECORDED));
+        assert_eq!(leg.unwrap().end, LegEnd::Recorded);
+        assert!(lines.is_empty());
+        let (leg, _) = read(text);
+        assert!(matches!(leg.unwrap().end, LegEnd::Failed { .. }));
+        let driven = r#"{"type":"finish","runId":"r","payload":{"stepResult":{"reason":"stop"},"output":{"text":"Done."}}}"#;
+        let (leg, _) = read_with(
+            &format!("data: {driven}\n\ndata: [DONE]\n\n"),
+            &config(None),
+            Some("driven"),
+        );
+        assert!(matches!(leg.unwrap().end, LegEnd::Finished { .. }));
     }
 
     #[test]
@@ -441,7 +482,7 @@ mod tests {
     #[test]
     fn silence_ends_the_leg_at_the_idle_deadline_and_a_listener_can_stop_it() {
         let (tx, rx) = sync_channel(2);
-        tx.send(Msg::Started).unwrap();
+        tx.send(Msg::Started(None)).unwrap();
         tx.send(Msg::Frame(r#"{"type":"start"}"#.into())).unwrap();
         let mut seen = 0;
         let mut listener = |_: Chunk<'_>| seen += 1;

@@ -344,6 +344,7 @@ impl Http {
                     path: req.path.to_string(),
                 },
             },
+            409 => RemoteError::Decided { server, message },
             500 if message.contains("could not find a suspended run") => {
                 RemoteError::NoSuspendedRun { message }
             }

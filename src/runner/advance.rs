@@ -80,6 +80,19 @@ impl Policy {
             by: by.to_string(),
         }
     }
+
+    /// The policy of `serve` resolving an item of `run` as the reviewer `by`: it never
+    /// prompts, and drives the leg only with `--drive` (`drive`) and only for a run that its
+    /// own OS user started on its own host, as the store recorded it (SPEC §13): anyone who
+    /// can write the store could otherwise make it run their commands.
+    pub fn serving(drive: bool, run: &Run, by: &str) -> Policy {
+        Policy {
+            drive: drive && started_here_by_me(run),
+            prompt: false,
+            wait: None,
+            by: by.to_string(),
+        }
+    }
 }
 
 pub struct Advance<'a, P: Place = Local<'a>> {
@@ -414,6 +427,12 @@ pub fn on_own_host(run: &Run) -> bool {
     run.host
         .as_deref()
         .is_none_or(|h| h == crate::sys::host_id())
+}
+
+/// Whether this process's OS user started the run on this host, as recorded with it (a run
+/// stored before users were recorded is nobody's).
+pub fn started_here_by_me(run: &Run) -> bool {
+    run.host.is_some() && on_own_host(run) && run.os_uid == Some(crate::sys::euid())
 }
 
 /// A stored run's agent and the provider of its model, checked before anything changes.

@@ -1,10 +1,13 @@
 //! What became of a recorded resolution, and who moves the run on after it (SPEC §5.1,
 //! §12): the one answer every place gives (`Place::record`) and every frontend reads. In
 //! this store, this process drives the leg the resolution resumes when the policy allows it
-//! (not `--no-resume`, or `serve --drive`), it is on the run's own host, it has the model,
-//! and no live waiter claims the leg (the store decides that last part atomically, in the
-//! transaction that records); otherwise a live waiter drives, or nobody here does and the
-//! run waits for its host, or other items of the step must be resolved first. A Mastra
+//! (not `--no-resume`; for `serve`, `--drive` and a run its own user started on its host:
+//! `Policy::serving`), it is on the run's own host, it has the model, and no live waiter
+//! claims the leg (the store decides that last part atomically, in the
+//! transaction that records). A one-step run (`ask`, `plan`) has no model and no tools:
+//! resolving its item completes it wherever that happens, so its leg is this process's
+//! unless a live waiter claims it. Otherwise a live waiter drives, or nobody here does and
+//! the run waits for its host, or other items of the step must be resolved first. A Mastra
 //! server resumes the run itself, streamed here.
 //!
 //! What became of it is an `Outcome`, and its wording for a person is derived from it here,

@@ -40,7 +40,8 @@ pub fn item_commands(ctx: &Context, item: &ItemView) -> Vec<String> {
         .collect()
 }
 
-/// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin).
+/// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin), with
+/// its inbox page (`url`) once a public URL is recorded.
 pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     let commands = item_commands(ctx, item);
     let mut v = json!({
@@ -58,6 +59,9 @@ pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     });
     if let Some(server) = item.server {
         v["server"] = json!(server);
+    }
+    if let Some(url) = item.url {
+        v["url"] = json!(url);
     }
     v
 }
@@ -177,6 +181,7 @@ mod tests {
             },
             agent_id: "a".into(),
             pending_in_run: 2,
+            url: None,
         }
     }
 

@@ -157,6 +157,7 @@ fn outcome(streamed: &Streamed) -> &'static str {
         LegEnd::Suspended(_) => "suspended",
         LegEnd::Finished { .. } => "finished",
         LegEnd::Failed { .. } => "failed",
+        LegEnd::Recorded => "recorded",
     }
 }
 

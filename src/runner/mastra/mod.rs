@@ -412,6 +412,15 @@ impl Place for Mastra<'_> {
                 },
                 said: None,
             }),
+            // A mastra-ask `serve` that only recorded the answer (SPEC §13).
+            LegEnd::Recorded => Now::After(End {
+                how: How::NotKnown,
+                said: Some(format!(
+                    "answer recorded on {}; nobody there continues run {} now: the host that \
+                     started it does (its waiting process, or `mastra-ask resume {}` there)",
+                    server.shown, self.run_id, self.run_id
+                )),
+            }),
         };
         Ok(Ran {
             suspended,

@@ -88,6 +88,7 @@ CREATE TABLE waiters (
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
     migrations::REVIEWERS,
+    migrations::RUN_USERS,
     migrations::LEDGER_STARTS,
 ];
 
