@@ -26,7 +26,7 @@ use crate::tools::{expired, Toolbox};
 /// What became of the run's last step.
 pub enum Open {
     /// It was not left open: nothing to do.
-    None,
+    Untouched,
     /// Its approved tools ran and its results are stored.
     Finished,
     /// The run was cancelled or taken over meanwhile.
@@ -47,16 +47,16 @@ pub fn finish_step(
     // common leg looks no further.
     match history.last() {
         Some(Message::Assistant { tool_calls, .. }) if !tool_calls.is_empty() => {}
-        _ => return Ok(Open::None),
+        _ => return Ok(Open::Untouched),
     }
     let messages = history.len();
     let calls = store.calls(&run.id)?;
     let Some(step) = calls.iter().map(|c| c.step).max() else {
-        return Ok(Open::None);
+        return Ok(Open::Untouched);
     };
     // The step's assistant message is the last message: no result follows it yet.
     if usize::try_from(step + 1).ok() != Some(messages) {
-        return Ok(Open::None);
+        return Ok(Open::Untouched);
     }
     let calls: Vec<CallRecord> = calls.into_iter().filter(|c| c.step == step).collect();
     // Expired items end a step only where the run declared that it goes on past them.
@@ -66,7 +66,7 @@ pub fn finish_step(
         _ => false,
     };
     if !calls.iter().all(closed) {
-        return Ok(Open::None);
+        return Ok(Open::Untouched);
     }
     for call in calls.iter().filter(|c| c.left_to_driver()) {
         let done = if call.waits_to_run() {

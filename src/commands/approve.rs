@@ -1,8 +1,9 @@
-//! `approve` and `decline`: decide a tool call that waits for approval (SPEC §11), then
-//! advance the run like `answer` does (drive the leg it resumes, in which an approved tool
-//! runs first; prompt on at a terminal for what the run asks next). The verb is the
-//! decision: neither ever prompts for it, and a `--json` that says otherwise is refused.
-//! `approve --args` approves with changes (SPEC §14.1); `--all` is `approve_all`.
+//! `approve` and `decline`: decide a tool call that waits for approval (SPEC §11), in this
+//! store or on `--server`'s, then advance the run like `answer` does (drive the leg it
+//! resumes, in which an approved tool runs first, or stream the server's; prompt on at a
+//! terminal for what the run asks next). The verb is the decision: neither ever prompts for
+//! it, and a `--json` that says otherwise is refused. `approve --args` approves with changes
+//! (SPEC §14.1, this store only); `--all` is `approve_all`.
 
 use anyhow::Result;
 
@@ -14,37 +15,59 @@ use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::approval::{decided, decision, Verdict};
 use crate::items::input::who;
+use crate::items::Item;
 use crate::policy::Deciding;
-use crate::runner::target::target;
-use crate::runner::{Advance, Policy};
+use crate::runner::{Advance, Local, Mastra, Place, Server};
 use crate::store::Run;
 use serde_json::Value;
 
-/// `changed`: `approve --args JSON`, the arguments approved in place of the proposed ones.
+/// `changed`: `approve --args JSON`, the arguments approved in place of the proposed ones
+/// (refused with `--server` before this).
 pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict, changed: Option<&str>) -> Result<Exit> {
     if args.all {
         return super::approve_all::run(ctx, args, verdict);
     }
-    let (decision, via) = decision(args, &verdict)?;
-    let (store, run, item) = target(
-        ctx,
-        Some(&args.run),
-        ItemKind::Approval,
-        args.tool_call.as_deref(),
-    )?;
     let by = who(args.as_.clone());
-    let resolution = decided(&decision, &by, via);
-    let changed = changed
-        .map(|json| changed_args(&run, &item.tool_name, json))
-        .transpose()?;
-    let policy = Policy::acting(ctx, !args.no_resume, &by);
-    Advance::new(ctx, store.as_ref(), &run.id, policy)
-        .deciding(Deciding {
-            claimed: args.as_.is_some(),
-            args: changed,
-            ..Deciding::default()
-        })
-        .resolve(&run, &item, &resolution)
+    match &ctx.server {
+        None => {
+            let store = ctx.existing_store()?;
+            let place = Local::new(ctx, store.as_deref(), "", false).deciding(Deciding {
+                claimed: args.as_.is_some(),
+                ..Deciding::default()
+            });
+            decide(ctx, place, args, &verdict, &by, |place, item| {
+                let Some(json) = changed else {
+                    return Ok(());
+                };
+                let value = changed_args(place.loaded()?, item.tool_name(), json)?;
+                place.approving_with(value);
+                Ok(())
+            })
+        }
+        Some(config) => {
+            let server = Server::connect(ctx, config, None)?;
+            let place = Mastra::new(ctx, &server, args.agent.clone());
+            decide(ctx, place, args, &verdict, &by, |_, _| Ok(()))
+        }
+    }
+}
+
+/// Finds the item, lets `prepare` look at it (and its place) before anything is recorded,
+/// then resolves it.
+fn decide<P: Place>(
+    ctx: &Ctx,
+    place: P,
+    args: &ApproveArgs,
+    verdict: &Verdict,
+    by: &str,
+    prepare: impl FnOnce(&mut P, &Item) -> Result<()>,
+) -> Result<Exit> {
+    let mut advance = Advance::acting(ctx, place, args.no_resume, by)?;
+    let (decision, via) = decision(args, verdict)?;
+    let call = args.tool_call.as_deref();
+    let item = advance.target(Some(&args.run), &[ItemKind::Approval], call)?;
+    prepare(advance.place(), &item)?;
+    advance.resolve(&item, &decided(&decision, by, via))
 }
 
 /// `--args JSON`, checked against the tool's input schema before anything is stored.

@@ -1,7 +1,7 @@
 //! `store grant ROLE... [--serve]` (SPEC §14): on a PostgreSQL store, its owner lets other
 //! roles in: a runner's role creates and drives runs and decides only as a run's policy
 //! allows the reviewer mapped to it; a serve role also signs reviewers in. What the store
-//! refuses to them whatever their grants is the store's (migration 8); this only asks for
+//! refuses to them whatever their grants is the store's (migration 9); this only asks for
 //! the grants and says what they allow. A SQLite store has no roles and refuses.
 
 use anyhow::Result;

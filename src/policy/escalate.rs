@@ -35,7 +35,8 @@ pub fn due(
             .into_iter()
             .find(|i| i.call.call_id == call);
         if let Some(item) = item {
-            notify::run_hook_reporting(ctx, cmd, "--on-escalate", &item);
+            let shown = crate::items::ItemView::pending(&item);
+            notify::run_hook_reporting(ctx, cmd, "--on-escalate", &shown);
         }
     }
     Ok(())

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::backend::{Outcome, RunRow};
 use super::policy::{DecisionRow, NamedPolicy};
-use super::{Lease, LedgerEntry, LedgerKey, LedgerState, Run, LEASE_MS};
+use super::{Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState, Run, LEASE_MS};
 use crate::domain::review::{
     Checked, CheckedAs, DecisionRecord, OnExpiry, Policy, RuleSpec, RunGate, Verdict,
 };
@@ -337,7 +337,8 @@ pub fn ledger(c: &dyn Columns) -> Read<LedgerEntry> {
             run_id: text(c, 0)?,
             server: text(c, 1)?,
             tool_call_id: text(c, 2)?,
-            kind: ItemKind::parse(&kind).ok_or_else(|| format!("unknown item kind {kind:?}"))?,
+            kind: LedgerKind::parse(&kind)
+                .ok_or_else(|| format!("unknown ledger kind {kind:?}"))?,
         },
         agent_id: text(c, 4)?,
         state: LedgerState::parse(&state)

@@ -9,9 +9,9 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use super::LedgerState;
+use super::{LedgerKind, LedgerState};
 use crate::domain::review::Verdict;
-use crate::domain::{CallState, ItemKind, RunStatus};
+use crate::domain::{CallState, RunStatus};
 use crate::error::Kind;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -126,7 +126,7 @@ pub enum Conflict {
     Answered {
         run: String,
         call: String,
-        kind: ItemKind,
+        kind: LedgerKind,
         by: String,
         state: LedgerState,
     },

@@ -1,7 +1,7 @@
 //! `store grant` (SPEC §14): what another PostgreSQL role may do with this store, granted
 //! by its owner. A runner's role may read the store, create and drive runs (runs, their
 //! messages, events, calls, waiters, the ledger) and decide only through the store's
-//! functions; the guards of migration 8 refuse whatever else it writes, so these grants
+//! functions; the guards of migration 9 refuse whatever else it writes, so these grants
 //! are the least it needs, not what enforces the policy. A serve role may besides sign
 //! reviewers in (sessions, links, settings) and decide as the reviewer it signed in.
 

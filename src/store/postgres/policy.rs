@@ -1,5 +1,5 @@
 //! The PostgreSQL side of policies and decisions (`store::policy::PolicyTx`). A decision
-//! is recorded through the store's function `record_decision` (migration 8), which checks
+//! is recorded through the store's function `record_decision` (migration 9), which checks
 //! the session's role against the run's policy itself, so that a role bound by the policy
 //! cannot record one around the program; reads take no row locks, which a runner's role
 //! may not take on reviewers. No decisions here: `store::policy` makes them.

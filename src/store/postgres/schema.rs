@@ -89,9 +89,10 @@ CREATE TABLE waiters (
     migrations::LEDGER,
     migrations::REVIEWERS,
     migrations::RUN_USERS,
+    migrations::LEDGER_STARTS,
     concat!(
         crate::store::backend::policy_migration!(),
-        include_str!("migration8.sql")
+        include_str!("migration9.sql")
     ),
 ];
 

@@ -254,7 +254,7 @@ impl Tx for PgTx<'_> {
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, r: &Resolving) -> Result<()> {
         let by = r.resolution;
         // The store's function, so that a role bound by the policy resolves only what its
-        // recorded decisions allow (migration 8).
+        // recorded decisions allow (migration 9).
         self.tx.write(
             "SELECT resolve_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
             &[

@@ -102,6 +102,7 @@ CREATE TABLE waiters (
     migrations::LEDGER,
     migrations::REVIEWERS,
     migrations::RUN_USERS,
+    migrations::LEDGER_STARTS,
     concat!(
         crate::store::backend::policy_migration!(),
         "

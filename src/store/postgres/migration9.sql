@@ -1,4 +1,4 @@
--- Migration 8 on PostgreSQL, after the columns both backends share (released migrations
+-- Migration 9 on PostgreSQL, after the columns both backends share (released migrations
 -- are never edited: append a new one). The decisions table, the roles `store grant` let in
 -- as an inbox (serve), and what keeps a policy (SPEC §14) against the store's other roles,
 -- whatever their table privileges:
