@@ -84,7 +84,7 @@ impl<'a> ItemView<'a> {
     }
 
     /// A server's pending call; `pending_in_run` counts the listed calls of its run.
-    pub fn remote(item: &'a remote::Item, pending_in_run: usize) -> ItemView<'a> {
+    pub fn remote(item: &'a remote::SuspendedCall, pending_in_run: usize) -> ItemView<'a> {
         ItemView {
             run_id: &item.run_id,
             call_id: &item.tool_call_id,

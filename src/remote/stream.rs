@@ -20,9 +20,9 @@ use serde_json::Value;
 
 use super::config::ServerConfig;
 use super::error::{clip, without_stack, RemoteError};
-use super::items::Item;
+use super::suspended::SuspendedCall;
 use crate::limits::{MAX_LISTING_BYTES, MAX_LISTING_ITEMS};
-use crate::providers::sse;
+use crate::net::sse;
 
 /// The largest frame we accept (`step-finish`/`finish` carry the whole conversation).
 pub const MAX_FRAME: usize = 16 * 1024 * 1024;
@@ -69,7 +69,7 @@ pub enum LegEnd {
     /// The run waits again: the calls announced by `tool-call-suspended` /
     /// `tool-call-approval` chunks of this leg that it did not also resolve, in the order
     /// they were announced.
-    Suspended(Vec<Item>),
+    Suspended(Vec<SuspendedCall>),
     /// A `finish` chunk: its `stepResult.reason` (`stop`, or e.g. `tool-calls` when the
     /// leg ran out of steps) and `output.text`.
     Finished { reason: String, text: String },
@@ -202,14 +202,14 @@ pub fn follow(
 /// size, within the listing's caps.
 #[derive(Default)]
 struct Suspended {
-    calls: HashMap<String, (u64, usize, Item)>,
+    calls: HashMap<String, (u64, usize, SuspendedCall)>,
     next: u64,
     bytes: usize,
     dropped: usize,
 }
 
 impl Suspended {
-    fn add(&mut self, item: Item, size: usize) {
+    fn add(&mut self, item: SuspendedCall, size: usize) {
         if let Some((_, old, _)) = self.calls.remove(&item.tool_call_id) {
             self.bytes -= old;
         }
@@ -229,8 +229,8 @@ impl Suspended {
         }
     }
 
-    fn in_order(self) -> Vec<Item> {
-        let mut calls: Vec<(u64, Item)> = self
+    fn in_order(self) -> Vec<SuspendedCall> {
+        let mut calls: Vec<(u64, SuspendedCall)> = self
             .calls
             .into_values()
             .map(|(seq, _, item)| (seq, item))
@@ -259,7 +259,7 @@ impl State {
             .and_then(Value::as_str);
         match chunk.get("type").and_then(Value::as_str).unwrap_or("") {
             "tool-call-suspended" | "tool-call-approval" => {
-                if let Some(item) = Item::from_chunk(chunk, agent_id, server) {
+                if let Some(item) = SuspendedCall::from_chunk(chunk, agent_id, server) {
                     self.suspended.add(item, size);
                 }
             }

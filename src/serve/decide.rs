@@ -220,7 +220,13 @@ fn record<'a>(
     if item.state != CallState::Pending {
         return Err(not_pending(item));
     }
-    let resolution = resolution(&item, answer, by, via)?;
+    let stored = items::Item::Stored {
+        call: Box::new(item.clone()),
+        agent_id: run.agent_id.clone(),
+        pending_in_run: 1,
+        url: None,
+    };
+    let resolution = resolution(&stored, answer, by, via)?;
     // A run whose model cannot be had here is still answered: recorded for its host.
     let drive = drive && model_for(&run).is_ok();
     let mut advance = Advance::new(ctx, store, &run.id, Policy::serving(drive, &run, by));
@@ -321,7 +327,7 @@ fn not_pending(item: CallRecord) -> Refusal {
 
 /// The resolution of `answer` for `item`, checked by its kind as the commands check theirs.
 fn resolution(
-    item: &CallRecord,
+    item: &items::Item,
     answer: Answer,
     by: &str,
     via: Via,
@@ -336,9 +342,7 @@ fn resolution(
     let said = |e: String| invalid(anyhow!(e));
     match (item.kind(), answer) {
         (ItemKind::Question, Answer::Data(data)) => {
-            let question = items::question::question_of(item).map_err(invalid)?;
-            let data = items::question::checked(&question, &item.call_id, &data, false)
-                .map_err(invalid)?;
+            let data = items::question::checked(item, data, Via::Json, false).map_err(invalid)?;
             Ok(items::question::answered(data, by, via))
         }
         (ItemKind::Plan, Answer::Data(data)) => {
@@ -357,7 +361,7 @@ fn resolution(
             field: "toolCallId",
             message: format!(
                 "tool call {} is a {}, not an approval: answer it with resume-stream",
-                item.call_id,
+                item.call_id(),
                 kind.noun()
             ),
         }),

@@ -262,6 +262,14 @@ CREATE TABLE settings (
     pub const RUN_USERS: &str = "
 ALTER TABLE runs ADD COLUMN os_uid BIGINT;
 ";
+    /// 8: the ledger also records the runs this store started on a Mastra server (SPEC
+    /// §12: kind `start`, an empty tool call id, how the first leg ended), so that `wait`
+    /// knows a run that finished before it began and an answer goes straight to the run's
+    /// agent. No table changes; the number marks stores that may hold such entries, which a
+    /// program that does not know the kind must refuse rather than misread.
+    pub const LEDGER_STARTS: &str = "
+-- The ledger's kind column may hold 'start' from here on.
+";
 }
 
 /// What an approved call's tool gave: the result for the model, and `{name, message}` when

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::backend::{Outcome, RunRow};
-use super::{Lease, LedgerEntry, LedgerKey, LedgerState, Run, LEASE_MS};
+use super::{Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState, Run, LEASE_MS};
 use crate::domain::{CallRecord, CallState, ItemKind, RunStatus, ToolProcess, Usage};
 
 /// What reading one row gives: the value, or what is wrong with the row.
@@ -268,7 +268,8 @@ pub fn ledger(c: &dyn Columns) -> Read<LedgerEntry> {
             run_id: text(c, 0)?,
             server: text(c, 1)?,
             tool_call_id: text(c, 2)?,
-            kind: ItemKind::parse(&kind).ok_or_else(|| format!("unknown item kind {kind:?}"))?,
+            kind: LedgerKind::parse(&kind)
+                .ok_or_else(|| format!("unknown ledger kind {kind:?}"))?,
         },
         agent_id: text(c, 4)?,
         state: LedgerState::parse(&state)

@@ -31,7 +31,7 @@ pub use backend::{
 };
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
 pub use lease::{holder_alive, holder_alive_with, Lease};
-pub use ledger::{LedgerEntry, LedgerKey, LedgerState};
+pub use ledger::{LedgerEntry, LedgerKey, LedgerKind, LedgerState};
 pub use location::Location;
 pub use redact::redact;
 pub use reviewers::{

@@ -9,6 +9,7 @@ mod fixture;
 mod flows;
 mod hostile;
 mod ledger;
+mod one_loop;
 mod peers;
 mod strict;
 mod transport;

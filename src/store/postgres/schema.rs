@@ -89,6 +89,7 @@ CREATE TABLE waiters (
     migrations::LEDGER,
     migrations::REVIEWERS,
     migrations::RUN_USERS,
+    migrations::LEDGER_STARTS,
 ];
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:

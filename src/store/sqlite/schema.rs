@@ -102,6 +102,7 @@ CREATE TABLE waiters (
     migrations::LEDGER,
     migrations::REVIEWERS,
     migrations::RUN_USERS,
+    migrations::LEDGER_STARTS,
 ];
 
 /// How long a command waits for another one's write lock before it fails.
