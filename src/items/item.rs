@@ -19,6 +19,8 @@ pub enum Item {
         agent_id: String,
         /// Pending items of the same run, this one included.
         pending_in_run: usize,
+        /// Its page in this store's inbox, once a public URL is recorded.
+        url: Option<String>,
     },
     /// A suspended call of a Mastra server (which names its agent itself).
     Server {
@@ -34,6 +36,7 @@ impl Item {
             call: Box::new(item.call),
             agent_id: item.agent_id,
             pending_in_run: item.pending_in_run,
+            url: item.url,
         }
     }
 
@@ -44,7 +47,11 @@ impl Item {
                 call,
                 agent_id,
                 pending_in_run,
-            } => ItemView::call(call, agent_id, *pending_in_run),
+                url,
+            } => ItemView {
+                url: url.as_deref(),
+                ..ItemView::call(call, agent_id, *pending_in_run)
+            },
             Item::Server {
                 call,
                 pending_in_run,

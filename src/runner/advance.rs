@@ -427,6 +427,7 @@ impl<'a> Advance<'a, Local<'a>> {
             call: Box::new(item.clone()),
             agent_id: run.agent_id.clone(),
             pending_in_run: 1,
+            url: None,
         };
         self.record_item(&item, resolution)
     }

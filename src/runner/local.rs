@@ -384,6 +384,7 @@ impl Place for Local<'_> {
                 call: Box::new(call),
                 agent_id,
                 pending_in_run: 1,
+                url: None,
             };
             return Ok(target::wrong_kind(self.ctx, self, &item, kinds));
         }

@@ -226,6 +226,7 @@ fn record<'a>(
         call: Box::new(item.clone()),
         agent_id: run.agent_id.clone(),
         pending_in_run: 1,
+        url: None,
     };
     let resolution = resolution(&stored, answer, by, via)?;
     // A run whose model cannot be had here is still answered: recorded for its host.

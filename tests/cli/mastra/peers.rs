@@ -546,9 +546,15 @@ fn refuses_bad_answers_and_consumes_nothing(peer: &dyn Peer) {
             "\"Purple\" is not one of",
         ),
         (vec!["answer", &question, ""], "empty"),
-        (vec!["answer", &plan, "yes"], "is a plan item"),
-        (vec!["answer", &tool, "yes"], "is an approval item"),
-        (vec!["review", &question, "--approve"], "is a question item"),
+        (vec!["answer", &plan, "yes"], "is a plan, not a question"),
+        (
+            vec!["answer", &tool, "yes"],
+            "is an approval, not a question",
+        ),
+        (
+            vec!["review", &question, "--approve"],
+            "is a question, not a plan",
+        ),
         (
             vec!["review", &plan, "--json", "{\"action\":\"maybe\"}"],
             "action must be",
