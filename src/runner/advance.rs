@@ -117,7 +117,12 @@ pub fn prompt_chosen(
     };
     let by = policy.by.clone();
     let mut advance = Advance::new(ctx, store.as_ref(), &run.id, policy);
-    match prompt::prompt(ctx, &run, &item, &by)? {
+    let prompted = prompt::prompt(ctx, &run, &item, &by)?;
+    // Decided by another process while the prompt was open: nothing of ours goes over it.
+    if let Some(said) = prompt::decided_meanwhile(store.as_ref(), &item)? {
+        return fail(Error::conflict(format!("{said}; nothing recorded here")));
+    }
+    match prompted {
         Prompted::Resolved(resolution) => advance.record_and_run(&run, &item, &resolution),
         Prompted::Left => fail(prompt::interrupted(ctx, &item, &[])),
         Prompted::Later | Prompted::Unanswerable => {
@@ -400,7 +405,14 @@ impl<'a> Advance<'a> {
             // Resolved or closed meanwhile by another process: look again.
             return Ok(None);
         };
-        match prompt::prompt(self.ctx, run, &item.call, &self.policy.by)? {
+        let prompted = prompt::prompt(self.ctx, run, &item.call, &self.policy.by)?;
+        // Decided by another process while the prompt was open: say so and go on as that
+        // decision requires (a waiter drives the next leg).
+        if let Some(said) = prompt::decided_meanwhile(self.store, &item.call)? {
+            self.ctx.report.info(&said);
+            return Ok(None);
+        }
+        match prompted {
             Prompted::Resolved(resolution) => {
                 let outcome = self.record(run, &item.call, &resolution)?;
                 Ok(self.after(&outcome, &run.id))

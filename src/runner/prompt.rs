@@ -6,7 +6,7 @@
 use anyhow::Result;
 
 use super::Context;
-use crate::domain::{CallRecord, ItemKind};
+use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error, Kind};
 use crate::items::{self, describe, Asked, Prompted};
 use crate::output::format;
@@ -116,6 +116,42 @@ pub fn left(
         format::shell_quote(run_id),
         ctx.program()
     ))
+}
+
+/// What another process decided about `call` while its prompt was open here, as the line
+/// that says so (`tool call X of run R was approved by bob from another process`); `None`
+/// while it is still pending. "Nothing recorded" is never said of such an item (SPEC §5.2).
+pub fn decided_meanwhile(store: &dyn Store, call: &CallRecord) -> Result<Option<String>> {
+    let Some(now) = store
+        .calls(&call.run_id)?
+        .into_iter()
+        .find(|c| c.call_id == call.call_id)
+    else {
+        return Ok(None);
+    };
+    let what = match now.state {
+        CallState::Pending => return Ok(None),
+        CallState::Resolved => {
+            let data = now.resume_data.clone().unwrap_or_default();
+            match (now.kind(), &data["action"], &data["approved"]) {
+                (ItemKind::Plan, action, _) if action == "rejected" => "rejected",
+                (ItemKind::Plan, ..) => "approved",
+                (ItemKind::Approval, _, approved) if approved == false => "declined",
+                (ItemKind::Approval, ..) => "approved",
+                _ => "answered",
+            }
+        }
+        state => state.as_str(),
+    };
+    let by = match now.resolved_by.as_deref() {
+        Some(by) => format!(" by {}", crate::output::sanitize::one_line(by)),
+        None => String::new(),
+    };
+    Ok(Some(format!(
+        "tool call {} of run {} was {what}{by} from another process",
+        crate::output::sanitize::one_line(&call.call_id),
+        call.run_id
+    )))
 }
 
 /// `answer`/`review` at a terminal with no item named: nothing of this kind waits.
