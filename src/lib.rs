@@ -66,6 +66,11 @@ pub fn run() -> Exit {
     let db_flag = (matches.value_source("db") == Some(ValueSource::CommandLine))
         .then(|| cli.db.clone())
         .flatten();
+    let store_from = match matches.value_source("db") {
+        _ if cli.db.as_deref().is_none_or(str::is_empty) => runner::StoreFrom::Default,
+        Some(ValueSource::CommandLine) => runner::StoreFrom::Flag,
+        _ => runner::StoreFrom::Env,
+    };
     let out = output::Out::new(cli.output == OutputFormat::Json);
     let server = match server_config(cli.server.as_deref(), cli.server_token_file.as_deref()) {
         Ok(s) => s,
@@ -75,6 +80,7 @@ pub fn run() -> Exit {
         run: runner::Context {
             location: store::Location::resolve(cli.db.as_deref()),
             db_flag,
+            store_from,
             on_suspend: cli.on_suspend.clone(),
             interactive: runner::at_a_terminal(cli.no_input),
             server,

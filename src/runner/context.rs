@@ -15,6 +15,8 @@ pub struct Context<'a> {
     pub location: Location,
     /// `--db` as given on the command line, repeated in the commands we print.
     pub db_flag: Option<String>,
+    /// What chose the store: said wherever a person may have looked in the wrong one.
+    pub store_from: StoreFrom,
     /// `--on-suspend CMD`: run once per new pending item.
     pub on_suspend: Option<String>,
     /// A person is at this terminal: prompts may appear (stdin and stderr are terminals and
@@ -25,7 +27,33 @@ pub struct Context<'a> {
     pub report: &'a dyn Report,
 }
 
+/// What chose the store (SPEC §5.3: an empty `pending` and a "no run" error say it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreFrom {
+    Flag,
+    Env,
+    Default,
+}
+
 impl Context<'_> {
+    /// The store this command reads, for a person: `the store PATH (from MASTRA_ASK_DB)`, a
+    /// URL without its password.
+    pub fn store_named(&self) -> String {
+        let shown = match &self.location {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => store::redact(url),
+        };
+        let from = match self.store_from {
+            StoreFrom::Flag => "from --db",
+            StoreFrom::Env => "from MASTRA_ASK_DB",
+            StoreFrom::Default => "the default; --db or MASTRA_ASK_DB names another",
+        };
+        format!(
+            "the store {} ({from})",
+            crate::output::sanitize::one_line(&shown)
+        )
+    }
+
     /// The store, if one exists (never creates it), with overdue items expired.
     pub fn existing_store(&self) -> Result<Option<Box<dyn Store>>> {
         let store = store::open(&self.location, Access::Existing)?;

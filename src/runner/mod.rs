@@ -26,6 +26,6 @@ pub mod waiter;
 pub mod watch;
 
 pub use advance::{Advance, Policy, Wait};
-pub use context::{at_a_terminal, Context};
+pub use context::{at_a_terminal, Context, StoreFrom};
 pub use record::{Continues, Outcome};
 pub use watch::{Followed, Watch};

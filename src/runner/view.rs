@@ -100,7 +100,10 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
         }
     }
     if items.is_empty() {
-        report.info("nothing is pending");
+        match &ctx.server {
+            Some(server) => report.info(&format!("nothing is pending on {}", server.display())),
+            None => report.info(&format!("nothing is pending in {}", ctx.store_named())),
+        }
     }
 }
 
@@ -169,6 +172,7 @@ mod tests {
         Context {
             location: Location::resolve(db),
             db_flag: db.map(str::to_string),
+            store_from: crate::runner::StoreFrom::Flag,
             on_suspend: None,
             interactive: false,
             server: None,

@@ -115,6 +115,17 @@ impl Env {
         self.dir.path().join(rel)
     }
 
+    /// The store as the program names it to a person (SPEC §5.3): its path or URL and what
+    /// chose it (`MASTRA_ASK_DB`, as every command of the test is given it).
+    pub fn store_named(&self) -> String {
+        format!("the store {} (from MASTRA_ASK_DB)", self.store.url())
+    }
+
+    /// What `pending` says on stderr when nothing waits in this test's store.
+    pub fn nothing_pending(&self) -> String {
+        format!("nothing is pending in {}\n", self.store_named())
+    }
+
     /// The store every command of this test uses (through `MASTRA_ASK_DB`).
     pub fn db(&self) -> PathBuf {
         self.path("store.db")
