@@ -30,6 +30,34 @@ use crate::context::Ctx;
 use crate::exit::Exit;
 use crate::items::approval::Verdict;
 
+/// The commands that exist only on this store (none of them works on a Mastra server), by
+/// name; `None` for those that also work with `--server`.
+pub fn local_only(command: &Command) -> Option<&'static str> {
+    Some(match command {
+        Command::Show(_) => "show",
+        Command::Runs(_) => "runs",
+        Command::Cancel(_) => "cancel",
+        Command::Resume(_) => "resume",
+        Command::Ask(_) => "ask",
+        Command::Plan(_) => "plan",
+        Command::Reply(_) => "reply",
+        Command::Prune(_) => "prune",
+        Command::Serve(_) => "serve",
+        Command::Reviewer(_) => "reviewer",
+        Command::Tool(_) => "tool",
+        Command::Completions(_) => "completions",
+        Command::Man(_) => "man",
+        Command::Run(_)
+        | Command::Pending(_)
+        | Command::Answer(_)
+        | Command::Review(_)
+        | Command::Approve(_)
+        | Command::Decline(_)
+        | Command::Wait(_)
+        | Command::Agents => return None,
+    })
+}
+
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
     if let Some(config) = &ctx.server {
         return server::dispatch(ctx, config, command);
