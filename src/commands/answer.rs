@@ -22,7 +22,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
         Some(given) => given,
         None if ctx.interactive() => {
             let (run, call) = (item_args.run.as_deref(), item_args.tool_call.as_deref());
-            return prompt_chosen(ctx, run, call, policy, ItemKind::Question);
+            return prompt_chosen(ctx, run, call, policy, kind_to_prompt(ctx, run, call));
         }
         None => return fail(missing_answer(ctx, item_args.run.as_deref())),
     };
@@ -34,6 +34,28 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let resume_data = checked(&question, &item.call_id, &given, args.multi.is_some())?;
     let resolution = answered(resume_data, &by, via);
     Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&run, &item, &resolution)
+}
+
+/// What `answer RUN` at a terminal prompts for: a question, or, when the run waits for
+/// approvals and for no question, the approval menu (the one command that reopens it after
+/// it was left).
+fn kind_to_prompt(ctx: &Ctx, run: Option<&str>, call: Option<&str>) -> ItemKind {
+    let waits_for_approval_only = || -> Option<bool> {
+        let store = ctx.existing_store().ok()??;
+        let run = find_run(store.as_ref(), run?).ok()?;
+        let kinds: Vec<ItemKind> = store
+            .pending(Some(&run.id))
+            .ok()?
+            .into_iter()
+            .filter(|p| call.is_none_or(|c| p.call.call_id == c))
+            .map(|p| p.call.kind())
+            .collect();
+        Some(!kinds.is_empty() && kinds.iter().all(|k| *k == ItemKind::Approval))
+    };
+    match waits_for_approval_only() {
+        Some(true) => ItemKind::Approval,
+        _ => ItemKind::Question,
+    }
 }
 
 /// No answer given, and no terminal to ask at. A lone positional is RUN (SPEC §5): say so

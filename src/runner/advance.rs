@@ -124,8 +124,9 @@ pub fn prompt_chosen(
     }
     match prompted {
         Prompted::Resolved(resolution) => advance.record_and_run(&run, &item, &resolution),
-        Prompted::Left => fail(prompt::interrupted(ctx, &item, &[])),
-        Prompted::Later | Prompted::Unanswerable => {
+        // "Leave it for later" leaves as Esc does: one exit code for leaving a menu.
+        Prompted::Left | Prompted::Later => fail(prompt::interrupted(ctx, &item, &[])),
+        Prompted::Unanswerable => {
             announce(ctx, store.as_ref(), &run.id)?;
             Ok(Exit::Suspended)
         }
@@ -419,12 +420,17 @@ impl<'a> Advance<'a> {
             }
             Prompted::Left => fail(prompt::interrupted(self.ctx, &item.call, &self.recorded)),
             Prompted::Later | Prompted::Unanswerable => {
-                announce(self.ctx, self.store, &run.id)?;
-                // A waiter keeps waiting for someone else to decide; others stop here.
+                // A waiter keeps waiting for someone else to decide; others stop here, and
+                // "Leave it for later" leaves as Esc does (130).
                 if self.policy.wait.is_some() {
+                    announce(self.ctx, self.store, &run.id)?;
                     self.policy.prompt = false;
                     return Ok(None);
                 }
+                if matches!(prompted, Prompted::Later) {
+                    return fail(prompt::interrupted(self.ctx, &item.call, &self.recorded));
+                }
+                announce(self.ctx, self.store, &run.id)?;
                 Ok(Some(Exit::Suspended))
             }
         }

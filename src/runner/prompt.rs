@@ -109,13 +109,21 @@ pub fn left(
             "interrupted; nothing recorded for tool call {call_id} of run {run_id}, which is still pending{kept}"
         ),
     )
-    .with_hint(format!(
-        "answer it later with: {} {} {} (or list what waits with: {} pending)",
-        ctx.program(),
-        items::of(kind).commands_hint(),
-        format::shell_quote(run_id),
-        ctx.program()
-    ))
+    .with_hint(match kind {
+        // `approve (or decline) RUN` does not paste: each verb whole, and the menu again.
+        ItemKind::Approval => format!(
+            "decide it later with: {program} approve {run}, or {program} decline {run}; or reopen this menu with: {program} answer {run}",
+            program = ctx.program(),
+            run = format::shell_quote(run_id),
+        ),
+        _ => format!(
+            "answer it later with: {} {} {} (or list what waits with: {} pending)",
+            ctx.program(),
+            items::of(kind).commands_hint(),
+            format::shell_quote(run_id),
+            ctx.program()
+        ),
+    })
 }
 
 /// What another process decided about `call` while its prompt was open here, as the line
