@@ -155,8 +155,14 @@ pub fn decided_meanwhile(store: &dyn Store, call: &CallRecord) -> Result<Option<
         Some(by) => format!(" by {}", crate::output::sanitize::one_line(by)),
         None => String::new(),
     };
+    // An expired item was closed by its deadline, not by a person.
+    let whence = if now.state == CallState::Expired {
+        " at its deadline"
+    } else {
+        " from another process"
+    };
     Ok(Some(format!(
-        "tool call {} of run {} was {what}{by} from another process",
+        "tool call {} of run {} was {what}{by}{whence}",
         crate::output::sanitize::one_line(&call.call_id),
         call.run_id
     )))
