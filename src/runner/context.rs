@@ -88,6 +88,27 @@ impl Context<'_> {
     }
 }
 
+impl Context<'_> {
+    /// `program`, for a command that is pasted elsewhere (the JSON `command`s of `pending` and
+    /// of the `--on-suspend` hook, read in a notification): with `--db` too when
+    /// `MASTRA_ASK_DB` chose the store, which the reviewer's shell may not have.
+    pub fn program_elsewhere(&self) -> String {
+        let program = self.program();
+        let db = match &self.location {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => url.clone(),
+        };
+        if self.store_from != StoreFrom::Env || self.server.is_some() {
+            return program;
+        }
+        let flag = format::flag("--db", &store::redact(&db));
+        match program.split_once(' ') {
+            Some((name, rest)) => format!("{name} {flag} {rest}"),
+            None => format!("{program} {flag}"),
+        }
+    }
+}
+
 /// Whether stdin and stderr are terminals and `--no-input` is not given.
 pub fn at_a_terminal(no_input: bool) -> bool {
     use std::io::IsTerminal;

@@ -121,6 +121,19 @@ impl Env {
         format!("the store {} (from MASTRA_ASK_DB)", self.store.url())
     }
 
+    /// A JSON `command` (of `pending -o json`, of the hook) without the `--db STORE` it
+    /// carries because `MASTRA_ASK_DB` chose the store (SPEC §5.3); fails when it has none.
+    #[track_caller]
+    pub fn without_store_flag(&self, command: &serde_json::Value) -> String {
+        let words = shell_words::split(command.as_str().expect("a command")).unwrap();
+        assert_eq!(
+            words[..3],
+            ["mastra-ask".to_string(), "--db".into(), self.store.url()],
+            "{command}"
+        );
+        format!("mastra-ask {}", words[3..].join(" "))
+    }
+
     /// What `pending` says on stderr when nothing waits in this test's store.
     pub fn nothing_pending(&self) -> String {
         format!("nothing is pending in {}\n", self.store_named())

@@ -236,3 +236,28 @@ fn an_empty_pending_and_a_missing_run_name_the_store_and_what_chose_it() {
         out.stderr
     );
 }
+
+/// The JSON `command`s (of `pending -o json` and the hook, read in a notification and
+/// pasted in another shell) carry `--db` when `MASTRA_ASK_DB` chose the store, and none for
+/// the default store.
+#[test]
+fn json_commands_carry_the_store_of_mastra_ask_db_and_not_the_default() {
+    let env = Env::new();
+    let run = env.run(&["ask", "Ship it?"]).stdout.trim().to_string();
+    let listed = env.run(&["pending", "-o", "json"]).json_lines();
+    assert_eq!(
+        env.without_store_flag(&listed[0]["command"]),
+        format!("mastra-ask answer {run} <answer>")
+    );
+
+    let mut cmd = env.command(&["ask", "Default?"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let default_run = env.run_with(cmd).stdout.trim().to_string();
+    let mut cmd = env.command(&["pending", "-o", "json"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let listed = env.run_with(cmd).json_lines();
+    assert_eq!(
+        listed[0]["command"],
+        format!("mastra-ask answer {default_run} <answer>")
+    );
+}
