@@ -569,8 +569,9 @@ pub struct ServeArgs {
     /// X-Forwarded-For hop
     #[arg(long, conflicts_with = "tls_cert")]
     pub behind_proxy: bool,
-    /// Drive the runs started on this host by this user after an answer (not available
-    /// yet: until then an answer is recorded for the run's waiter or `resume`)
+    /// After an answer, drive the runs this OS user started on this host (their model and
+    /// command tools run with this process's environment and privileges); other runs are
+    /// only recorded for their waiting process or `resume`
     #[arg(long)]
     pub drive: bool,
 }

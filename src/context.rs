@@ -55,4 +55,12 @@ impl Report for Out {
     fn stored_events(&self, run_id: &str, events: &[StoredEvent]) {
         Out::stored_events(self, run_id, events)
     }
+
+    fn streamed(&self) -> Box<dyn Sink + '_> {
+        Box::new(self.sink())
+    }
+
+    fn chunk(&self, line: &str) {
+        self.json_text_line(line)
+    }
 }

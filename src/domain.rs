@@ -401,6 +401,34 @@ pub struct CallRecord {
     pub process: Option<ToolProcess>,
 }
 
+#[cfg(test)]
+impl CallRecord {
+    /// A call of run `run` for the unit tests: `call_id` calling `tool_name` with `args` at
+    /// step 1, done, nothing resolved; tests change the fields they are about.
+    pub fn fixture(run: &str, call_id: &str, tool_name: &str, args: Value) -> CallRecord {
+        CallRecord {
+            run_id: run.into(),
+            call_id: call_id.into(),
+            seq: 0,
+            step: 1,
+            tool_name: tool_name.into(),
+            args,
+            state: CallState::Done,
+            kind: None,
+            payload: None,
+            result: None,
+            error: None,
+            resume_data: None,
+            resolved_by: None,
+            resolved_via: None,
+            resolved_at: None,
+            expires_at: None,
+            created_at: 0,
+            process: None,
+        }
+    }
+}
+
 impl CallRecord {
     /// The kind of an item. Every call that is or was an item has one (the store refuses a
     /// row without); a call that is not an item never reaches the code that asks.
@@ -716,28 +744,15 @@ mod tests {
         result: Option<Value>,
     ) -> CallRecord {
         CallRecord {
-            run_id: "r".into(),
-            call_id: id.into(),
-            seq: 0,
-            step: 1,
-            tool_name: "deploy".into(),
-            args: json!({"target": "prod"}),
             state: if kind.is_some() {
                 CallState::Resolved
             } else {
                 CallState::Done
             },
             kind,
-            payload: None,
             result,
-            error: None,
             resume_data: resume,
-            resolved_by: None,
-            resolved_via: None,
-            resolved_at: None,
-            expires_at: None,
-            created_at: 0,
-            process: None,
+            ..CallRecord::fixture("r", id, "deploy", json!({"target": "prod"}))
         }
     }
 

@@ -2,9 +2,9 @@
 //! error code, a one-line message, and maybe a hint for the next step.
 //!
 //! This is the command error, the one shape every error takes at the boundary (`lib::main`
-//! prints it once). Typed errors of the layers below (the store's `store::Error`) offer their
-//! kind and hint and convert into it with their source kept; anything else (IO) travels as
-//! `anyhow` with context and exits 1.
+//! prints it once). Typed errors of the layers below (the store's `store::Error`, a Mastra
+//! server's `remote::RemoteError`) offer their kind and hint (`Kinded`) and convert into it
+//! with their source kept; anything else (IO) travels as `anyhow` with context and exits 1.
 
 use std::fmt;
 
@@ -146,23 +146,46 @@ impl Kinded for crate::store::Error {
     }
 }
 
+impl Kinded for crate::remote::RemoteError {
+    fn kind(&self) -> Kind {
+        crate::remote::RemoteError::kind(self)
+    }
+    fn hint(&self) -> Option<String> {
+        crate::remote::RemoteError::hint(self)
+    }
+}
+
 /// `e` as one of the program's typed errors: the one list of them.
 fn typed_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a dyn Kinded> {
     if let Some(mine) = e.downcast_ref::<Error>() {
         return Some(mine);
     }
-    e.downcast_ref::<crate::store::Error>()
-        .map(|s| s as &dyn Kinded)
+    if let Some(store) = e.downcast_ref::<crate::store::Error>() {
+        return Some(store);
+    }
+    e.downcast_ref::<crate::remote::RemoteError>()
+        .map(|r| r as &dyn Kinded)
+}
+
+/// A typed error as the command error: its kind, wording and hint, itself as the source.
+fn kinded<E: Kinded + std::error::Error + Send + Sync + 'static>(e: E) -> Error {
+    Error {
+        kind: e.kind(),
+        message: e.to_string(),
+        hint: e.hint(),
+        source: Some(Box::new(e)),
+    }
 }
 
 impl From<crate::store::Error> for Error {
     fn from(e: crate::store::Error) -> Error {
-        Error {
-            kind: e.kind(),
-            message: e.to_string(),
-            hint: e.hint(),
-            source: Some(Box::new(e)),
-        }
+        kinded(e)
+    }
+}
+
+impl From<crate::remote::RemoteError> for Error {
+    fn from(e: crate::remote::RemoteError) -> Error {
+        kinded(e)
     }
 }
 
@@ -235,6 +258,35 @@ mod tests {
         assert_eq!(e.kind, Kind::NotFound);
         assert_eq!(e.hint.as_deref(), Some("list runs with: mastra-ask runs"));
         assert!(e.source().is_some_and(|s| s.is::<store::Error>()));
+    }
+
+    /// A server's error keeps its kind, hint and wording, its context before it, and itself
+    /// as the source.
+    #[test]
+    fn a_server_error_converts_with_its_kind_and_hint() {
+        use crate::remote::{Delivery, RemoteError};
+        let refused = RemoteError::Transport {
+            server: "http://127.0.0.1:9/api".into(),
+            delivery: Delivery::NotSent,
+            detail: "connection refused".into(),
+        };
+        let e: Error = anyhow::Error::from(refused).context("listing").into();
+        assert_eq!(e.kind, Kind::Server);
+        assert_eq!(
+            e.message,
+            "listing: http://127.0.0.1:9/api: connection refused (the request did not reach the server)"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("is the server running, and is the URL right?")
+        );
+        let stopped = RemoteError::Stopped {
+            server: "s".into(),
+            delivery: Delivery::Unknown,
+        };
+        let e = Error::from(stopped);
+        assert_eq!(e.kind.exit(), crate::exit::Exit::Interrupted);
+        assert!(e.source().is_some_and(|s| s.is::<RemoteError>()));
     }
 
     #[test]

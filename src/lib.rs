@@ -7,7 +7,8 @@
 //!
 //! The layers, top down: the frontends (`commands`, over the terminal's `context`), the run
 //! layer (`runner`) and the item kinds (`items`), then `agent`, `remote`, `store`, `ui`,
-//! `output`, `providers`, `tools`, and the shared vocabulary (`domain`, `report`, `error`).
+//! `output`, `providers`, `tools`, the HTTP set-up both HTTP clients share (`net`), and the
+//! shared vocabulary (`domain`, `report`, `error`, `links`).
 //!
 //! `unsafe` is denied in the whole crate but `sys`, where each block says why it is sound.
 
@@ -24,6 +25,8 @@ pub mod error;
 pub mod exit;
 pub mod items;
 pub mod limits;
+pub mod links;
+pub mod net;
 pub mod output;
 pub mod providers;
 pub mod remote;

@@ -27,4 +27,16 @@ pub trait Report {
     fn leg(&self) -> Box<dyn Sink + '_>;
     /// Events already stored: the results an answer appended, a leg another process drove.
     fn stored_events(&self, run_id: &str, events: &[StoredEvent]);
+    /// Receives the events of a leg a Mastra server runs, as they arrive (no spinner of
+    /// this process's own).
+    fn streamed(&self) -> Box<dyn Sink + '_> {
+        self.leg()
+    }
+    /// One JSON line of data as a Mastra server sent it (JSON mode: its chunks are passed
+    /// through unchanged).
+    fn chunk(&self, line: &str) {
+        if let Ok(value) = serde_json::from_str::<Value>(line) {
+            self.json_line(&value);
+        }
+    }
 }

@@ -10,7 +10,10 @@
 //! 4. 8 processes at a time answering those 1,000 items;
 //! 5. with node and the Mastra server fixture installed, `pending` and `answer` with
 //!    `--server` against it, beside curl making the same requests (`-- --server-only`
-//!    measures only these).
+//!    measures only these);
+//! 6. `serve` (serve.rs; SQLite only): answers through its API driven by `--drive`, the
+//!    inbox of a big store, 64 clients answering at once, 500 event streams held
+//!    (`-- --serve-only` measures only these).
 //!
 //! It prints a Markdown table and the machine it ran on. Nothing here is asserted by
 //! tests: speed is measured, never tested.
@@ -24,6 +27,7 @@ mod pg;
 mod phases;
 mod report;
 mod seed;
+mod serve;
 mod server;
 mod spawn;
 mod wire;
@@ -58,6 +62,8 @@ struct Options {
     keep: bool,
     /// Only the `--server` figures (against the Mastra server fixture).
     server_only: bool,
+    /// Only `serve`'s figures.
+    serve_only: bool,
 }
 
 fn options() -> Result<Options, String> {
@@ -72,6 +78,7 @@ fn options() -> Result<Options, String> {
         postgres: None,
         keep: false,
         server_only: false,
+        serve_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -83,6 +90,7 @@ fn options() -> Result<Options, String> {
             }
             "--keep" => o.keep = true,
             "--server-only" => o.server_only = true,
+            "--serve-only" => o.serve_only = true,
             "--dir" => o.dir = PathBuf::from(args.next().ok_or("--dir needs a directory")?),
             "--bin" => o.bin = PathBuf::from(args.next().ok_or("--bin needs a path")?),
             "--postgres" => {
@@ -100,7 +108,7 @@ fn options() -> Result<Options, String> {
             other => {
                 return Err(format!(
                     "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, \
-                     --postgres URL, --keep, --server-only"
+                     --postgres URL, --keep, --server-only, --serve-only"
                 ))
             }
         }
@@ -147,6 +155,11 @@ fn bench() -> Result<(), String> {
     let mut table = Table::new();
     if o.server_only {
         server_rows(&mut backend, &bin, &root, &mut table)?;
+        table.print();
+        return Ok(());
+    }
+    if o.serve_only {
+        serve::measure(&mut table, &bin, &root, &serve_load(&o))?;
         table.print();
         return Ok(());
     }
@@ -271,8 +284,12 @@ fn bench() -> Result<(), String> {
     // An older build (`--bin`) may have no `--server`: its rows are this build's only.
     if o.bin == Path::new(env!("CARGO_BIN_EXE_mastra-ask")) {
         server_rows(&mut backend, &bin, &root, &mut table)?;
+        match backend {
+            Backend::Sqlite => serve::measure(&mut table, &bin, &root, &serve_load(&o))?,
+            Backend::Postgres(_) => progress("skipping serve's figures: SQLite only"),
+        }
     } else {
-        progress("skipping the --server figures for another build (--bin)");
+        progress("skipping the --server and serve figures for another build (--bin)");
     }
 
     println!();
@@ -307,6 +324,17 @@ fn bench() -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// What serve's figures ask of it (SPEC §10).
+fn serve_load(o: &Options) -> serve::Load {
+    serve::Load {
+        answers: 30,
+        store_runs: o.store_runs,
+        store_pending: o.store_pending,
+        clients: 64,
+        streams: 500,
+    }
 }
 
 /// The `--server` figures against the Mastra server fixture, beside curl (skipped, saying

@@ -41,13 +41,13 @@ pub fn unavailable() -> Option<String> {
 }
 
 /// The fixture server, stopped on drop.
-struct Server {
+pub struct Server {
     child: Child,
-    url: String,
+    pub url: String,
 }
 
 impl Server {
-    fn start(data: &Path) -> Result<Server, String> {
+    pub fn start(data: &Path) -> Result<Server, String> {
         let mut child = Command::new("node")
             .arg("server.mjs")
             .current_dir(fixture())
@@ -168,7 +168,7 @@ pub fn measure(table: &mut Table, r: &Runner, data: &Path, n: usize) -> Result<(
 }
 
 /// Starts a run on a free-text question (not measured): its id and the pending call's id.
-fn start(r: &Runner, url: &str, i: usize) -> Result<(String, String), String> {
+pub fn start(r: &Runner, url: &str, i: usize) -> Result<(String, String), String> {
     let prompt = format!("[scenario:question] bench {i} {:?}", Instant::now());
     let id = r.output(
         &["--server", url, "run", "-q", "--agent", "planner", &prompt],

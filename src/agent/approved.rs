@@ -20,7 +20,7 @@ use crate::tools::Toolbox;
 /// What became of the run's last step.
 pub enum Open {
     /// It was not left open: nothing to do.
-    None,
+    Untouched,
     /// Its approved tools ran and its results are stored.
     Finished,
     /// The run was cancelled or taken over meanwhile.
@@ -41,23 +41,23 @@ pub fn finish_step(
     // common leg looks no further.
     match history.last() {
         Some(Message::Assistant { tool_calls, .. }) if !tool_calls.is_empty() => {}
-        _ => return Ok(Open::None),
+        _ => return Ok(Open::Untouched),
     }
     let messages = history.len();
     let calls = store.calls(&run.id)?;
     let Some(step) = calls.iter().map(|c| c.step).max() else {
-        return Ok(Open::None);
+        return Ok(Open::Untouched);
     };
     // The step's assistant message is the last message: no result follows it yet.
     if usize::try_from(step + 1).ok() != Some(messages) {
-        return Ok(Open::None);
+        return Ok(Open::Untouched);
     }
     let calls: Vec<CallRecord> = calls.into_iter().filter(|c| c.step == step).collect();
     if !calls
         .iter()
         .all(|c| matches!(c.state, CallState::Done | CallState::Resolved))
     {
-        return Ok(Open::None);
+        return Ok(Open::Untouched);
     }
     for call in calls.iter().filter(|c| c.waits_to_run()) {
         if !run_approved(store, run, lease, toolbox, call)? {

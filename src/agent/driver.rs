@@ -68,7 +68,7 @@ pub fn drive(
     match approved::finish_step(store, run, lease, &toolbox, &history, sink)? {
         Open::LostLease => return Ok(Ended::LostLease),
         Open::Finished => history = store.messages(&run.id)?,
-        Open::None => {}
+        Open::Untouched => {}
     }
     let mut used: HashSet<String> = call_ids(&history).collect();
     let mut usage = run.usage;

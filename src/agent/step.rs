@@ -661,26 +661,12 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, n)| CallRecord {
-                run_id: "r".into(),
-                call_id: n.call_id.clone(),
                 seq: i as i64,
-                step: 1,
-                tool_name: n.tool_name.clone(),
-                args: n.args.clone(),
-                state: CallState::Done,
-                kind: None,
-                payload: None,
                 result: n.result.clone().or(Some(
                     json!({"content": "User answered: a", "isError": false}),
                 )),
                 error: n.error.clone(),
-                resume_data: None,
-                resolved_by: None,
-                resolved_via: None,
-                resolved_at: None,
-                expires_at: None,
-                created_at: 0,
-                process: None,
+                ..CallRecord::fixture("r", &n.call_id, &n.tool_name, n.args.clone())
             })
             .collect();
         let resumed = resumed_results(&records);

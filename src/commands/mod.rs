@@ -1,8 +1,10 @@
-//! The terminal frontend: one file per subcommand, each reading its flags, calling the run
-//! layer (`runner`) or the store, and printing; `approve` and `decline` share one file, and
-//! `server/` holds the same commands on a Mastra server's runs (`--server`). Nothing below
-//! imports from here.
+//! The terminal frontend: one file per subcommand, each reading its flags, picking the place
+//! the runs it works on live (this store, or the Mastra server of `--server`: SPEC §12),
+//! calling the run layer (`runner`) or the store, and printing; `approve` and `decline`
+//! share one file. Here: the dispatch, and the refusal of what works only with `--server`
+//! or only without it. Nothing below imports from here.
 
+mod agents;
 mod answer;
 mod approve;
 mod ask;
@@ -18,7 +20,6 @@ mod reviewer;
 mod run;
 mod runs;
 mod serve;
-mod server;
 mod show;
 mod tool;
 mod wait;
@@ -27,42 +28,25 @@ use anyhow::Result;
 
 use crate::cli::Command;
 use crate::context::Ctx;
+use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::approval::Verdict;
 
-/// The commands that exist only on this store (none of them works on a Mastra server), by
-/// name; `None` for those that also work with `--server`.
+/// The commands that work with `--server`.
+pub const SERVER_COMMANDS: &str = "agents, pending, answer, review, approve, decline, run, wait";
+
+/// The commands that exist only on this store, by name; `None` for those that also work
+/// with `--server`.
 pub fn local_only(command: &Command) -> Option<&'static str> {
-    Some(match command {
-        Command::Show(_) => "show",
-        Command::Runs(_) => "runs",
-        Command::Cancel(_) => "cancel",
-        Command::Resume(_) => "resume",
-        Command::Ask(_) => "ask",
-        Command::Plan(_) => "plan",
-        Command::Reply(_) => "reply",
-        Command::Prune(_) => "prune",
-        Command::Serve(_) => "serve",
-        Command::Reviewer(_) => "reviewer",
-        Command::Tool(_) => "tool",
-        Command::Completions(_) => "completions",
-        Command::Man(_) => "man",
-        Command::Run(_)
-        | Command::Pending(_)
-        | Command::Answer(_)
-        | Command::Review(_)
-        | Command::Approve(_)
-        | Command::Decline(_)
-        | Command::Wait(_)
-        | Command::Agents => return None,
-    })
+    (!works_on_a_server(command)).then(|| name(command))
 }
 
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
-    if let Some(config) = &ctx.server {
-        return server::dispatch(ctx, config, command);
+    match &ctx.server {
+        Some(_) if !works_on_a_server(&command) => return fail(not_on_a_server(&command)),
+        Some(_) => {}
+        None => refuse_server_flags(ctx, &command)?,
     }
-    server::refuse_server_flags(ctx, &command)?;
     match command {
         Command::Run(a) => run::run(ctx, a),
         Command::Pending(a) => pending::run(ctx, a),
@@ -84,8 +68,72 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Prune(a) => prune::run(ctx, a),
         Command::Completions(a) => generate::completions(ctx, a),
         Command::Man(a) => generate::man(ctx, a),
-        Command::Agents => crate::error::fail(server::needs_server("agents")),
+        Command::Agents => agents::run(ctx),
         Command::Serve(a) => serve::run(ctx, a),
         Command::Reviewer(a) => reviewer::run(ctx, a),
+    }
+}
+
+fn works_on_a_server(command: &Command) -> bool {
+    SERVER_COMMANDS.split(", ").any(|c| c == name(command))
+}
+
+fn not_on_a_server(command: &Command) -> Error {
+    let name = name(command);
+    Error::usage(format!(
+        "{name} does not work with --server; on a Mastra server these do: {SERVER_COMMANDS}"
+    ))
+    .with_hint("leave out --server to work on this store's runs")
+}
+
+/// Refuses, without `--server`, the flags and commands that only mean something with one.
+fn refuse_server_flags(ctx: &Ctx, command: &Command) -> Result<()> {
+    let flag = match command {
+        _ if ctx.token_file_given => Some("--server-token-file"),
+        Command::Pending(a) if a.agent.is_some() => Some("pending --agent"),
+        Command::Answer(a) if a.agent.is_some() => Some("answer --agent"),
+        Command::Review(a) if a.agent.is_some() => Some("review --agent"),
+        Command::Approve(a) if a.agent.is_some() => Some("approve --agent"),
+        Command::Decline(a) if a.decision.agent.is_some() => Some("decline --agent"),
+        Command::Review(a) if a.plan_root.is_some() => Some("review --plan-root"),
+        Command::Review(a) if a.plan_file.is_some() => Some("review --plan-file"),
+        Command::Review(a) if a.unseen => Some("review --unseen"),
+        _ => None,
+    };
+    match flag {
+        Some(flag) => fail(needs_server(flag)),
+        None => Ok(()),
+    }
+}
+
+/// What only works on a Mastra server.
+fn needs_server(what: &str) -> Error {
+    Error::usage(format!("{what} works on a Mastra server's runs only"))
+        .with_hint("pass --server URL (or set MASTRA_SERVER_URL)")
+}
+
+fn name(command: &Command) -> &'static str {
+    match command {
+        Command::Run(_) => "run",
+        Command::Pending(_) => "pending",
+        Command::Answer(_) => "answer",
+        Command::Review(_) => "review",
+        Command::Approve(_) => "approve",
+        Command::Decline(_) => "decline",
+        Command::Show(_) => "show",
+        Command::Runs(_) => "runs",
+        Command::Cancel(_) => "cancel",
+        Command::Resume(_) => "resume",
+        Command::Tool(_) => "tool",
+        Command::Ask(_) => "ask",
+        Command::Plan(_) => "plan",
+        Command::Wait(_) => "wait",
+        Command::Reply(_) => "reply",
+        Command::Prune(_) => "prune",
+        Command::Completions(_) => "completions",
+        Command::Man(_) => "man",
+        Command::Agents => "agents",
+        Command::Serve(_) => "serve",
+        Command::Reviewer(_) => "reviewer",
     }
 }

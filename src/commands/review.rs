@@ -1,5 +1,6 @@
-//! `review`: approve or reject a submitted plan, then advance the run (drive the leg it
-//! resumes, prompt on at a terminal).
+//! `review`: approve or reject a submitted plan, in this store or on `--server`'s (its plan
+//! read under `--plan-root` or from `--plan-file`), then advance the run (drive the leg it
+//! resumes, or stream the server's; prompt on at a terminal).
 
 use anyhow::Result;
 
@@ -8,23 +9,42 @@ use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::exit::Exit;
 use crate::items::input::who;
-use crate::items::plan::{decided, decision, plan_of, warn_if_changed};
-use crate::runner::advance::prompt_chosen;
-use crate::runner::target::target_of;
-use crate::runner::{Advance, Policy};
+use crate::items::plan::{decision, resolution};
+use crate::runner::{Advance, Local, Mastra, Place, PlanFiles, Server};
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
-    let item_args = &args.item;
-    let by = who(item_args.as_.clone());
-    let policy = Policy::acting(ctx, !item_args.no_resume, &by);
-    if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
-        let (run, call) = (item_args.run.as_deref(), item_args.tool_call.as_deref());
-        return prompt_chosen(ctx, run, call, policy, ItemKind::Plan);
+    let by = who(args.item.as_.clone());
+    match &ctx.server {
+        None => {
+            let store = ctx.existing_store()?;
+            review(
+                ctx,
+                Local::new(ctx, store.as_deref(), "", false),
+                &args,
+                &by,
+            )
+        }
+        Some(config) => {
+            let server = Server::connect(ctx, config, None)?;
+            let plans = PlanFiles {
+                root: args.plan_root.clone(),
+                file: args.plan_file.clone(),
+            };
+            let place = Mastra::new(ctx, &server, args.agent.clone()).reading_plans(plans);
+            review(ctx, place, &args, &by)
+        }
     }
-    let (decision, via) = decision(&args)?;
-    let (store, run, item) = target_of(ctx, item_args, ItemKind::Plan)?;
-    let plan = plan_of(&item)?;
-    warn_if_changed(ctx.report, &run, &plan);
-    let resolution = decided(&decision, &plan, &by, via);
-    Advance::new(ctx, store.as_ref(), &run.id, policy).resolve(&run, &item, &resolution)
+}
+
+fn review<P: Place>(ctx: &Ctx, place: P, args: &ReviewArgs, by: &str) -> Result<Exit> {
+    let mut advance = Advance::acting(ctx, place, args.item.no_resume, by)?;
+    let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
+    if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
+        return advance.prompt_chosen(run, call, &[ItemKind::Plan]);
+    }
+    let (decision, via) = decision(args)?;
+    let item = advance.target(run, &[ItemKind::Plan], call)?;
+    let place = advance.place();
+    let resolution = resolution(&decision, &item, place, args.unseen, ctx.report, by, via)?;
+    advance.resolve(&item, &resolution)
 }

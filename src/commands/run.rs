@@ -1,4 +1,6 @@
-//! `run`: start a run of an agent on a prompt and drive its first leg.
+//! `run`: start a run of an agent on a prompt and drive its first leg; with `--server`, a
+//! run of one of the server's agents (`--agent ID`) under a run id chosen here (printed
+//! first), recorded in this store's ledger, its first leg streamed from the server.
 
 use anyhow::Result;
 
@@ -9,13 +11,18 @@ use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::providers;
+use crate::remote::{self, ServerConfig};
 use crate::runner::start::{prompt_of, start, Start};
+use crate::runner::{Advance, Mastra, Policy, Server};
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     if args.quiet && ctx.out.is_json() {
         return fail(Error::usage(
             "-q prints only the run id; with -o json the events carry it (runId)",
         ));
+    }
+    if let Some(config) = &ctx.server {
+        return on_server(ctx, config, args);
     }
     let prompt = prompt_of(&args)?;
     let here = absolute(std::path::Path::new("."))?;
@@ -63,6 +70,47 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
             print_id: args.quiet,
         },
     )
+}
+
+/// `run --server URL --agent ID PROMPT`.
+fn on_server(ctx: &Ctx, config: &ServerConfig, args: RunArgs) -> Result<Exit> {
+    let local_only = [
+        (args.model.is_some(), "--model"),
+        (args.cwd.is_some(), "--cwd"),
+        (args.wait.wait, "--wait"),
+        (args.wait.expires_in.is_some(), "--expires-in"),
+    ];
+    if let Some((_, flag)) = local_only.iter().find(|(given, _)| *given) {
+        return fail(Error::usage(format!(
+            "{flag} does not work with --server: the server's agent has its own model and runs where the server runs"
+        )));
+    }
+    let Some(agent) = args.agent.as_ref().and_then(|a| a.to_str()) else {
+        return fail(
+            Error::usage("with --server, run needs --agent ID (one of the server's agents)")
+                .with_hint(format!("list them with: {} agents", ctx.program())),
+        );
+    };
+    let prompt = prompt_of(&args)?;
+    let mut server = Server::connect(ctx, config, None)?;
+    if let Some(n) = args.max_steps {
+        server = server.with_max_steps(n)?;
+    }
+    let run_id = remote::new_run_id();
+    if args.quiet {
+        ctx.out.line(&run_id);
+        ctx.out.hide_agent_text();
+    } else {
+        ctx.out.info(&format!("run {run_id}"));
+    }
+    let start = remote::Start {
+        run_id,
+        prompt,
+        // Mastra's `requireToolApproval`: every tool call of the run waits for approval.
+        require_tool_approval: args.require_approval,
+    };
+    let place = Mastra::starting(ctx, &server, agent, start);
+    Advance::over(ctx, place, Policy::driving(ctx)).run()
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.

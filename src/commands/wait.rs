@@ -1,16 +1,27 @@
 //! `wait`: block until a run is neither running nor suspended; exit by its final state.
-//! With `--drive`, become the run's waiter: drive it after each answer.
+//! With `--drive`, become the run's waiter: drive it after each answer. With `--server`,
+//! watch the server's listing until the run is no longer suspended, strictly (SPEC §12):
+//! a RUN that no listed run matches is not found (3) unless this store's ledger knows it by
+//! its full id; `--timeout` is a hard deadline (124 at it, whatever the server does).
+
+use std::time::Instant;
 
 use anyhow::Result;
 
 use crate::cli::WaitArgs;
 use crate::context::Ctx;
+use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::input::who;
+use crate::remote::ServerConfig;
 use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
 use crate::runner::waiter::Waiter;
+use crate::runner::{Mastra, Place, Server};
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
+    if let Some(config) = &ctx.server {
+        return on_server(ctx, config, args);
+    }
     let (store, run) = ctx.store_and_run(&args.run)?;
     let drive = args.drive && on_own_host(&run);
     if args.drive && !drive {
@@ -23,18 +34,36 @@ pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
         .then(|| Waiter::register(&ctx.location, store.as_ref(), &run.id))
         .transpose()?;
     let seen = store.events(&run.id)?.last().map(|e| e.seq);
-    let policy = Policy {
-        drive,
-        prompt: false,
-        wait: Some(Wait {
-            deadline: args.timeout.map(|t| std::time::Instant::now() + t),
-            expire_at_deadline: false,
-            summary: true,
-        }),
-        by: who(None),
-    };
+    let policy = policy(drive, args.timeout.map(|t| Instant::now() + t));
     Advance::new(ctx, store.as_ref(), &run.id, policy)
         .with_run(run)
         .seen_up_to(seen)
         .run()
+}
+
+fn on_server(ctx: &Ctx, config: &ServerConfig, args: WaitArgs) -> Result<Exit> {
+    if args.drive {
+        return fail(Error::usage(
+            "--drive does not work with --server: the server drives its own runs",
+        ));
+    }
+    let deadline = args.timeout.map(|t| Instant::now() + t);
+    let server = Server::connect(ctx, config, deadline)?;
+    let mut place = Mastra::new(ctx, &server, None).watching();
+    place.load(&args.run)?;
+    Advance::over(ctx, place, policy(false, deadline)).run()
+}
+
+/// A waiter's policy: drive only when `drive`, stop watching at `deadline`.
+fn policy(drive: bool, deadline: Option<Instant>) -> Policy {
+    Policy {
+        drive,
+        prompt: false,
+        wait: Some(Wait {
+            deadline,
+            expire_at_deadline: false,
+            summary: true,
+        }),
+        by: who(None),
+    }
 }

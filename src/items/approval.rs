@@ -4,6 +4,7 @@
 //! Decline.
 
 use anyhow::Result;
+use serde_json::Value;
 
 use super::view::{json_of, ItemView};
 use super::{Asked, Kind, Prompted, Verb};
@@ -12,6 +13,7 @@ use crate::domain::{Resolution, Via};
 use crate::error::{fail, Error};
 use crate::items::input::parse_json_flag;
 use crate::output::sanitize;
+use crate::remote::Answer;
 use crate::tools::approval::Decision;
 use crate::ui;
 
@@ -54,9 +56,10 @@ impl Kind for ApprovalItem {
     }
 
     fn prompt(&self, asked: &Asked) -> Result<Prompted> {
-        let call = asked.call;
+        let item = asked.item;
+        let args = item.args().cloned().unwrap_or_default();
         Ok(
-            match ui::approve(&call.call_id, &call.tool_name, &call.args)? {
+            match ui::approve(item.call_id(), item.tool_name(), &args)? {
                 Some(ui::Chosen::Decided(d)) => {
                     Prompted::Resolved(decided(&d, asked.by, Via::Prompt))
                 }
@@ -64,6 +67,16 @@ impl Kind for ApprovalItem {
                 None => Prompted::Left,
             },
         )
+    }
+
+    /// `approve-tool-call`, or `decline-tool-call` with the reason, if any.
+    fn route(&self, resume_data: &Value) -> Answer {
+        if resume_data["approved"] == true {
+            return Answer::Approve;
+        }
+        Answer::Decline {
+            reason: resume_data["reason"].as_str().map(str::to_string),
+        }
     }
 }
 

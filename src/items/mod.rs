@@ -1,9 +1,10 @@
 //! Each kind of pending item in one place (ripgrep's `Flag` pattern): what a person is asked
 //! (a question, a plan, an approval, a server's `other` suspension), one file per kind behind
 //! one trait — its wording, the line that describes it, the commands that resolve it, its
-//! prompt (drawn by the widget in `ui/`), and what a one-step run's waiter prints of its
-//! resolution — with, beside the impl, how an answer of that kind is given on the command
-//! line and checked (SPEC §5.4). The model-side half of a kind is its tool (`tools/`).
+//! prompt (drawn by the widget in `ui/`), its Mastra route, and what a one-step run's waiter
+//! prints of its resolution — with, beside the impl, how an answer of that kind is given on
+//! the command line and checked (SPEC §5.4). The model-side half of a kind is its tool
+//! (`tools/`). `Item` is a pending item itself, owned, local or a server's.
 //!
 //! A new kind is a variant of `domain::ItemKind`, one arm in `of`, one file here, its tool
 //! and its widget. Nothing here finds runs, records a resolution or decides what happens to
@@ -11,6 +12,7 @@
 
 pub mod approval;
 pub mod input;
+mod item;
 pub mod other;
 pub mod plan;
 pub mod question;
@@ -19,10 +21,11 @@ mod view;
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::domain::{CallRecord, ItemKind, Resolution};
-use crate::report::Report;
-use crate::store::Run;
+use crate::domain::{ItemKind, Resolution};
+use crate::remote::Answer;
 
+pub use item::Item;
+pub use plan::Plans;
 pub use view::{describe, ItemView, When};
 
 /// The person-side behaviour of one kind of item.
@@ -52,8 +55,15 @@ pub trait Kind: Sync {
     /// The commands that resolve the item, the main one first.
     fn commands(&self, item: &ItemView) -> Vec<Verb>;
 
-    /// Asks the person at the terminal about a pending item of this store.
+    /// Asks the person at the terminal about a pending item.
     fn prompt(&self, asked: &Asked) -> Result<Prompted>;
+
+    /// How a Mastra server is answered with this resume data (SPEC §12): `resume-stream`
+    /// with it, unless the kind has routes of its own (an approval) or sends less (a plan's
+    /// rejection).
+    fn route(&self, resume_data: &Value) -> Answer {
+        Answer::Resume(resume_data.clone())
+    }
 
     /// The lines the waiter of a one-step run (`ask`, `plan`) prints on stdout once its item
     /// was resolved with `answer` (SPEC §5.3).
@@ -113,13 +123,13 @@ impl Verb {
     }
 }
 
-/// A pending item of this store that a person is asked about.
+/// A pending item that a person is asked about.
 pub struct Asked<'a> {
-    pub run: &'a Run,
-    pub call: &'a CallRecord,
+    pub item: &'a Item,
     /// Who resolves it.
     pub by: &'a str,
-    pub report: &'a dyn Report,
+    /// Where a plan item's plan is shown from.
+    pub plans: &'a dyn Plans,
 }
 
 /// What a person did at a prompt.
@@ -138,7 +148,7 @@ pub enum Prompted {
 fn unreadable(call_id: &str, what: &str) -> anyhow::Error {
     crate::error::Error::invalid(format!(
         "tool call {} has no readable {what}",
-        crate::output::sanitize::one_line(call_id)
+        crate::output::format::shell_quote(call_id)
     ))
     .into()
 }

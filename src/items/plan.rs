@@ -1,22 +1,32 @@
 //! A plan (`submit_plan`): decided with `review RUN --approve`, `--reject [--feedback TEXT |
-//! --feedback-file FILE]` or `--json '{"action":...}'`, on the snapshot taken when it was
-//! submitted (a warning when the file changed since), shown at a terminal rendered, with the
-//! Approve / Reject menu.
+//! --feedback-file FILE]` or `--json '{"action":...}'`, on the plan as its place shows it
+//! (`Plans`: this store's snapshot taken when it was submitted; a Mastra server's file, read
+//! for the reviewer), shown at a terminal rendered, with the Approve / Reject menu. On a
+//! Mastra server a rejection sends the decision and the feedback only, never the plan.
 
 use anyhow::Result;
 use serde_json::Value;
 
 use super::view::ItemView;
-use super::{Asked, Kind, Prompted, Verb};
+use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::cli::ReviewArgs;
-use crate::domain::{CallRecord, Resolution, Via};
+use crate::domain::{Resolution, Via};
 use crate::error::{fail, Error};
 use crate::items::input::{parse_json_flag, read_stdin, read_text_file};
 use crate::output::sanitize;
+use crate::remote::Answer;
 use crate::report::Report;
 use crate::store::Run;
 use crate::tools::submit_plan::{read_plan, Decision, Plan};
 use crate::ui;
+
+/// Where the plan of a plan item comes from, for the person deciding on it.
+pub trait Plans {
+    /// The plan of `item` as the person is shown it, or why it cannot be shown
+    /// (`Ok(Err(why))`). A plan read from a file for the reviewer (a Mastra server's) is read
+    /// only for an approval (`approving`): a rejection sends no plan.
+    fn plan(&self, item: &Item, approving: bool) -> Result<Result<Plan, String>>;
+}
 
 pub struct PlanItem;
 
@@ -63,12 +73,30 @@ impl Kind for PlanItem {
     }
 
     fn prompt(&self, asked: &Asked) -> Result<Prompted> {
-        let plan = plan_of(asked.call)?;
-        warn_if_changed(asked.report, asked.run, &plan);
+        let plan = match asked.plans.plan(asked.item, true)? {
+            Ok(plan) => plan,
+            Err(why) => {
+                return fail(Error::usage(format!("cannot show the plan: {why}")).with_hint(
+                    "pass --plan-root DIR (where the agent's paths start) or --plan-file FILE, or decide with --reject",
+                ))
+            }
+        };
         Ok(match ui::review(&plan)? {
             Some(d) => Prompted::Resolved(decided(&d, &plan, asked.by, Via::Prompt)),
             None => Prompted::Left,
         })
+    }
+
+    /// A rejection sends the decision and the feedback only, never the plan's text.
+    fn route(&self, resume_data: &Value) -> Answer {
+        if resume_data["action"] != "rejected" {
+            return Answer::Resume(resume_data.clone());
+        }
+        let mut sent = serde_json::json!({"action": "rejected"});
+        if let Some(feedback) = resume_data.get("feedback") {
+            sent["feedback"] = feedback.clone();
+        }
+        Answer::Resume(sent)
     }
 
     fn outcome(&self, answer: &Value) -> Vec<String> {
@@ -82,12 +110,55 @@ impl Kind for PlanItem {
     }
 }
 
-/// The plan a pending `submit_plan` item submitted.
-pub fn plan_of(call: &CallRecord) -> Result<Plan> {
-    call.payload
-        .as_ref()
+/// The plan a pending `submit_plan` item of this store submitted (its snapshot).
+pub fn plan_of(item: &Item) -> Result<Plan> {
+    item.payload()
         .and_then(Plan::from_payload)
-        .ok_or_else(|| super::unreadable(&call.call_id, "plan"))
+        .ok_or_else(|| super::unreadable(item.call_id(), "plan"))
+}
+
+/// The resolution of `decision`, given on the command line, on `item`'s plan as `plans`
+/// shows it. A plan nobody can be shown is rejected without it, and approved only with
+/// `unseen` (`review --unseen`: its path is sent, no text).
+pub fn resolution(
+    decision: &Decision,
+    item: &Item,
+    plans: &dyn Plans,
+    unseen: bool,
+    report: &dyn Report,
+    by: &str,
+    via: Via,
+) -> Result<Resolution> {
+    let why = match plans.plan(item, decision.is_approved())? {
+        Ok(plan) => return Ok(decided(decision, &plan, by, via)),
+        Err(why) => why,
+    };
+    let resume_data = if !decision.is_approved() {
+        decision.without_plan()
+    } else if unseen {
+        report.warn(&format!(
+            "the plan could not be read ({why}); the decision is sent with its path only"
+        ));
+        let mut data = decision.without_plan();
+        let path = item.payload().and_then(|p| p["path"].as_str());
+        data["path"] = serde_json::json!(path.unwrap_or_default());
+        data
+    } else {
+        return fail(
+            Error::usage(format!(
+                "cannot show the plan: {why}; approving a plan nobody has seen needs its text"
+            ))
+            .with_hint(
+                "pass --plan-root DIR (where the agent's paths start), --plan-file FILE, or --unseen",
+            ),
+        );
+    };
+    Ok(Resolution {
+        resume_data,
+        result: None,
+        by: by.to_string(),
+        via,
+    })
 }
 
 /// The resolution of a decision on `plan`: the resume data and, for the model, its result.

@@ -6,12 +6,12 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::view::ItemView;
-use super::{Asked, Kind, Prompted, Verb};
+use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::cli::AnswerArgs;
-use crate::domain::{CallRecord, Resolution, Via};
+use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::items::input::{parse_json_flag, read_stdin};
-use crate::output::sanitize;
+use crate::output::{format, sanitize};
 use crate::tools::ask_user::{self, Mode, Question};
 use crate::ui;
 
@@ -65,7 +65,7 @@ impl Kind for QuestionItem {
     }
 
     fn prompt(&self, asked: &Asked) -> Result<Prompted> {
-        Ok(match ask(&question_of(asked.call)?)? {
+        Ok(match ask(&question_of(asked.item)?)? {
             Some(data) => Prompted::Resolved(answered(data, asked.by, Via::Prompt)),
             None => Prompted::Left,
         })
@@ -82,17 +82,11 @@ impl Kind for QuestionItem {
     }
 }
 
-/// The question a pending `ask_user` item asks (`payload`: its suspend payload; `call_id`
-/// names it in the error).
-pub fn question_in(payload: Option<&Value>, call_id: &str) -> Result<Question> {
-    payload
+/// The question a pending question item asks, in this store or on a server.
+pub fn question_of(item: &Item) -> Result<Question> {
+    item.payload()
         .and_then(Question::from_payload)
-        .ok_or_else(|| super::unreadable(call_id, "question"))
-}
-
-/// The question a pending `ask_user` item of this store asks.
-pub fn question_of(call: &CallRecord) -> Result<Question> {
-    question_in(call.payload.as_ref(), &call.call_id)
+        .ok_or_else(|| super::unreadable(item.call_id(), "question"))
 }
 
 /// Asks a question at the terminal; the answer checked against it (SPEC §5.4) as resume
@@ -128,15 +122,27 @@ pub fn given(args: &AnswerArgs) -> Result<Option<(Value, Via)>> {
     }))
 }
 
-/// The resume data of an answer to `question` (SPEC §5.4): checked against its options, and
-/// `--multi` only for a multi-select question.
-pub fn checked(question: &Question, call_id: &str, given: &Value, multi: bool) -> Result<Value> {
+/// The resume data of an answer to `item` (SPEC §5.4): for a question, checked against its
+/// options, and `--multi` only for a multi-select one; for a server's `other` item, JSON of
+/// the tool's own shape, sent as given.
+pub fn checked(item: &Item, given: Value, via: Via, multi: bool) -> Result<Value> {
+    let call = format::shell_quote(item.call_id());
+    if item.kind() == ItemKind::Other {
+        if via != Via::Json {
+            return fail(Error::usage(format!(
+                "tool call {call} is an `other` item: its resume data is JSON of the tool's own shape"
+            ))
+            .with_hint("pass it with --json VALUE"));
+        }
+        return Ok(given);
+    }
+    let question = question_of(item)?;
     if multi && question.mode != Mode::Multi {
         return fail(Error::usage(format!(
-            "--multi is for multi-select questions; tool call {call_id} takes one answer: pass it as ANSWER"
+            "--multi is for multi-select questions; tool call {call} takes one answer: pass it as ANSWER"
         )));
     }
-    Ok(question.check_answer(given).map_err(Error::invalid)?)
+    Ok(question.check_answer(&given).map_err(Error::invalid)?)
 }
 
 /// How `answer` is used, for the hint of a usage error.

@@ -27,6 +27,8 @@ pub struct ItemView<'a> {
     pub pending_in_run: usize,
     /// The Mastra server it waits on, as shown (no credentials).
     pub server: Option<&'a str>,
+    /// Its page in this store's inbox (`serve --public-url`), once one is recorded.
+    pub url: Option<&'a str>,
 }
 
 /// A time as the store keeps it, or as a server gave it.
@@ -70,15 +72,19 @@ impl<'a> ItemView<'a> {
             expires_at: call.expires_at,
             pending_in_run,
             server: None,
+            url: None,
         }
     }
 
     pub fn pending(item: &'a PendingItem) -> ItemView<'a> {
-        ItemView::call(&item.call, &item.agent_id, item.pending_in_run)
+        ItemView {
+            url: item.url.as_deref(),
+            ..ItemView::call(&item.call, &item.agent_id, item.pending_in_run)
+        }
     }
 
     /// A server's pending call; `pending_in_run` counts the listed calls of its run.
-    pub fn remote(item: &'a remote::Item, pending_in_run: usize) -> ItemView<'a> {
+    pub fn remote(item: &'a remote::SuspendedCall, pending_in_run: usize) -> ItemView<'a> {
         ItemView {
             run_id: &item.run_id,
             call_id: &item.tool_call_id,
@@ -91,6 +97,7 @@ impl<'a> ItemView<'a> {
             expires_at: None,
             pending_in_run,
             server: Some(&item.server),
+            url: None,
         }
     }
 

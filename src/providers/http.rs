@@ -1,9 +1,11 @@
-//! Blocking HTTP for the chat providers: one configured client (timeouts, TLS through
-//! rustls), the failures of an attempt sorted into what may be retried, and the backoff
-//! between attempts (exponential with jitter, honouring `Retry-After`).
+//! Blocking HTTP for the chat providers: one configured client (timeouts, and the proxy,
+//! trust and redirect rules every outgoing request shares: `net`), the failures of an
+//! attempt sorted into what may be retried, and the backoff between attempts (exponential
+//! with jitter, honouring `Retry-After`).
 //!
 //! It knows nothing of chat completions and never builds an error text that could hold a
-//! request header: the API key goes into the `Authorization` header and nowhere else.
+//! request header: the API key goes into the `Authorization` header and nowhere else, and
+//! never to another server than the one named (a redirect elsewhere is refused).
 
 use std::io;
 use std::time::Duration;
@@ -11,6 +13,8 @@ use std::time::Duration;
 use super::settings::Settings;
 use crate::duration;
 use crate::limits::{MAX_RETRY_DELAY, MAX_RETRY_WAIT};
+use crate::net::redirect::{self, Refused, MAX_REDIRECTS};
+use crate::net::{Agents, Origin, Timeouts};
 
 /// Retries after the first attempt.
 pub const MAX_RETRIES: u32 = 3;
@@ -57,40 +61,64 @@ impl Trouble {
     }
 }
 
-/// A configured client.
+/// A configured client of one server.
 pub struct Client {
-    agent: ureq::Agent,
+    agents: Agents,
 }
 
 impl Client {
-    pub fn new(settings: &Settings) -> Client {
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(settings.connect_timeout))
-            .timeout_per_read(Some(settings.read_timeout))
-            .timeout_per_write(Some(settings.read_timeout))
-            .user_agent(concat!("mastra-ask/", env!("CARGO_PKG_VERSION")))
-            .build();
-        Client {
-            agent: ureq::Agent::new_with_config(config),
-        }
+    /// A client of the server at `base_url` (an http or https URL); fails when the
+    /// environment's proxy for it is not a usable URL.
+    pub fn new(settings: &Settings, base_url: &str) -> Result<Client, String> {
+        let uri = base_url
+            .parse::<ureq::http::Uri>()
+            .map_err(|e| format!("{base_url} is not a URL: {e}"))?;
+        let origin = Origin::of(&uri)?;
+        let timeouts = Timeouts {
+            connect: settings.connect_timeout,
+            per_read: Some(settings.read_timeout),
+            per_write: Some(settings.read_timeout),
+            idle_age: None,
+        };
+        Ok(Client {
+            agents: Agents::new(&origin, timeouts)?,
+        })
     }
 
-    /// POSTs a JSON body; any status comes back as a response.
+    /// POSTs a JSON body; any status comes back as a response. A redirect is followed only
+    /// to the same server, keeping the POST (307, 308).
     pub fn post_json(
         &self,
         url: &str,
         body: &str,
         bearer: Option<&str>,
     ) -> Result<ureq::http::Response<ureq::Body>, Trouble> {
-        let mut request = self
-            .agent
-            .post(url)
-            .header("Content-Type", "application/json");
-        if let Some(key) = bearer {
-            request = request.header("Authorization", format!("Bearer {key}"));
+        let mut url = url.to_string();
+        for _ in 0..=MAX_REDIRECTS {
+            let agent = self.agents.for_url(&url).map_err(Trouble::Other)?;
+            let mut request = agent.post(&url).header("Content-Type", "application/json");
+            if let Some(key) = bearer {
+                request = request.header("Authorization", format!("Bearer {key}"));
+            }
+            let response = request.send(body).map_err(|e| trouble(&e))?;
+            let status = response.status().as_u16();
+            let Some(next) = redirect::of_response(&response, &url, true) else {
+                return Ok(response);
+            };
+            url = next.map_err(|refused| {
+                Trouble::Other(match refused {
+                    Refused::NoLocation => {
+                        format!("a redirect (HTTP {status}) without a usable Location")
+                    }
+                    Refused::NotKept(next) | Refused::Elsewhere(next) => format!(
+                        "it redirects the request (HTTP {status}) to {next}, which is not followed: use that base URL if it is the right one"
+                    ),
+                })
+            })?;
         }
-        request.send(body).map_err(|e| trouble(&e))
+        Err(Trouble::Other(format!(
+            "more than {MAX_REDIRECTS} redirects"
+        )))
     }
 }
 

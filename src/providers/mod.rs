@@ -16,7 +16,6 @@ mod properties;
 mod scripted;
 pub mod settings;
 pub mod spec;
-pub(crate) mod sse;
 mod template;
 mod wire;
 

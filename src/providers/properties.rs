@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::assemble::{parse_args, Assembler};
 use super::command::parse_reply;
-use super::sse::{self, Flow};
 use super::wire::error_message;
+use crate::net::sse::{self, Flow};
 use crate::testing::{mutate, string, value, Rng, CASES};
 
 /// Real chunk shapes (OpenAI and llama.cpp style) to mutate.

@@ -18,8 +18,8 @@ use serde_json::{json, Value};
 use super::config::ServerConfig;
 use super::deadline::Deadlines;
 use super::error::{Delivery, RemoteError};
-use super::items::Item;
 use super::stream::{follow, pump, Leg, Listener, Msg, StreamBroke};
+use super::suspended::SuspendedCall;
 use super::transport::{Http, Request, MAX_JSON};
 use super::wire::{self, AgentInfo, SuspendedRunsPage};
 use crate::domain::ItemKind;
@@ -64,7 +64,7 @@ pub struct Client {
 /// What one listing has read so far, against its caps.
 #[derive(Default)]
 struct Listing {
-    items: Vec<Item>,
+    items: Vec<SuspendedCall>,
     seen: HashSet<(String, String)>,
     bytes: u64,
 }
@@ -110,7 +110,7 @@ impl Client {
 
     /// Every suspended call of the server's agents (or of `agent` only), each agent's newest
     /// run first, within the caps of one listing (items, bytes, agents walked).
-    pub fn listing(&self, agent: Option<&str>) -> Result<Vec<Item>, RemoteError> {
+    pub fn listing(&self, agent: Option<&str>) -> Result<Vec<SuspendedCall>, RemoteError> {
         let agents = match agent {
             Some(a) => vec![a.to_string()],
             None => {
@@ -132,7 +132,7 @@ impl Client {
     }
 
     /// Every suspended call of an agent's runs, newest run first, over all pages.
-    pub fn suspended(&self, agent_id: &str) -> Result<Vec<Item>, RemoteError> {
+    pub fn suspended(&self, agent_id: &str) -> Result<Vec<SuspendedCall>, RemoteError> {
         let mut listing = Listing::default();
         self.suspended_into(agent_id, &mut listing)?;
         Ok(listing.items)
@@ -179,7 +179,7 @@ impl Client {
             let count = page.runs.len() as u64;
             runs_read += count;
             for run in page.runs {
-                for item in Item::from_listing(run, agent_id, &server) {
+                for item in SuspendedCall::from_listing(run, agent_id, &server) {
                     // Runs suspended while we page push older ones onto the next page.
                     if listing
                         .seen
@@ -228,7 +228,7 @@ impl Client {
     /// Answers a pending call by the route its kind needs and streams the resumed leg.
     pub fn answer(
         &self,
-        item: &Item,
+        item: &SuspendedCall,
         answer: &Answer,
         mut listener: impl Listener,
     ) -> Result<Leg, RemoteError> {
@@ -299,8 +299,8 @@ impl Client {
                     Err(e) => {
                         let _ = tx.send(Msg::Failed(e));
                     }
-                    Ok(reader) => {
-                        if tx.send(Msg::Started).is_ok() {
+                    Ok((reader, outcome)) => {
+                        if tx.send(Msg::Started(outcome)).is_ok() {
                             pump(reader, &tx);
                         }
                     }
@@ -347,12 +347,13 @@ impl Client {
     }
 }
 
-/// The body of a 2xx answer that must be an event stream.
+/// The body of a 2xx answer that must be an event stream, and what a mastra-ask `serve`
+/// says became of the answer (`Mastra-Ask-Outcome`).
 fn event_stream(
     http: &Http,
     path: &str,
     response: ureq::http::Response<ureq::Body>,
-) -> Result<impl std::io::BufRead, RemoteError> {
+) -> Result<(impl std::io::BufRead, Option<String>), RemoteError> {
     let content_type = response
         .headers()
         .get("content-type")
@@ -364,9 +365,14 @@ fn event_stream(
             "{path} answered {content_type:?} instead of an event stream"
         )));
     }
-    Ok(BufReader::with_capacity(
-        64 * 1024,
-        response.into_body().into_reader(),
+    let outcome = response
+        .headers()
+        .get("mastra-ask-outcome")
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().to_ascii_lowercase());
+    Ok((
+        BufReader::with_capacity(64 * 1024, response.into_body().into_reader()),
+        outcome,
     ))
 }
 
@@ -404,7 +410,7 @@ mod tests {
         // A port nobody listens on: a request would fail as a transport error instead.
         let client =
             Client::new(ServerConfig::new("http://127.0.0.1:9/api", None).unwrap()).unwrap();
-        let item = Item {
+        let item = SuspendedCall {
             run_id: "r".into(),
             tool_call_id: "c".into(),
             tool_name: "submit_plan".into(),
@@ -423,7 +429,7 @@ mod tests {
             e.to_string(),
             "an approval does not answer a plan item (Mastra would consume the suspension)"
         );
-        let approval = Item {
+        let approval = SuspendedCall {
             kind: ItemKind::Approval,
             ..item
         };

@@ -1,5 +1,6 @@
 //! What can go wrong talking to a Mastra server, sorted the way SPEC §12 maps it to exit
-//! codes, and how an HTTP error answer becomes one of these.
+//! codes (each error's `kind`, with a hint where a next step exists: `error::Kinded`), and
+//! how an HTTP error answer becomes one of these.
 //!
 //! Mastra answers "no such run" and "not suspended" with HTTP 500 and a message, so those are
 //! told apart by their text. Every message here has been scrubbed of credentials and of
@@ -7,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::exit::Exit;
+use crate::error::Kind;
 
 /// How far a request got when it failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +82,10 @@ pub enum RemoteError {
     /// not a call of this run.
     #[error("{message}")]
     NotSuspended { message: String },
+    /// 409 (a mastra-ask `serve`, SPEC §13): someone decided the item first; the message
+    /// names who and when.
+    #[error("{server} refused the answer: {message}")]
+    Decided { server: String, message: String },
     /// Any other status.
     #[error("{server} failed (HTTP {status}): {message}")]
     Server {
@@ -100,24 +105,25 @@ pub enum RemoteError {
 }
 
 impl RemoteError {
-    /// The exit code SPEC §12 gives this error when nothing else is known. The caller turns
-    /// `NoSuspendedRun`/`NotSuspended` into 4 when its ledger or the listing shows the call
-    /// was resolved.
-    pub fn exit(&self) -> Exit {
+    /// The kind SPEC §12 gives this error when nothing else is known (it decides the exit
+    /// code and the JSON code). The caller makes `NoSuspendedRun`/`NotSuspended` a conflict
+    /// when its ledger or the listing shows the call was resolved.
+    pub fn kind(&self) -> Kind {
         match self {
             RemoteError::Config(_) | RemoteError::Mismatch(_) | RemoteError::Invalid { .. } => {
-                Exit::Usage
+                Kind::Usage
             }
             RemoteError::UnknownAgent { .. }
             | RemoteError::NoSuspendedRun { .. }
-            | RemoteError::NotSuspended { .. } => Exit::NotFound,
+            | RemoteError::NotSuspended { .. } => Kind::NotFound,
+            RemoteError::Decided { .. } => Kind::Conflict,
             RemoteError::Transport { .. }
             | RemoteError::Unauthorized { .. }
             | RemoteError::NoRoute { .. }
             | RemoteError::Server { .. }
             | RemoteError::Protocol { .. }
-            | RemoteError::Capped { .. } => Exit::Failure,
-            RemoteError::Stopped { .. } => Exit::Interrupted,
+            | RemoteError::Capped { .. } => Kind::Server,
+            RemoteError::Stopped { .. } => Kind::Interrupted,
         }
     }
 
@@ -248,21 +254,21 @@ mod tests {
     }
 
     #[test]
-    fn exit_codes_follow_the_spec() {
+    fn kinds_follow_the_spec() {
         let s = || "http://h:1/api".to_string();
         assert_eq!(
             RemoteError::NoSuspendedRun {
                 message: "m".into()
             }
-            .exit(),
-            Exit::NotFound
+            .kind(),
+            Kind::NotFound
         );
         assert_eq!(
             RemoteError::NotSuspended {
                 message: "m".into()
             }
-            .exit(),
-            Exit::NotFound
+            .kind(),
+            Kind::NotFound
         );
         let invalid = RemoteError::Invalid {
             server: s(),
@@ -272,22 +278,28 @@ mod tests {
                 message: "required".into(),
             }],
         };
-        assert_eq!(invalid.exit(), Exit::Usage);
+        assert_eq!(invalid.kind(), Kind::Usage);
         assert_eq!(
             invalid.to_string(),
             "http://h:1/api rejected the request: Invalid request body; runId: required"
         );
+        let decided = RemoteError::Decided {
+            server: s(),
+            message: "tool call q1 was already decided by alice at 2026-01-01T00:00:00Z".into(),
+        };
+        assert_eq!(decided.kind(), Kind::Conflict);
+        assert!(decided.not_delivered());
         let unknown = RemoteError::UnknownAgent {
             server: s(),
             agent: "nope".into(),
         };
-        assert_eq!(unknown.exit(), Exit::NotFound);
+        assert_eq!(unknown.kind(), Kind::NotFound);
         let t = |delivery| RemoteError::Transport {
             server: s(),
             delivery,
             detail: "connection refused".into(),
         };
-        assert_eq!(t(Delivery::NotSent).exit(), Exit::Failure);
+        assert_eq!(t(Delivery::NotSent).kind(), Kind::Server);
         assert!(t(Delivery::NotSent).not_delivered());
         assert!(!t(Delivery::Unknown).not_delivered());
         assert!(!t(Delivery::Accepted).not_delivered());

@@ -20,9 +20,9 @@ use serde_json::Value;
 
 use super::config::ServerConfig;
 use super::error::{clip, without_stack, RemoteError};
-use super::items::Item;
+use super::suspended::SuspendedCall;
 use crate::limits::{MAX_LISTING_BYTES, MAX_LISTING_ITEMS};
-use crate::providers::sse;
+use crate::net::sse;
 
 /// The largest frame we accept (`step-finish`/`finish` carry the whole conversation).
 pub const MAX_FRAME: usize = 16 * 1024 * 1024;
@@ -69,14 +69,20 @@ pub enum LegEnd {
     /// The run waits again: the calls announced by `tool-call-suspended` /
     /// `tool-call-approval` chunks of this leg that it did not also resolve, in the order
     /// they were announced.
-    Suspended(Vec<Item>),
+    Suspended(Vec<SuspendedCall>),
     /// A `finish` chunk: its `stepResult.reason` (`stop`, or e.g. `tool-calls` when the
     /// leg ran out of steps) and `output.text`.
     Finished { reason: String, text: String },
     /// An `error` chunk (its message, without the stack), or a leg that ended with neither a
     /// finish nor a suspension.
     Failed { message: String },
+    /// A mastra-ask `serve` recorded the answer and nobody there continues the run: its
+    /// host does (`Mastra-Ask-Outcome: recorded`, SPEC §13). The stream carried no result.
+    Recorded,
 }
+
+/// The `Mastra-Ask-Outcome` of an answer only recorded.
+pub const RECORDED: &str = "recorded";
 
 /// A leg read to its end.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,9 +97,10 @@ pub struct Leg {
 }
 
 /// What the reading thread hands over, in order: `Started` once the server's status line and
-/// headers came, then each frame's data, then how the body ended; or why nothing started.
+/// headers came (with a mastra-ask `serve`'s `Mastra-Ask-Outcome`, SPEC §13), then each
+/// frame's data, then how the body ended; or why nothing started.
 pub enum Msg {
-    Started,
+    Started(Option<String>),
     Frame(String),
     Ended(io::Result<()>),
     Failed(RemoteError),
@@ -152,7 +159,8 @@ pub fn follow(
             return Err(StreamBroke::Idle { started });
         }
         let data = match rx.recv_timeout(left.min(TICK)) {
-            Ok(Msg::Started) => {
+            Ok(Msg::Started(outcome)) => {
+                state.recorded = outcome.as_deref() == Some(RECORDED);
                 started = true;
                 last = Instant::now();
                 continue;
@@ -194,14 +202,14 @@ pub fn follow(
 /// size, within the listing's caps.
 #[derive(Default)]
 struct Suspended {
-    calls: HashMap<String, (u64, usize, Item)>,
+    calls: HashMap<String, (u64, usize, SuspendedCall)>,
     next: u64,
     bytes: usize,
     dropped: usize,
 }
 
 impl Suspended {
-    fn add(&mut self, item: Item, size: usize) {
+    fn add(&mut self, item: SuspendedCall, size: usize) {
         if let Some((_, old, _)) = self.calls.remove(&item.tool_call_id) {
             self.bytes -= old;
         }
@@ -221,8 +229,8 @@ impl Suspended {
         }
     }
 
-    fn in_order(self) -> Vec<Item> {
-        let mut calls: Vec<(u64, Item)> = self
+    fn in_order(self) -> Vec<SuspendedCall> {
+        let mut calls: Vec<(u64, SuspendedCall)> = self
             .calls
             .into_values()
             .map(|(seq, _, item)| (seq, item))
@@ -234,6 +242,8 @@ impl Suspended {
 
 #[derive(Default)]
 struct State {
+    /// The server said it only recorded the answer.
+    recorded: bool,
     chunks: usize,
     unreadable: usize,
     error: Option<String>,
@@ -249,7 +259,7 @@ impl State {
             .and_then(Value::as_str);
         match chunk.get("type").and_then(Value::as_str).unwrap_or("") {
             "tool-call-suspended" | "tool-call-approval" => {
-                if let Some(item) = Item::from_chunk(chunk, agent_id, server) {
+                if let Some(item) = SuspendedCall::from_chunk(chunk, agent_id, server) {
                     self.suspended.add(item, size);
                 }
             }
@@ -284,6 +294,8 @@ impl State {
             LegEnd::Finished { reason, text }
         } else if !self.suspended.calls.is_empty() {
             LegEnd::Suspended(self.suspended.in_order())
+        } else if self.recorded {
+            LegEnd::Recorded
         } else {
             LegEnd::Failed {
                 message: "the leg ended with neither a finish nor a suspension".into(),
@@ -310,10 +322,20 @@ mod tests {
 
     /// A stream read as the client reads it: the bytes pumped on a thread of their own.
     fn read_as(text: &str, config: &ServerConfig) -> (Result<Leg, StreamBroke>, Vec<String>) {
+        read_with(text, config, None)
+    }
+
+    /// The same, after headers with this `Mastra-Ask-Outcome`.
+    fn read_with(
+        text: &str,
+        config: &ServerConfig,
+        outcome: Option<&str>,
+    ) -> (Result<Leg, StreamBroke>, Vec<String>) {
         let (tx, rx) = sync_channel(2);
         let bytes = text.as_bytes().to_vec();
+        let outcome = outcome.map(str::to_string);
         std::thread::spawn(move || {
-            let _ = tx.send(Msg::Started);
+            let _ = tx.send(Msg::Started(outcome));
             pump(std::io::Cursor::new(bytes), &tx);
         });
         let mut lines = Vec::new();
@@ -330,6 +352,25 @@ mod tests {
 
     fn read(text: &str) -> (Result<Leg, StreamBroke>, Vec<String>) {
         read_as(text, &config(None))
+    }
+
+    /// An answer a serve only recorded streams nothing but `[DONE]` (and comments): the
+    /// leg is `Recorded`, not a failure. Without that header the same stream is one.
+    #[test]
+    fn a_recorded_answer_is_no_failed_leg() {
+        let text = ": answer recorded; run r continues on its host\n\ndata: [DONE]\n\n";
+        let (leg, lines) = read_with(text, &config(None), Some(RECORDED));
+        assert_eq!(leg.unwrap().end, LegEnd::Recorded);
+        assert!(lines.is_empty());
+        let (leg, _) = read(text);
+        assert!(matches!(leg.unwrap().end, LegEnd::Failed { .. }));
+        let driven = r#"{"type":"finish","runId":"r","payload":{"stepResult":{"reason":"stop"},"output":{"text":"Done."}}}"#;
+        let (leg, _) = read_with(
+            &format!("data: {driven}\n\ndata: [DONE]\n\n"),
+            &config(None),
+            Some("driven"),
+        );
+        assert!(matches!(leg.unwrap().end, LegEnd::Finished { .. }));
     }
 
     #[test]
@@ -441,7 +482,7 @@ mod tests {
     #[test]
     fn silence_ends_the_leg_at_the_idle_deadline_and_a_listener_can_stop_it() {
         let (tx, rx) = sync_channel(2);
-        tx.send(Msg::Started).unwrap();
+        tx.send(Msg::Started(None)).unwrap();
         tx.send(Msg::Frame(r#"{"type":"start"}"#.into())).unwrap();
         let mut seen = 0;
         let mut listener = |_: Chunk<'_>| seen += 1;

@@ -9,24 +9,24 @@
 //! connect deadline here, because the leg's reader (`client`) keeps the idle deadline. It
 //! knows routes only as paths and never builds a message from a request header.
 
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use ureq::http::{Response, Uri};
 use ureq::Body;
 
-use super::config::{Origin, Scheme, ServerConfig};
+use super::config::ServerConfig;
 use super::deadline::Deadlines;
 use super::error::{error_body, Delivery, RemoteError};
 use crate::duration;
-use crate::limits::{self, MAX_CERT_FILE};
+use crate::limits;
+use crate::net::redirect::{self, Refused, MAX_REDIRECTS};
+use crate::net::{Agents, Origin, Timeouts};
 
 /// The most we read of one JSON answer.
 pub const MAX_JSON: u64 = 16 * 1024 * 1024;
 /// The most we read of an error body.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
-const MAX_REDIRECTS: usize = 5;
 const IDLE_AGE: Duration = Duration::from_secs(4);
 
 /// One request: a path under the API prefix, a JSON body for a POST, and the agent it is
@@ -40,21 +40,22 @@ pub struct Request<'a> {
 pub struct Http {
     config: ServerConfig,
     deadlines: Deadlines,
-    proxy: Option<ureq::Proxy>,
-    /// For plain http, built on first use.
-    plain: OnceLock<ureq::Agent>,
-    /// For https (or an https proxy), built on first use: only then is `SSL_CERT_FILE` read.
-    tls: OnceLock<Result<ureq::Agent, String>>,
+    agents: Agents,
 }
 
 impl Http {
     pub fn new(config: ServerConfig, deadlines: Deadlines) -> Result<Http, RemoteError> {
+        let timeouts = Timeouts {
+            connect: deadlines.connect(),
+            // Below the 5 s keep-alive of Node's HTTP server, so a pooled connection is not
+            // one the server is closing.
+            idle_age: Some(IDLE_AGE),
+            ..Timeouts::default()
+        };
         Ok(Http {
-            proxy: proxy_for(config.origin(), |n| std::env::var(n).ok())?,
+            agents: Agents::new(config.origin(), timeouts).map_err(RemoteError::Config)?,
             config,
             deadlines,
-            plain: OnceLock::new(),
-            tls: OnceLock::new(),
         })
     }
 
@@ -68,39 +69,7 @@ impl Http {
 
     /// The agent for a request to `url`.
     fn agent_for(&self, url: &str) -> Result<&ureq::Agent, RemoteError> {
-        let https_proxy = self
-            .proxy
-            .as_ref()
-            .is_some_and(|p| p.protocol() == ureq::ProxyProtocol::Https);
-        let https = url
-            .get(..8)
-            .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
-        if !https && !https_proxy {
-            return Ok(self.plain.get_or_init(|| self.build(None)));
-        }
-        self.tls
-            .get_or_init(|| {
-                let tls = trust_store(std::env::var_os("SSL_CERT_FILE"))?;
-                Ok(self.build(tls))
-            })
-            .as_ref()
-            .map_err(|e| RemoteError::Config(e.clone()))
-    }
-
-    fn build(&self, tls: Option<ureq::tls::TlsConfig>) -> ureq::Agent {
-        let mut builder = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_connect(Some(self.deadlines.connect()))
-            // Below the 5 s keep-alive of Node's HTTP server, so a pooled connection is not
-            // one the server is closing.
-            .max_idle_age(IDLE_AGE)
-            .user_agent(concat!("mastra-ask/", env!("CARGO_PKG_VERSION")))
-            .proxy(self.proxy.clone());
-        if let Some(tls) = tls {
-            builder = builder.tls_config(tls);
-        }
-        ureq::Agent::new_with_config(builder.build())
+        self.agents.for_url(url).map_err(RemoteError::Config)
     }
 
     /// Sends the request and returns a 2xx answer; any other status becomes its error. A
@@ -303,43 +272,33 @@ impl Http {
             };
             let response = result.map_err(|e| self.transport(&e, Delivery::NotSent, budget))?;
             let status = response.status().as_u16();
-            if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+            let Some(next) = redirect::of_response(&response, &url, req.body.is_some()) else {
                 return Ok(response);
-            }
-            let next = response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|l| resolve(&url, l));
-            let Some(next) = next else {
-                return Err(
-                    self.server_error(status, "a redirect without a usable Location".into())
-                );
             };
-            if req.body.is_some() {
-                if !matches!(status, 307 | 308) {
-                    // Following would turn the POST into a GET and lose the answer.
+            url = match next {
+                Ok(next) => next,
+                Err(Refused::NoLocation) => {
+                    return Err(
+                        self.server_error(status, "a redirect without a usable Location".into())
+                    )
+                }
+                // Following would turn the POST into a GET and lose the answer.
+                Err(Refused::NotKept(next)) => {
                     return Err(self.server_error(
                         status,
                         format!("it redirects this request to {next}; use that server URL"),
-                    ));
+                    ))
                 }
-                let elsewhere = next
-                    .parse::<Uri>()
-                    .ok()
-                    .and_then(|u| Origin::of(&u).ok())
-                    .is_none_or(|o| o != origin);
-                if elsewhere {
-                    // An answer goes to the server that was named, or nowhere.
+                // An answer goes to the server that was named, or nowhere.
+                Err(Refused::Elsewhere(next)) => {
                     return Err(self.server_error(
                         status,
                         format!(
                             "it redirects this answer to another server ({next}); nothing was sent there (use that server URL if it is the right one)"
                         ),
-                    ));
+                    ))
                 }
-            }
-            url = next;
+            };
         }
         Err(self.protocol(format!("more than {MAX_REDIRECTS} redirects")))
     }
@@ -385,6 +344,7 @@ impl Http {
                     path: req.path.to_string(),
                 },
             },
+            409 => RemoteError::Decided { server, message },
             500 if message.contains("could not find a suspended run") => {
                 RemoteError::NoSuspendedRun { message }
             }
@@ -468,219 +428,9 @@ fn sort(e: &ureq::Error, connect: Duration, budget: Duration) -> (Delivery, Stri
     (delivery, detail)
 }
 
-/// Where a `Location` points, as an absolute URL.
-fn resolve(current: &str, location: &str) -> Option<String> {
-    let location = location.trim();
-    if location.is_empty() {
-        return None;
-    }
-    let (scheme, rest) = current.split_once("://")?;
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let base = &current[..scheme.len() + 3 + authority_end];
-    if location.contains("://") {
-        return Some(location.to_string());
-    }
-    if let Some(net) = location.strip_prefix("//") {
-        return Some(format!("{scheme}://{net}"));
-    }
-    if location.starts_with('/') {
-        return Some(format!("{base}{location}"));
-    }
-    let path = rest[authority_end..]
-        .split(['?', '#'])
-        .next()
-        .unwrap_or("/");
-    let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-    let dir = if dir.is_empty() { "/" } else { dir };
-    Some(format!("{base}{dir}{location}"))
-}
-
-/// The proxy for this server: none for a loopback server (a proxy cannot reach our own
-/// loopback) or one `NO_PROXY` names, else the scheme's variable, then `ALL_PROXY`.
-fn proxy_for(
-    origin: &Origin,
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<Option<ureq::Proxy>, RemoteError> {
-    if origin.is_loopback() {
-        return Ok(None);
-    }
-    let var = |names: &[&'static str]| {
-        names
-            .iter()
-            .find_map(|n| env(n).filter(|v| !v.trim().is_empty()).map(|v| (*n, v)))
-    };
-    if let Some((_, list)) = var(&["NO_PROXY", "no_proxy"]) {
-        if no_proxy_matches(&list, &origin.host) {
-            return Ok(None);
-        }
-    }
-    let names: &[&str] = match origin.scheme {
-        Scheme::Https => &["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"],
-        Scheme::Http => &["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"],
-    };
-    let Some((name, url)) = var(names) else {
-        return Ok(None);
-    };
-    ureq::Proxy::new(url.trim())
-        .map(Some)
-        .map_err(|_| RemoteError::Config(format!("{name} is not a usable proxy URL")))
-}
-
-/// Whether a `NO_PROXY` list names this host: `*`, the host itself, or a domain it is in.
-fn no_proxy_matches(list: &str, host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    list.split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .any(|entry| {
-            let entry = entry
-                .trim_start_matches("*.")
-                .trim_start_matches('.')
-                .to_ascii_lowercase();
-            let entry = entry.trim_start_matches('[').trim_end_matches(']');
-            entry == "*"
-                || host == entry
-                || host
-                    .strip_suffix(entry)
-                    .is_some_and(|head| head.ends_with('.'))
-        })
-}
-
-/// The trust store of `SSL_CERT_FILE` (PEM certificates) in place of the built-in roots:
-/// a regular file of at most 4 MiB, opened without blocking.
-fn trust_store(
-    ssl_cert_file: Option<std::ffi::OsString>,
-) -> Result<Option<ureq::tls::TlsConfig>, String> {
-    let Some(path) = ssl_cert_file.filter(|p| !p.is_empty()) else {
-        return Ok(None);
-    };
-    let shown = std::path::Path::new(&path).display().to_string();
-    let pem = limits::read_regular_file(std::path::Path::new(&path), MAX_CERT_FILE).map_err(
-        |e| match e {
-            limits::ReadError::Io(e) => format!("cannot read SSL_CERT_FILE {shown}: {e}"),
-            other => format!("SSL_CERT_FILE {shown} {other}"),
-        },
-    )?;
-    let certs: Vec<_> = ureq::tls::parse_pem(&pem)
-        .filter_map(|item| match item {
-            Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
-            _ => None,
-        })
-        .collect();
-    if certs.is_empty() {
-        return Err(format!("SSL_CERT_FILE {shown} holds no PEM certificate"));
-    }
-    let roots = ureq::tls::RootCerts::new_with_certs(&certs);
-    Ok(Some(
-        ureq::tls::TlsConfig::builder().root_certs(roots).build(),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn locations_resolve_against_the_current_url() {
-        let cur = "http://h:1/api/agents/x/stream";
-        assert_eq!(
-            resolve(cur, "https://o:2/p").as_deref(),
-            Some("https://o:2/p")
-        );
-        assert_eq!(resolve(cur, "//o:2/p").as_deref(), Some("http://o:2/p"));
-        assert_eq!(
-            resolve(cur, "/v2/agents").as_deref(),
-            Some("http://h:1/v2/agents")
-        );
-        assert_eq!(
-            resolve(cur, "y/stream").as_deref(),
-            Some("http://h:1/api/agents/x/y/stream")
-        );
-        assert_eq!(resolve("http://h:1", "a").as_deref(), Some("http://h:1/a"));
-        assert_eq!(resolve(cur, " "), None);
-    }
-
-    #[test]
-    fn no_proxy_lists() {
-        assert!(no_proxy_matches("*", "example.com"));
-        assert!(no_proxy_matches("a.b, example.com", "example.com"));
-        assert!(no_proxy_matches(".example.com", "api.example.com"));
-        assert!(no_proxy_matches("*.example.com", "api.example.com"));
-        assert!(no_proxy_matches("example.com", "api.example.com"));
-        assert!(!no_proxy_matches("example.com", "badexample.com"));
-        assert!(!no_proxy_matches("", "example.com"));
-        assert!(no_proxy_matches("::1", "[::1]"));
-    }
-
-    #[test]
-    fn proxies_by_scheme_never_for_loopback_or_no_proxy() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |n: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == n)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        let https = Origin::of(&"https://api.example.com".parse().unwrap()).unwrap();
-        let http = Origin::of(&"http://api.example.com".parse().unwrap()).unwrap();
-        let local = Origin::of(&"http://127.0.0.1:4111".parse().unwrap()).unwrap();
-        let vars = env(&[
-            ("HTTPS_PROXY", "http://user:pw@proxy.internal:3128"),
-            ("http_proxy", "http://plain.internal:8080"),
-        ]);
-        let p = proxy_for(&https, vars).unwrap().unwrap();
-        assert_eq!(
-            (p.host(), p.port(), p.password()),
-            ("proxy.internal", 3128, Some("pw"))
-        );
-        assert_eq!(
-            proxy_for(&http, vars).unwrap().unwrap().host(),
-            "plain.internal"
-        );
-        assert!(proxy_for(&local, vars).unwrap().is_none());
-        let all = env(&[
-            ("ALL_PROXY", "http://all.internal:1"),
-            ("NO_PROXY", ".example.com"),
-        ]);
-        assert!(proxy_for(&https, all).unwrap().is_none());
-        let all = env(&[("ALL_PROXY", "http://all.internal:1")]);
-        assert_eq!(
-            proxy_for(&https, all).unwrap().unwrap().host(),
-            "all.internal"
-        );
-        assert!(proxy_for(&https, env(&[])).unwrap().is_none());
-    }
-
-    #[test]
-    fn ssl_cert_file_is_a_capped_regular_file_read_only_for_tls() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("ca.pem");
-        assert!(trust_store(None).unwrap().is_none());
-        std::fs::write(&file, "not a certificate").unwrap();
-        let e = trust_store(Some(file.clone().into())).unwrap_err();
-        assert!(e.ends_with("ca.pem holds no PEM certificate"), "{e}");
-        std::fs::write(
-            &file,
-            "-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n",
-        )
-        .unwrap();
-        assert!(trust_store(Some(file.into())).unwrap().is_some());
-        let e = trust_store(Some(dir.path().join("nope").into())).unwrap_err();
-        assert!(e.starts_with("cannot read SSL_CERT_FILE"), "{e}");
-        // A FIFO nobody writes to and an endless device: refused at once.
-        let fifo = dir.path().join("fifo");
-        use rustix::fs::{FileType, Mode};
-        rustix::fs::mknodat(rustix::fs::CWD, &fifo, FileType::Fifo, Mode::from(0o600), 0).unwrap();
-        let e = trust_store(Some(fifo.into())).unwrap_err();
-        assert!(e.ends_with("fifo is not a regular file"), "{e}");
-        let e = trust_store(Some("/dev/zero".into())).unwrap_err();
-        assert_eq!(e, "SSL_CERT_FILE /dev/zero is not a regular file");
-        let big = dir.path().join("big.pem");
-        std::fs::write(&big, vec![b'x'; MAX_CERT_FILE as usize + 1]).unwrap();
-        let e = trust_store(Some(big.into())).unwrap_err();
-        assert!(e.ends_with("big.pem is larger than 4 MiB"), "{e}");
-    }
 
     #[test]
     fn a_withheld_token_is_named_in_the_hint() {

@@ -63,6 +63,11 @@ impl Context<'_> {
         Ok(store)
     }
 
+    /// The store, if one exists, as it is: nothing expired (a Mastra server's ledger).
+    pub fn store_as_is(&self) -> Result<Option<Box<dyn Store>>> {
+        Ok(store::open(&self.location, Access::Existing)?)
+    }
+
     /// The store, created when there is none yet.
     pub fn create_store(&self) -> Result<Box<dyn Store>> {
         store::open(&self.location, Access::Create)?

@@ -1,21 +1,68 @@
-//! How a run's end is told, once, as an exit code (SPEC §5.3, §5.5): a warning when the step
-//! budget ran out while the model still called tools, a cancelled or failed (or expired) run
-//! as its error, and for the waiter of a one-step run its outcome — for an `ask` run the
-//! answer (one label per line), for a `plan` run nothing when approved and the reviewer's
-//! feedback when rejected (the exit code is the decision); in JSON mode a last line
-//! `{"runId","toolCallId","answer"}`. An agent run's waiter prints no outcome of its own.
+//! How a run's end is told, once, as an exit code (SPEC §5.3, §5.5), wherever the run
+//! lives: a warning when the step budget ran out while the model still called tools (one
+//! wording for both places), a cancelled or failed (or expired) run as its error, and for
+//! the waiter of a one-step run its outcome — for an `ask` run the answer (one label per
+//! line), for a `plan` run nothing when approved and the reviewer's feedback when rejected
+//! (the exit code is the decision); in JSON mode a last line `{"runId","toolCallId",
+//! "answer"}`. An agent run's waiter prints no outcome of its own. What differs by place
+//! (whether `resume` and `reply` continue the run, which server it ran on) is the place's
+//! answer.
 
 use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::advance::Advance;
-use crate::domain::{CallState, RunStatus};
+use super::place::Place;
+use crate::domain::RunStatus;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
 use crate::items;
 use crate::output::{format, sanitize};
-use crate::providers::NO_MODEL;
 use crate::store::{Run, EXPIRED};
+
+/// How a run ended, as its place knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct End {
+    pub how: How,
+    /// What the place says of it first (a server's run known only from the ledger).
+    pub said: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum How {
+    /// Its last leg finished; `tool-calls` when the step budget ran out first.
+    Completed {
+        finish_reason: Option<String>,
+    },
+    Cancelled,
+    Failed {
+        error: String,
+        /// Its items expired (`--timeout`, `--expires-in`).
+        expired: bool,
+        /// Who failed: the model (`Provider`), or the server the run lives on (`Server`).
+        kind: Kind,
+    },
+    /// It no longer waits, and how it ended cannot be known here.
+    NotKnown,
+}
+
+impl End {
+    /// How a run of this store ended (it is completed, failed or cancelled).
+    pub fn of_run(run: &Run) -> End {
+        let how = match run.status {
+            RunStatus::Cancelled => How::Cancelled,
+            RunStatus::Failed => How::Failed {
+                error: run.error.clone().unwrap_or_else(|| "unknown error".into()),
+                expired: run.finish_reason.as_deref() == Some(EXPIRED),
+                kind: Kind::Provider,
+            },
+            _ => How::Completed {
+                finish_reason: run.finish_reason.clone(),
+            },
+        };
+        End { how, said: None }
+    }
+}
 
 /// The fields every run listing shows.
 pub fn summary(run: &Run) -> Value {
@@ -30,86 +77,90 @@ pub fn summary(run: &Run) -> Value {
     })
 }
 
-impl Advance<'_> {
+impl<P: Place> Advance<'_, P> {
     /// How the run ended, said once, as an exit code.
-    pub(super) fn end(&mut self, run: &Run) -> Result<Exit> {
+    pub(super) fn end(&mut self, end: End) -> Result<Exit> {
         let report = self.ctx.report;
+        let program = self.ctx.program();
+        let run = format::shell_quote(self.place.run_id());
         let waited = self.policy.wait.as_ref().map(|w| w.summary);
-        if waited == Some(true) && report.json() && !self.is_one_shot(run) {
-            report.json_line(&summary(run));
+        if waited == Some(true) && report.json() {
+            if let Some(line) = self.place.summary()? {
+                report.json_line(&line);
+            }
         }
-        match run.status {
-            RunStatus::Completed => {
-                if run.finish_reason.as_deref() == Some("tool-calls") {
+        if let Some(said) = &end.said {
+            report.info(said);
+        }
+        let resumable = self.place.resumable();
+        match end.how {
+            How::Completed { finish_reason } => {
+                if finish_reason.as_deref() == Some("tool-calls") {
+                    let reply = if resumable {
+                        format!(", or `{program} reply {run} ...` to go on")
+                    } else {
+                        String::new()
+                    };
                     report.warn(&format!(
-                        "run {} stopped after its step budget: the model was still calling tools (raise it with --max-steps, or `{} reply {} ...` to go on)",
-                        run.id,
-                        self.ctx.program(),
-                        run.id
+                        "run {run} stopped after its step budget: the model was still calling tools (raise it with --max-steps{reply})"
                     ));
                 }
                 match waited {
-                    Some(_) => self.outcome(run),
+                    Some(_) => self.outcome(),
                     None => Ok(Exit::Success),
                 }
             }
-            RunStatus::Cancelled => {
-                report.info(&format!("run {} was cancelled", run.id));
+            How::NotKnown => Ok(Exit::Success),
+            How::Cancelled => {
+                report.info(&format!("run {run} was cancelled"));
                 Ok(Exit::Cancelled)
             }
-            RunStatus::Failed => {
-                let error = run.error.clone().unwrap_or_else(|| "unknown error".into());
-                if run.finish_reason.as_deref() == Some(EXPIRED) {
-                    return fail(Error::new(
-                        Kind::TimedOut,
-                        format!("run {} expired: {}", run.id, sanitize::one_line(&error)),
-                    ));
+            How::Failed {
+                error,
+                expired: true,
+                ..
+            } => fail(Error::new(
+                Kind::TimedOut,
+                format!("run {run} expired: {}", sanitize::one_line(&error)),
+            )),
+            How::Failed { error, kind, .. } => {
+                let on = self
+                    .place
+                    .server()
+                    .map(|s| format!(" on {s}"))
+                    .unwrap_or_default();
+                if !resumable {
+                    return fail(Error::new(kind, format!("run {run} failed{on}: {error}")));
                 }
                 let kept = if self.recorded.is_empty() {
-                    String::new()
+                    ""
                 } else {
-                    "; your answer was recorded, and resume continues the run".to_string()
+                    "; your answer was recorded, and resume continues the run"
                 };
                 fail(
-                    Error::provider(format!("run {} failed: {error}{kept}", run.id)).with_hint(
-                        format!("retry it with: {} resume {}", self.ctx.program(), run.id),
-                    ),
+                    Error::new(kind, format!("run {run} failed{on}: {error}{kept}"))
+                        .with_hint(format!("retry it with: {program} resume {run}")),
                 )
             }
-            RunStatus::Running | RunStatus::Suspended => unreachable!("the run has ended"),
         }
     }
 
-    /// Whether the run is a one-step `ask` or `plan` run (no model).
-    fn is_one_shot(&mut self, run: &Run) -> bool {
-        matches!(run.agent_id.as_str(), "ask" | "plan")
-            && self.agent(run).is_ok_and(|a| a.model == NO_MODEL)
-    }
-
-    /// Prints a completed run's outcome for its waiter; the exit code it stands for.
-    fn outcome(&mut self, run: &Run) -> Result<Exit> {
-        if !self.is_one_shot(run) {
-            return Ok(Exit::Success);
-        }
-        let Some(item) = self
-            .store
-            .calls(&run.id)?
-            .into_iter()
-            .find(|c| c.state == CallState::Resolved)
-        else {
+    /// Prints a completed one-step run's outcome for its waiter; the exit code it stands for.
+    fn outcome(&mut self) -> Result<Exit> {
+        let Some(item) = self.place.one_shot()? else {
             return Ok(Exit::Success);
         };
         let report = self.ctx.report;
-        let answer = item.resume_data.clone().unwrap_or(Value::Null);
         if report.json() {
-            report
-                .json_line(&json!({"runId": run.id, "toolCallId": item.call_id, "answer": answer}));
+            report.json_line(
+                &json!({"runId": self.place.run_id(), "toolCallId": item.call_id, "answer": item.answer}),
+            );
         } else {
-            for line in items::of(item.kind()).outcome(&answer) {
+            for line in items::of(item.kind).outcome(&item.answer) {
                 report.line(&line);
             }
         }
-        Ok(if answer["action"] == "rejected" {
+        Ok(if item.answer["action"] == "rejected" {
             Exit::Rejected
         } else {
             Exit::Success

@@ -1,22 +1,29 @@
-//! The run layer: the one loop that moves runs (SPEC §5.1-5.3), under every frontend (the
-//! subcommands; next, an HTTP inbox). A frontend builds a `Context` (no terminal in it: it
-//! reports through a `Report`), finds what it acts on (`target`), and hands the run to
-//! `Advance`: a new run (`start`; a one-step `ask` or `plan` run: `oneshot`), a resolution (`Advance::record`, whose `Outcome` says who
-//! moves the run on), a reply, a taken lease or a waiter (`waiter`). Beside the loop: the
+//! The run layer: the one loop that moves runs (SPEC §5.1-5.3, §12), under every frontend
+//! (the subcommands; the HTTP inbox), for runs of this store and of a Mastra server alike.
+//! A frontend builds a `Context` (no terminal in it: it reports through a `Report`), picks
+//! the place the run lives (`local`: this store, its lease and driver; `mastra`: a server,
+//! the ledger and a streamed leg; both behind `place::Place`), finds what it acts on
+//! (`target`), and hands the run to `Advance`: a new run (`start`; a one-step `ask` or
+//! `plan` run: `oneshot`), a resolution (`Advance::resolve`, whose `Outcome` says who moves
+//! the run on), a reply, a taken lease or a waiter (`waiter`). Beside the loop: the
 //! `--on-suspend` hook (`notify`), prompting at a terminal (`prompt`, over the item kinds of
 //! `items`), how a run's end is told (`end`), following a run from its stored events
-//! (`watch`), the layout of items in listings and announcements (`view`), and a run in full as
-//! `show` gives it (`in_full`).
+//! (`watch`), the layout of items in listings and announcements (`view`), and a run in full
+//! as `show` gives it (`in_full`).
 //!
-//! Imports go one way: frontends -> runner -> items, agent, store, ui, output. Nothing here
-//! imports a frontend, writes SQL or prints except through the context's `Report`.
+//! Imports go one way: frontends -> runner -> items, agent, remote, store, ui, output.
+//! Nothing here imports a frontend, writes SQL or prints except through the context's
+//! `Report`.
 
 pub mod advance;
 mod context;
 pub mod end;
 pub mod in_full;
+pub mod local;
+pub mod mastra;
 pub mod notify;
 pub mod oneshot;
+pub mod place;
 pub mod prompt;
 pub mod record;
 pub mod start;
@@ -27,5 +34,8 @@ pub mod watch;
 
 pub use advance::{Advance, Policy, Wait};
 pub use context::{at_a_terminal, Context, StoreFrom};
+pub use local::Local;
+pub use mastra::{Mastra, PlanFiles, Server};
+pub use place::Place;
 pub use record::{Continues, Outcome};
 pub use watch::{Followed, Watch};

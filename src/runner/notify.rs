@@ -1,20 +1,29 @@
-//! `--on-suspend CMD`: tells the outside world about each new pending item by running
-//! `sh -c CMD` with the item's JSON line on stdin. A failing or slow hook is reported on
-//! the report (stderr) and never affects the suspension, which is already stored. The hook runs in its
-//! own process group, killed as a whole at the timeout.
+//! `--on-suspend CMD`: tells the outside world about each new pending item, of this store or
+//! of a Mastra server, by running `sh -c CMD` with the item's JSON line on stdin. A failing
+//! or slow hook is reported on the report (stderr) and never affects the suspension, which
+//! is already stored (or kept by the server). The hook runs in its own process group,
+//! killed as a whole at the timeout.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::view::item_json;
+use super::view::view_json;
 use super::Context;
+use crate::items::ItemView;
 use crate::limits::HOOK_TIMEOUT;
 use crate::output::format;
 use crate::store::PendingItem;
 use crate::sys::group::{self, End, Group};
 
+/// Runs the hook for each new pending item of this store.
 pub fn on_suspend(ctx: &Context, items: &[PendingItem]) {
+    let shown: Vec<ItemView> = items.iter().map(ItemView::pending).collect();
+    hook(ctx, &shown);
+}
+
+/// Runs the hook for each new pending item, wherever it waits.
+pub fn hook(ctx: &Context, items: &[ItemView]) {
     let Some(cmd) = ctx.on_suspend.as_deref().filter(|c| !c.trim().is_empty()) else {
         return;
     };
@@ -22,20 +31,20 @@ pub fn on_suspend(ctx: &Context, items: &[PendingItem]) {
         if let Err(problem) = run_hook(cmd, ctx, item) {
             ctx.report.warn(&format!(
                 "--on-suspend command for {} {} {problem}",
-                format::shell_quote(&item.call.run_id),
-                format::shell_quote(&item.call.call_id)
+                format::shell_quote(item.run_id),
+                format::shell_quote(item.call_id)
             ));
         }
     }
 }
 
-fn run_hook(cmd: &str, ctx: &Context, item: &PendingItem) -> Result<(), String> {
+fn run_hook(cmd: &str, ctx: &Context, item: &ItemView) -> Result<(), String> {
     let mut group = Group::spawn(
         Command::new("sh")
             .arg("-c")
             .arg(cmd)
-            .env("MASTRA_ASK_RUN_ID", &item.call.run_id)
-            .env("MASTRA_ASK_TOOL_CALL_ID", &item.call.call_id)
+            .env("MASTRA_ASK_RUN_ID", item.run_id)
+            .env("MASTRA_ASK_TOOL_CALL_ID", item.call_id)
             .stdin(Stdio::piped())
             .stdout(Stdio::null()),
     )
@@ -43,7 +52,7 @@ fn run_hook(cmd: &str, ctx: &Context, item: &PendingItem) -> Result<(), String> 
     if let Some(mut stdin) = group.child().stdin.take() {
         // A hook that does not read its stdin is fine, and one that neither reads nor ends
         // cannot block us past the timeout: the line is written on a thread.
-        let line = format!("{}\n", item_json(ctx, item));
+        let line = format!("{}\n", view_json(ctx, item));
         std::thread::spawn(move || {
             let _ = stdin.write_all(line.as_bytes());
         });

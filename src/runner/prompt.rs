@@ -1,6 +1,7 @@
-//! Answering at a terminal (SPEC §5.2): which item a person is asked about, the prompt for
-//! it (its kind's, `items`), and what leaving a prompt means. It turns what the person chose
-//! into a `Resolution`; it never records one and never decides what happens to the run next
+//! Answering at a terminal (SPEC §5.2), for an item of this store or of a Mastra server
+//! alike: which item a person is asked about, and what leaving a prompt means. The prompt
+//! itself is the item kind's (`items`), which turns what the person chose into a
+//! `Resolution`; nothing here records one or decides what happens to the run next
 //! (`advance` does).
 
 use anyhow::Result;
@@ -8,33 +9,19 @@ use anyhow::Result;
 use super::Context;
 use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error, Kind};
-use crate::items::{self, describe, Asked, Prompted};
+use crate::items::{self, Item};
 use crate::output::format;
-use crate::store::{Run, Store};
+use crate::store::Store;
 use crate::ui;
-
-/// Prompts for one pending item of `run`, resolving it as `by`.
-pub fn prompt(ctx: &Context, run: &Run, call: &CallRecord, by: &str) -> Result<Prompted> {
-    let asked = Asked {
-        run,
-        call,
-        by,
-        report: ctx.report,
-    };
-    match items::of(call.kind()).prompt(&asked)? {
-        Prompted::Unanswerable => {
-            fail(cannot_prompt(ctx, &call.run_id, &call.call_id, call.kind()))
-        }
-        prompted => Ok(prompted),
-    }
-}
 
 /// An item no prompt can answer (a server's custom suspension wants JSON of its own shape):
 /// the command that answers it, and a stop.
-pub fn cannot_prompt(ctx: &Context, run_id: &str, call_id: &str, kind: ItemKind) -> Error {
+pub fn cannot_prompt(ctx: &Context, item: &Item) -> Error {
+    let (run_id, kind) = (item.run_id(), item.kind());
     Error::usage(format!(
-        "tool call {} of run {run_id} is {} item, which cannot be answered at a prompt",
-        format::shell_quote(call_id),
+        "tool call {} of run {} is {} item, which cannot be answered at a prompt",
+        format::shell_quote(item.call_id()),
+        format::shell_quote(run_id),
         items::of(kind).article()
     ))
     .with_hint(
@@ -43,7 +30,7 @@ pub fn cannot_prompt(ctx: &Context, run_id: &str, call_id: &str, kind: ItemKind)
             ctx.program(),
             items::of(kind).command(),
             format::shell_quote(run_id),
-            format::flag("--tool-call", call_id),
+            format::flag("--tool-call", item.call_id()),
             if kind == ItemKind::Other {
                 "--json <value>"
             } else {
@@ -55,27 +42,17 @@ pub fn cannot_prompt(ctx: &Context, run_id: &str, call_id: &str, kind: ItemKind)
     )
 }
 
-/// The pending item of `kind` (of one run, or of all) to prompt for: the only one, or the one
-/// the person picks; `None` when there is none. Leaving the picker is an interruption.
-pub fn choose(
-    store: &dyn Store,
-    run_id: Option<&str>,
-    kind: ItemKind,
-) -> Result<Option<CallRecord>> {
-    let mut found: Vec<CallRecord> = store
-        .pending(run_id)?
-        .into_iter()
-        .map(|p| p.call)
-        .filter(|c| c.kind() == kind)
-        .collect();
+/// The item (among `found`, all of `kinds`) to prompt for: the only one, or the one the
+/// person picks; `None` when there is none. Leaving the picker is an interruption.
+pub fn choose(mut found: Vec<Item>, kinds: &[ItemKind]) -> Result<Option<Item>> {
     if found.len() <= 1 {
         return Ok(found.pop());
     }
     let lines: Vec<String> = found
         .iter()
-        .map(|c| format!("{}  {}", c.run_id, describe(c)))
+        .map(|i| format!("{}  {}", i.run_id(), i.view().describe()))
         .collect();
-    match ui::pick(items::of(kind).picker_title(), &lines)? {
+    match ui::pick(items::of(kinds[0]).picker_title(), &lines)? {
         Some(i) => Ok(Some(found.swap_remove(i))),
         None => fail(Error::new(
             Kind::Interrupted,
@@ -84,43 +61,32 @@ pub fn choose(
     }
 }
 
-/// The person left the prompt for `call`: nothing was recorded for it and it still waits;
-/// `recorded` are the items recorded earlier in the same sitting.
-pub fn interrupted(ctx: &Context, call: &CallRecord, recorded: &[String]) -> Error {
-    left(ctx, &call.run_id, &call.call_id, call.kind(), recorded)
-}
-
-/// `interrupted` for any item, local or a server's.
-pub fn left(
-    ctx: &Context,
-    run_id: &str,
-    call_id: &str,
-    kind: ItemKind,
-    recorded: &[String],
-) -> Error {
+/// The person left the prompt for `item`: nothing was recorded (or sent) for it and it
+/// still waits; `recorded` are the items recorded earlier in the same sitting.
+pub fn interrupted(ctx: &Context, item: &Item, recorded: &[String]) -> Error {
     let kept = if recorded.is_empty() {
         String::new()
     } else {
         format!(" (recorded earlier: {})", recorded.join("; "))
     };
+    let run = format::shell_quote(item.run_id());
     Error::new(
         Kind::Interrupted,
         format!(
-            "interrupted; nothing recorded for tool call {call_id} of run {run_id}, which is still pending{kept}"
+            "interrupted; nothing recorded for tool call {} of run {run}, which is still pending{kept}",
+            format::shell_quote(item.call_id())
         ),
     )
-    .with_hint(match kind {
+    .with_hint(match item.kind() {
         // `approve (or decline) RUN` does not paste: each verb whole, and the menu again.
         ItemKind::Approval => format!(
             "decide it later with: {program} approve {run}, or {program} decline {run}; or reopen this menu with: {program} answer {run}",
             program = ctx.program(),
-            run = format::shell_quote(run_id),
         ),
-        _ => format!(
-            "answer it later with: {} {} {} (or list what waits with: {} pending)",
+        kind => format!(
+            "answer it later with: {} {} {run} (or list what waits with: {} pending)",
             ctx.program(),
             items::of(kind).commands_hint(),
-            format::shell_quote(run_id),
             ctx.program()
         ),
     })
@@ -169,7 +135,7 @@ pub fn decided_meanwhile(store: &dyn Store, call: &CallRecord) -> Result<Option<
 }
 
 /// `answer`/`review` at a terminal with no item named: nothing of this kind waits.
-pub fn nothing_pending(kind: ItemKind) -> Error {
+pub fn nothing_pending(ctx: &Context, kind: ItemKind) -> Error {
     Error::not_found(items::of(kind).nothing_pending())
-        .with_hint("list what waits with: mastra-ask pending")
+        .with_hint(format!("list what waits with: {} pending", ctx.program()))
 }

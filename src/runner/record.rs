@@ -1,21 +1,18 @@
-//! Recording a resolution, and who moves the run on after it (SPEC §5.1): the one decision
-//! every frontend shares. This process drives the leg the resolution resumes when the policy
-//! allows it (not `--no-resume`, or `serve --drive`), it is on the run's own host, it has the
-//! model, and no live waiter claims the leg (the store decides that last part atomically, in
-//! the transaction that records). Otherwise a live waiter drives, or nobody here does and
-//! the run waits for its host, or other items of the step must be resolved first.
+//! What became of a recorded resolution, and who moves the run on after it (SPEC §5.1,
+//! §12): the one answer every place gives (`Place::record`) and every frontend reads. In
+//! this store, this process drives the leg the resolution resumes when the policy allows it
+//! (not `--no-resume`; for `serve`, `--drive` and a run its own user started on its host:
+//! `Policy::serving`), it is on the run's own host, it has the model, and no live waiter
+//! claims the leg (the store decides that last part atomically, in the
+//! transaction that records). A one-step run (`ask`, `plan`) has no model and no tools:
+//! resolving its item completes it wherever that happens, so its leg is this process's
+//! unless a live waiter claims it. Otherwise a live waiter drives, or nobody here does and
+//! the run waits for its host, or other items of the step must be resolved first. A Mastra
+//! server resumes the run itself, streamed here.
 //!
 //! What became of it is an `Outcome`, and its wording for a person is derived from it here,
 //! once; an HTTP frontend maps the same value to its `Mastra-Ask-Outcome` header. Nothing
 //! here prompts or needs a terminal.
-
-use anyhow::Result;
-
-use super::advance::{on_own_host, Advance};
-use super::view::resolved_line;
-use crate::agent::lease;
-use crate::domain::{CallRecord, Resolution};
-use crate::store::{Resolved, Run};
 
 /// What became of a recorded resolution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,67 +65,16 @@ impl Outcome {
     }
 }
 
-impl Advance<'_> {
-    /// Records `resolution` for `item` of `run` (as read before) exactly once, and says who
-    /// moves the run on. When this process drives, the events the resolution appended are
-    /// reported and the lease is this process's; a waiter's leg can then be followed from
-    /// the store (`follow`) starting with those events.
-    pub fn record(
-        &mut self,
-        run: &Run,
-        item: &CallRecord,
-        resolution: &Resolution,
-    ) -> Result<Outcome> {
-        let here = on_own_host(run);
-        let allowed = self.policy.drive && here;
-        if allowed && self.provider.is_none() {
-            // Without the model's keys this process can still record for a live waiter.
-            match self.provider_for(run) {
-                Ok(p) => self.provider = Some(p),
-                Err(_) if self.store.has_waiter(&run.id)? => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let offer = (allowed && self.provider.is_some()).then(lease::mine);
-        let resolved = self
-            .store
-            .resolve(&run.id, &item.call_id, resolution, offer.as_ref())?;
-        self.recorded.push(resolved_line(
-            &item.call_id,
-            item.kind(),
-            &resolution.resume_data,
-        ));
-        Ok(match resolved {
-            Resolved::Recorded { still_pending } => Outcome::Pending(still_pending),
-            Resolved::Resumed { events, driving } if driving => {
-                self.ctx.report.stored_events(&run.id, &events);
-                self.watch.passed(&events);
-                self.lease = offer;
-                Outcome::Driven
-            }
-            Resolved::Resumed { events, .. } => {
-                self.watch = super::watch::Watch::since(events.first().map(|e| e.seq - 1));
-                // An offer the store declined went to a live waiter.
-                if offer.is_some() || self.store.has_waiter(&run.id)? {
-                    Outcome::Waiter
-                } else if here {
-                    Outcome::Recorded(Continues::Here)
-                } else {
-                    Outcome::Recorded(Continues::OnHost(run.host.clone().unwrap_or_default()))
-                }
-            }
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::lease;
     use crate::domain::{
         CallState, Event, ItemKind, Message, NewCall, RunStatus, StepCommit, ToolCall, Transition,
         Via,
     };
     use crate::runner::watch::tests::{new_run, store_at, Kept};
+    use crate::runner::Advance;
     use crate::runner::{Context, Followed, Policy};
     use crate::store::{Location, Store};
     use serde_json::json;

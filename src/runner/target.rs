@@ -1,18 +1,22 @@
 //! Finding what a command acts on: a run by its id or a unique prefix of it, and the pending
-//! item of that run an `answer`, `review`, `approve` or `decline` means. The wording of "not found", "ambiguous"
-//! and "not pending" lives here, once.
+//! item of that run an `answer`, `review`, `approve` or `decline` means, wherever the run
+//! lives: the place loads the run and says why a call is not pending; choosing among its
+//! pending items is done here, once. The wording of "not found", "ambiguous", "of another
+//! kind" and "not pending" lives here too.
 
 use anyhow::Result;
 
+use super::local::Local;
+use super::place::Place;
 use super::Context;
-use crate::cli::ItemArgs;
-use crate::domain::{CallRecord, CallState, ItemKind};
+use crate::domain::{CallRecord, ItemKind};
 use crate::error::{fail, Error};
-use crate::items;
+use crate::items::{self, Item};
 use crate::output::format;
 use crate::store::{self, Run, Store};
 
-fn no_run(input: &str) -> Error {
+/// No run `input` in this store.
+pub fn no_run(input: &str) -> Error {
     let wording = store::NotFound::Run {
         run: input.to_string(),
     };
@@ -71,79 +75,93 @@ pub fn find_run(store: &dyn Store, input: &str) -> Result<Run> {
     match ids.as_slice() {
         [] => fail(no_run(input)),
         [id] => Ok(store.run(id)?.ok_or_else(|| no_run(id))?),
-        many => {
-            let shown: Vec<&str> = many.iter().take(5).map(String::as_str).collect();
-            let more = if many.len() > 5 { ", ..." } else { "" };
-            fail(Error::conflict(format!(
-                "run id prefix {input} is ambiguous: {}{more}",
-                shown.join(", ")
-            )))
-        }
+        many => fail(ambiguous(input, many)),
     }
 }
 
-/// The pending item of `run` that a command for items of `kind` acts on: the one named by
-/// `tool_call`, else the only one of that kind.
-pub fn pending_item(
-    ctx: &Context,
-    store: &dyn Store,
-    run: &Run,
-    kind: ItemKind,
-    tool_call: Option<&str>,
-) -> Result<CallRecord> {
-    let wrong_kind = |c: &CallRecord| {
-        Error::usage(format!(
-            "tool call {} of run {} is {}, not {}",
-            c.call_id,
-            run.id,
-            items::of(c.kind()).article(),
-            items::of(kind).article()
-        ))
-        .with_hint(items::of(c.kind()).use_hint(&ctx.program(), &format::shell_quote(&run.id)))
-    };
-    if let Some(id) = tool_call {
-        let calls = store.calls(&run.id)?;
-        let Some(call) = calls.into_iter().find(|c| c.call_id == id && c.is_item()) else {
-            return fail(Error::not_found(format!(
-                "run {} has no tool call {id}",
-                run.id
-            )));
-        };
-        if call.kind() != kind {
-            return fail(wrong_kind(&call));
-        }
-        if call.state != CallState::Pending {
-            return fail(not_pending(&call));
-        }
-        return Ok(call);
-    }
-    let pending: Vec<CallRecord> = store
-        .pending(Some(&run.id))?
-        .into_iter()
-        .map(|p| p.call)
+/// A prefix that several runs' ids start with.
+pub fn ambiguous(input: &str, ids: &[String]) -> Error {
+    let shown: Vec<String> = ids
+        .iter()
+        .take(5)
+        .map(|id| format::shell_quote(id))
         .collect();
-    let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|c| c.kind() == kind);
+    let more = if ids.len() > 5 { ", ..." } else { "" };
+    Error::conflict(format!(
+        "run id prefix {input} is ambiguous: {}{more}",
+        shown.join(", ")
+    ))
+}
+
+/// No RUN was given to a command that acts on one item.
+pub fn which_run(ctx: &Context) -> Error {
+    Error::usage("which run? pass RUN")
+        .with_hint(format!("list what waits with: {} pending", ctx.program()))
+}
+
+/// The pending item of the place's run that a command for items of `kinds` acts on: the
+/// one named by `tool_call`, else the only one of those kinds.
+pub fn select(
+    ctx: &Context,
+    place: &mut dyn Place,
+    kinds: &[ItemKind],
+    tool_call: Option<&str>,
+) -> Result<Item> {
+    let pending = place.pending()?;
+    if let Some(id) = tool_call {
+        let Some(item) = pending.into_iter().find(|i| i.call_id() == id) else {
+            return Err(place.not_pending(id, kinds)?.into());
+        };
+        if !kinds.contains(&item.kind()) {
+            return fail(wrong_kind(ctx, place, &item, kinds));
+        }
+        return Ok(item);
+    }
+    let (mut mine, others): (Vec<Item>, Vec<Item>) =
+        pending.into_iter().partition(|i| kinds.contains(&i.kind()));
     match (mine.len(), others.first()) {
-        (1, _) => Ok(mine.into_iter().next().expect("one item")),
-        (0, Some(c)) => fail(wrong_kind(c)),
-        (0, None) => fail(nothing_waits(run, kind)),
+        (1, _) => Ok(mine.swap_remove(0)),
+        (0, Some(other)) => fail(wrong_kind(ctx, place, other, kinds)),
+        (0, None) => fail(place.nothing_waits(kinds)),
         (n, _) => {
+            let what = match mine.iter().all(|i| i.kind() == mine[0].kind()) {
+                true => format!("{}s", mine[0].kind().noun()),
+                false => "items".to_string(),
+            };
             let ids: Vec<String> = mine
                 .iter()
-                .map(|c| format::shell_quote(&c.call_id))
+                .map(|i| format::shell_quote(i.call_id()))
                 .collect();
             fail(Error::conflict(format!(
-                "run {} has {n} pending {}s; choose one with --tool-call: {}",
-                run.id,
-                kind.noun(),
+                "run {} has {n} pending {what}; choose one with --tool-call: {}",
+                format::shell_quote(place.run_id()),
                 ids.join(", ")
             )))
         }
     }
 }
 
-/// Why a run has nothing for a command to act on.
-fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
+/// An item that a command for items of `kinds` does not act on (the kinds the place cannot
+/// hold are not named), with the command that does.
+pub fn wrong_kind(ctx: &Context, place: &dyn Place, item: &Item, kinds: &[ItemKind]) -> Error {
+    let wanted: Vec<&str> = kinds
+        .iter()
+        .filter(|k| place.holds(**k))
+        .map(|k| items::of(*k).article())
+        .collect();
+    let kind = items::of(item.kind());
+    Error::usage(format!(
+        "tool call {} of run {} is {}, not {}",
+        format::shell_quote(item.call_id()),
+        format::shell_quote(item.run_id()),
+        kind.article(),
+        wanted.join(" or ")
+    ))
+    .with_hint(kind.use_hint(&ctx.program(), &format::shell_quote(item.run_id())))
+}
+
+/// Why a run of this store has nothing for a command to act on.
+pub fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
     let state = if run.finish_reason.as_deref() == Some(crate::store::EXPIRED) {
         "expired".to_string()
     } else {
@@ -156,32 +174,21 @@ fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
     ))
 }
 
-/// The store, run and pending item an `answer` (questions), `review` (plans) or `approve` /
-/// `decline` (approvals) names.
-pub fn target(
+/// The pending item of `run` (of this store) that a command for items of `kind` acts on:
+/// the one named by `tool_call`, else the only one of that kind.
+pub fn pending_item(
     ctx: &Context,
-    run: Option<&str>,
+    store: &dyn Store,
+    run: &Run,
     kind: ItemKind,
     tool_call: Option<&str>,
-) -> Result<(Box<dyn Store>, Run, CallRecord)> {
-    let Some(input) = run else {
-        return fail(
-            Error::usage("which run? pass RUN")
-                .with_hint("list what waits with: mastra-ask pending"),
-        );
-    };
-    let (store, run) = ctx.store_and_run(input)?;
-    let item = pending_item(ctx, store.as_ref(), &run, kind, tool_call)?;
-    Ok((store, run, item))
-}
-
-/// `target` of the run and `--tool-call` an item command was given.
-pub fn target_of(
-    ctx: &Context,
-    args: &ItemArgs,
-    kind: ItemKind,
-) -> Result<(Box<dyn Store>, Run, CallRecord)> {
-    target(ctx, args.run.as_deref(), kind, args.tool_call.as_deref())
+) -> Result<CallRecord> {
+    let mut place = Local::new(ctx, Some(store), &run.id, false);
+    place.given(run.clone());
+    match select(ctx, &mut place, &[kind], tool_call)? {
+        Item::Stored { call, .. } => Ok(*call),
+        Item::Server { .. } => unreachable!("a store holds its own items"),
+    }
 }
 
 pub fn not_pending(call: &CallRecord) -> Error {

@@ -4,14 +4,13 @@
 //! suspended run waits for, and one line about an item just resolved. What each kind says
 //! of itself comes from `items`.
 
-use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Context;
 use crate::domain::ItemKind;
 use crate::items::{self, ItemView};
 use crate::output::{format, sanitize};
-use crate::store::{now_ms, PendingItem, Store};
+use crate::store::now_ms;
 
 /// The commands that resolve an item; the first is the main one. Every value is
 /// shell-quoted (escaped when it holds control or invisible characters) and written so
@@ -45,12 +44,8 @@ fn commands_with(program: String, item: &ItemView) -> Vec<String> {
         .collect()
 }
 
-/// A pending item of this store as one JSON object.
-pub fn item_json(ctx: &Context, item: &PendingItem) -> Value {
-    view_json(ctx, &ItemView::pending(item))
-}
-
-/// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin).
+/// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin), with
+/// its inbox page (`url`) once a public URL is recorded.
 pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     // Read in a notification and pasted in another shell: the store named as well.
     let commands = commands_with(ctx.program_elsewhere(), item);
@@ -69,6 +64,9 @@ pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     });
     if let Some(server) = item.server {
         v["server"] = json!(server);
+    }
+    if let Some(url) = item.url {
+        v["url"] = json!(url);
     }
     v
 }
@@ -110,14 +108,6 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
             None => report.info(&format!("nothing is pending in {}", ctx.store_named())),
         }
     }
-}
-
-/// Tells what a suspended run of this store waits for and the commands that answer it.
-pub fn announce(ctx: &Context, store: &dyn Store, run_id: &str) -> Result<()> {
-    let items = store.pending(Some(run_id))?;
-    let shown: Vec<ItemView> = items.iter().map(ItemView::pending).collect();
-    announce_items(ctx, run_id, &shown);
-    Ok(())
 }
 
 /// Tells what a suspended run waits for and the commands that answer it.
@@ -170,7 +160,7 @@ mod tests {
     use crate::domain::{CallRecord, CallState, ASK_USER, SUBMIT_PLAN};
     use crate::output::Out;
     use crate::remote;
-    use crate::store::Location;
+    use crate::store::{Location, PendingItem};
     use clap::Parser;
 
     fn ctx(db: Option<&str>) -> Context<'static> {
@@ -193,27 +183,14 @@ mod tests {
         };
         PendingItem {
             call: CallRecord {
-                run_id: run.into(),
-                call_id: call.into(),
-                seq: 0,
-                step: 1,
-                tool_name: tool.into(),
-                args: payload.clone(),
                 state: CallState::Pending,
                 kind: Some(kind),
-                payload: (kind != ItemKind::Approval).then_some(payload),
-                result: None,
-                error: None,
-                resume_data: None,
-                resolved_by: None,
-                resolved_via: None,
-                resolved_at: None,
-                expires_at: None,
-                created_at: 0,
-                process: None,
+                payload: (kind != ItemKind::Approval).then_some(payload.clone()),
+                ..CallRecord::fixture(run, call, tool, payload)
             },
             agent_id: "a".into(),
             pending_in_run: 2,
+            url: None,
         }
     }
 
@@ -316,7 +293,7 @@ mod tests {
         .unwrap();
         ctx.server = Some(config);
         let server = "https://agents.example.com:443/api";
-        let item = |kind, payload: Option<Value>| remote::Item {
+        let item = |kind, payload: Option<Value>| remote::SuspendedCall {
             run_id: "run 1; rm -rf".into(),
             tool_call_id: "-call 'x'".into(),
             tool_name: "deploy".into(),

@@ -100,7 +100,15 @@ impl Watch {
                 ended => return Ok(Followed::Ended(ended)),
             }
             if !store.has_waiter(run_id)? {
-                return Ok(Followed::WaiterGone);
+                // It may have ended its leg and left since the run was read: once more,
+                // so that the leg's last events and its end are reported.
+                let run = read(store, run_id)?;
+                self.catch_up(store, report, run_id)?;
+                return Ok(match run.status {
+                    RunStatus::Suspended => Followed::Suspended,
+                    RunStatus::Running => Followed::WaiterGone,
+                    ended => Followed::Ended(ended),
+                });
             }
             let left = match deadline {
                 Some(d) if Instant::now() >= d => return Ok(Followed::TimedOut),

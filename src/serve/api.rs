@@ -12,27 +12,23 @@
 #![allow(clippy::result_large_err)]
 
 use std::collections::BTreeMap;
-use std::convert::Infallible;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Map, Value};
-use tokio::sync::mpsc;
 
-use super::act::{self, Answer, Outcome, Refusal, Target};
 use super::app::{api_reviewer, for_reviewer, Shared};
-use super::{auth, KEEP_ALIVE};
+use super::auth;
+use super::decide::{self, Answer, Refusal, Target};
+use super::frames::sse;
 use crate::domain::{ItemKind, Via};
-use crate::output::{envelope, format};
+use crate::output::format;
 use crate::store::PendingItem;
 use crate::tools::approval;
-
-/// How often a followed leg is looked at on SQLite (PostgreSQL wakes at once).
-const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 pub fn router() -> Router<Shared> {
     Router::new()
@@ -362,7 +358,9 @@ async fn decision(
     answer(app, who, agent, run, Some(call), Answer::Approval(decision)).await
 }
 
-/// Records the answer, then streams what became of it.
+/// Records the answer, then streams what became of it: the header says who continues, the
+/// stream carries the leg serve drives or a live waiter's leg as it is stored (or, when
+/// nobody here continues the run, a comment saying who does), then `[DONE]`.
 async fn answer(
     app: Shared,
     who: String,
@@ -377,103 +375,22 @@ async fn answer(
             "too many open streams; try again",
         );
     };
-    let by = who.clone();
-    let location = app.pool.location().clone();
-    let decided = app
-        .pool
-        .with(move |s| {
-            let target = Target {
-                run_id: &run,
-                call_id: call.as_deref(),
-                agent_id: Some(&agent),
-            };
-            Ok(act::decide(s, &location, &target, answer, &by, Via::Api))
-        })
-        .await;
-    let decided = match decided {
-        Ok(Ok(d)) => d,
-        Ok(Err(refusal)) => return for_reviewer(refused(refusal), &who),
-        Err(e) => return failed(e),
+    let target = Target {
+        run_id: run,
+        call_id: call,
+        agent_id: Some(agent),
     };
-    let (tx, rx) = mpsc::channel::<Bytes>(16);
-    let outcome = decided.outcome;
-    let run_id = decided.run_id.clone();
-    let first: Vec<Bytes> = decided
-        .events
-        .iter()
-        .map(|e| frame(&envelope(&run_id, &e.event)))
-        .collect();
-    let last = decided.events.last().map(|e| e.seq);
-    tokio::spawn(async move {
-        let _permit = permit;
-        for f in first {
-            if tx.send(f).await.is_err() {
-                return;
-            }
-        }
-        if outcome == Outcome::Waiter {
-            follow(&app, &tx, &run_id, last).await;
-        }
-        let _ = tx.send(Bytes::from_static(b"data: [DONE]\n\n")).await;
-    });
-    let mut response = sse(rx);
+    let decided = decide::decide(&app, target, answer, who.clone(), Via::Api, true).await;
+    let (decided, rx) = match decided {
+        Ok(d) => d,
+        Err(refusal) => return for_reviewer(refused(refusal), &who),
+    };
+    let mut response = sse(rx, permit);
     response.headers_mut().insert(
         "mastra-ask-outcome",
-        HeaderValue::from_static(outcome.header()),
+        HeaderValue::from_static(decided.outcome.as_str()),
     );
     for_reviewer(response, &who)
-}
-
-/// Streams the waiter's leg as its events are stored, until it ends or its waiter goes
-/// away; a comment every `KEEP_ALIVE` meanwhile. Serve's shutdown waits for it.
-async fn follow(app: &Shared, tx: &mpsc::Sender<Bytes>, run_id: &str, mut last: Option<i64>) {
-    let mut quiet = std::time::Instant::now();
-    loop {
-        let id = run_id.to_string();
-        let Ok(followed) = app.pool.with(move |s| Ok(act::follow(s, &id, last)?)).await else {
-            return;
-        };
-        for e in &followed.events {
-            if tx.send(frame(&envelope(run_id, &e.event))).await.is_err() {
-                return;
-            }
-            last = Some(e.seq);
-            quiet = std::time::Instant::now();
-        }
-        if followed.done {
-            return;
-        }
-        if quiet.elapsed() >= KEEP_ALIVE {
-            if tx
-                .send(Bytes::from_static(b": keep-alive\n\n"))
-                .await
-                .is_err()
-            {
-                return;
-            }
-            quiet = std::time::Instant::now();
-        }
-        tokio::time::sleep(FOLLOW_POLL).await;
-    }
-}
-
-fn frame(v: &Value) -> Bytes {
-    Bytes::from(format!("data: {v}\n\n"))
-}
-
-/// An event stream of what `rx` receives.
-pub fn sse(rx: mpsc::Receiver<Bytes>) -> Response {
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
-    });
-    let mut response = Response::new(Body::from_stream(stream));
-    let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
 }
 
 /// The answer to a refused decision.
@@ -489,7 +406,7 @@ fn refused(refusal: Refusal) -> Response {
                 Json(json!({
                     "error": format!("tool call {} was already decided by {by} at {at}", item.call_id),
                     "code": "CONFLICT",
-                    "decided": act::decided(&item),
+                    "decided": decide::decided(&item),
                 })),
             )
                 .into_response()

@@ -1,4 +1,5 @@
-//! The routes and what every handler shares: the store pool, the server's origins, the
+//! The routes and what every handler shares: the store pool, how serve was started
+//! (`--db`, `--drive`), the server's origins, the
 //! sign-in limiter, the change counter of live pages, the shutdown signal and the bound on
 //! open event streams. Also the two ways a request is signed in (`signed_in` for pages,
 //! `api_reviewer` for the API) and how a failure becomes a response.
@@ -14,12 +15,15 @@ use axum::Router;
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
 use super::auth::{self, Limiter};
+use super::decide::Serving;
 use super::pool::Pool;
 use super::{api, middleware, pages, MAX_STREAMS};
 use crate::store::{Reviewer, Reviewers};
 
 pub struct App {
     pub pool: Arc<Pool>,
+    /// What deciding needs: the store, `--db`, `--drive`.
+    pub serving: Serving,
     /// Every origin a POST may come from (the first is `origin`).
     pub origins: Vec<String>,
     pub behind_proxy: bool,
@@ -33,14 +37,15 @@ pub type Shared = Arc<App>;
 
 impl App {
     pub fn new(
-        pool: Arc<Pool>,
+        serving: Serving,
         origins: Vec<String>,
         behind_proxy: bool,
         changes: watch::Receiver<u64>,
         shutdown: watch::Receiver<bool>,
     ) -> App {
         App {
-            pool,
+            pool: Arc::new(Pool::new(serving.location.clone())),
+            serving,
             origins,
             behind_proxy,
             limiter: Limiter::new(),

@@ -29,7 +29,18 @@ impl Watcher {
     pub fn start(location: Location, hook: Option<Hook>, changes: watch::Sender<u64>) -> Watcher {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
-        let thread = std::thread::spawn(move || watch(&location, hook, &changes, &stopping));
+        // What waits already is read before serve says it listens, so that an item added
+        // right after is new to the watcher (and gets its hook), however late its thread runs.
+        // (On a thread of its own: the PostgreSQL client must not block inside serve's runtime.)
+        let first = location.clone();
+        let seen = std::thread::spawn(move || {
+            let items = pool::open(&first).ok()?.pending(None).ok()?;
+            Some(keys(&items))
+        })
+        .join()
+        .ok()
+        .flatten();
+        let thread = std::thread::spawn(move || watch(&location, hook, &changes, &stopping, seen));
         Watcher {
             stop,
             thread: Some(thread),
@@ -55,9 +66,14 @@ fn keys(items: &[PendingItem]) -> Keys {
         .collect()
 }
 
-fn watch(location: &Location, hook: Option<Hook>, changes: &watch::Sender<u64>, stop: &AtomicBool) {
+fn watch(
+    location: &Location,
+    hook: Option<Hook>,
+    changes: &watch::Sender<u64>,
+    stop: &AtomicBool,
+    mut seen: Option<Keys>,
+) {
     let mut store: Option<Box<dyn Store>> = None;
-    let mut seen: Option<Keys> = None;
     let mut mark = None;
     while !stop.load(Ordering::Relaxed) {
         if store.is_none() {

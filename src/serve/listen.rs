@@ -20,8 +20,8 @@ use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
 
 use super::app::{self, App};
+use super::decide::Serving;
 use super::events::Watcher;
-use super::pool::Pool;
 use super::{Config, MAX_CONNECTIONS, MAX_HEADERS, REQUEST_TIMEOUT, SHUTDOWN_GRACE};
 use crate::error::Error;
 
@@ -53,13 +53,28 @@ pub async fn serve(config: Config) -> Result<()> {
         None => vec![format!("{scheme}://{local}")],
     };
     let origin = origins[0].clone();
-    let pool = Arc::new(Pool::new(config.location.clone()));
-    let state = Arc::new(App::new(pool, origins, config.behind_proxy, changes, stop));
+    let serving = Serving {
+        location: config.location.clone(),
+        db_flag: config.db_flag.clone(),
+        drive: config.drive,
+    };
+    let state = Arc::new(App::new(
+        serving,
+        origins,
+        config.behind_proxy,
+        changes,
+        stop,
+    ));
     let router = app::router(state);
     eprintln!(
         "serving the inbox at {origin} (listening on {local}{}); stop it with Ctrl-C",
         if tls.is_some() { ", TLS" } else { "" }
     );
+    if config.drive {
+        eprintln!(
+            "--drive: an answer to a run this user started on this host continues it here, with this process's environment"
+        );
+    }
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
     let graceful = GracefulShutdown::new();

@@ -2,27 +2,34 @@
 //! agent API for programs, over the same store as the commands.
 //!
 //! Async inside (tokio, hyper, axum), built only when `serve` runs: no other command pays
-//! for a runtime. The store and the tools' checks are synchronous and are called from
-//! blocking tasks (`pool`). Serve records a decision or follows a run in one place only
-//! (`act`); everything else (sign-in, pages, the API's shapes, bounds) is independent of how
-//! recording works. It never drives a leg itself (phase A: no `--drive`), never runs a
-//! command a run names, and never prints a token, cookie, link secret or answer.
+//! for a runtime. The store and the run layer are synchronous and are called from blocking
+//! tasks (`pool`). Serve records a decision in one place only (`decide`), through the run
+//! layer like every command: the runner decides who continues, and serve drives a leg only
+//! when it does (`--drive`, for runs its own user started on its host). Everything else
+//! (sign-in, pages, the API's shapes, bounds) is independent of how recording works. It
+//! never runs a command a run names, and never prints a token, cookie, link secret or
+//! answer.
 //!
 //! Files: `listen` (sockets, TLS, connection bounds, shutdown), `app` (the routes and the
 //! shared state), `middleware` (security headers, body caps, the request log), `auth`
 //! (tokens, sessions, csrf, same origin, slowed sign-ins), `api` (Mastra's routes),
-//! `pages/` (HTML), `events` (what changed, for live pages and the hook), `act` (decisions).
+//! `pages/` (HTML), `events` (what changed, for live pages and the hook), `decide`
+//! (decisions), `frames` (an answer's event stream), `start` (the checks of `serve`'s
+//! flags), `people` (how `reviewer list` shows reviewers).
 
-mod act;
 mod api;
 mod app;
 mod auth;
+mod decide;
 mod events;
 mod form;
+mod frames;
 mod listen;
 mod middleware;
 mod pages;
+pub mod people;
 mod pool;
+pub mod start;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -62,6 +69,10 @@ pub struct Config {
     pub behind_proxy: bool,
     /// Run for each item that becomes pending.
     pub hook: Option<Hook>,
+    /// `--db` as given, for the commands a wording names.
+    pub db_flag: Option<String>,
+    /// `--drive`: continue the runs this user started on this host after an answer.
+    pub drive: bool,
 }
 
 /// Runs the inbox until SIGTERM or SIGINT, then finishes what is in flight and returns.

@@ -1,6 +1,10 @@
 //! The store from async code: a few open stores (SQLite connections or PostgreSQL sessions)
-//! lent to blocking tasks, so that the runtime's threads never wait on the store. At most
-//! `MAX_OPEN` work at once; the rest queue. A store that failed is dropped, not lent again.
+//! lent to blocking tasks, so that the runtime's threads never wait on the store. Short
+//! work (a page, a listing, a sign-in) takes one of `MAX_OPEN` places; an answer, whose
+//! leg may last as long as its model (`--drive`) or its waiter, takes one of `MAX_LEGS`
+//! places of its own, so that slow legs never hold up the pages. The rest queue. A store
+//! that failed is dropped, not lent again, and so is one an answer says not to lend (it
+//! listened for changes: a PostgreSQL session would keep collecting notifications).
 
 use std::sync::{Arc, Mutex};
 
@@ -9,14 +13,24 @@ use tokio::sync::Semaphore;
 
 use crate::store::{self, Access, Location, Store};
 
-/// Stores open at once at most (SQLite writes one at a time anyway; PostgreSQL sessions
-/// are a server's resource).
+/// Stores open at once for short work at most (SQLite writes one at a time anyway;
+/// PostgreSQL sessions are a server's resource).
 const MAX_OPEN: usize = 8;
+/// Answers whose legs run or are followed at once at most; more wait for a place.
+pub const MAX_LEGS: usize = 16;
 
 pub struct Pool {
     location: Location,
     idle: Mutex<Vec<Box<dyn Store>>>,
     gate: Arc<Semaphore>,
+    legs: Arc<Semaphore>,
+}
+
+/// Whether a store an answer used may be lent again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reuse {
+    Yes,
+    No,
 }
 
 impl Pool {
@@ -25,11 +39,8 @@ impl Pool {
             location,
             idle: Mutex::new(Vec::new()),
             gate: Arc::new(Semaphore::new(MAX_OPEN)),
+            legs: Arc::new(Semaphore::new(MAX_LEGS)),
         }
-    }
-
-    pub fn location(&self) -> &Location {
-        &self.location
     }
 
     /// Runs `f` with a store on a blocking thread.
@@ -44,14 +55,39 @@ impl Pool {
             let store = pool.take()?;
             let result = f(store.as_ref());
             if result.as_ref().err().is_none_or(|e| !broken(e)) {
-                pool.idle
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(store);
+                pool.give_back(store);
             }
             result
         })
         .await?
+    }
+
+    /// Starts `f` on a blocking thread with a store (or why none could be had), as one of
+    /// `MAX_LEGS` answers. It runs to its end whatever becomes of the request that started
+    /// it (a leg is never cut short because its client went away); serve's shutdown waits
+    /// for it.
+    pub fn spawn_leg<F>(self: &Arc<Self>, f: F)
+    where
+        F: FnOnce(Result<&dyn Store>) -> Reuse + Send + 'static,
+    {
+        let pool = self.clone();
+        tokio::spawn(async move {
+            let Ok(_permit) = pool.legs.clone().acquire_owned().await else {
+                return;
+            };
+            let blocking = pool.clone();
+            let _ = tokio::task::spawn_blocking(move || match blocking.take() {
+                Ok(store) => {
+                    if f(Ok(store.as_ref())) == Reuse::Yes {
+                        blocking.give_back(store);
+                    }
+                }
+                Err(e) => {
+                    f(Err(e));
+                }
+            })
+            .await;
+        });
     }
 
     fn take(&self) -> Result<Box<dyn Store>> {
@@ -59,6 +95,13 @@ impl Pool {
             return Ok(s);
         }
         open(&self.location)
+    }
+
+    fn give_back(&self, store: Box<dyn Store>) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < MAX_OPEN + MAX_LEGS {
+            idle.push(store);
+        }
     }
 }
 
@@ -72,7 +115,7 @@ impl Drop for Pool {
 }
 
 /// Whether an error says the store's connection is gone.
-fn broken(e: &anyhow::Error) -> bool {
+pub fn broken(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         matches!(
             c.downcast_ref::<store::Error>(),

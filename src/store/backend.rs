@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use super::error::Result;
+use super::reviewers::{ReviewerRow, SessionRow};
 use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
 use serde_json::Value;
 
@@ -64,6 +65,8 @@ pub struct RunInsert<'a> {
     pub lease: &'a Lease,
     pub expires_in_ms: Option<i64>,
     pub at: i64,
+    /// The effective uid of the process that creates it.
+    pub os_uid: u32,
 }
 
 /// What the transitions need to know of one call.
@@ -254,6 +257,19 @@ CREATE TABLE settings (
     updated_at BIGINT NOT NULL
 );
 ";
+    /// 7: the OS user (effective uid) that started a run, beside its host: `serve --drive`
+    /// drives only the runs its own user started on its own host (SPEC §13).
+    pub const RUN_USERS: &str = "
+ALTER TABLE runs ADD COLUMN os_uid BIGINT;
+";
+    /// 8: the ledger also records the runs this store started on a Mastra server (SPEC
+    /// §12: kind `start`, an empty tool call id, how the first leg ended), so that `wait`
+    /// knows a run that finished before it began and an answer goes straight to the run's
+    /// agent. No table changes; the number marks stores that may hold such entries, which a
+    /// program that does not know the kind must refuse rather than misread.
+    pub const LEDGER_STARTS: &str = "
+-- The ledger's kind column may hold 'start' from here on.
+";
 }
 
 /// What an approved call's tool gave: the result for the model, and `{name, message}` when
@@ -294,4 +310,12 @@ pub trait Backend: Send {
     /// Deletes finished runs last updated before `before` (Unix ms) whose status is one of
     /// `statuses`; returns how many.
     fn prune(&self, before: i64, statuses: &[RunStatus]) -> Result<usize>;
+    /// The active reviewer whose token has this hash, read without a write transaction
+    /// (serve signs every API request in with it).
+    fn token_reviewer(&self, token_hash: &str) -> Result<Option<ReviewerRow>>;
+    /// The session with this id hash and its reviewer's row (if the reviewer exists), read
+    /// without a write transaction (serve looks it up on every page).
+    fn session_of(&self, id_hash: &str) -> Result<Option<(SessionRow, Option<ReviewerRow>)>>;
+    /// A setting (the public URL), read without a write transaction.
+    fn setting(&self, key: &str) -> Result<Option<String>>;
 }

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::backend::{Outcome, RunRow};
-use super::{Lease, LedgerEntry, LedgerKey, LedgerState, Run, LEASE_MS};
+use super::{Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState, Run, LEASE_MS};
 use crate::domain::{CallRecord, CallState, ItemKind, RunStatus, ToolProcess, Usage};
 
 /// What reading one row gives: the value, or what is wrong with the row.
@@ -146,7 +146,7 @@ fn lease(c: &dyn Columns, at: usize) -> Read<Option<Lease>> {
 
 /// Columns of a run: id, agent_id, agent (JSON), cwd, status, output, finish_reason, error,
 /// input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid,
-/// lease_start, lease_expires_at, created_at, updated_at, host.
+/// lease_start, lease_expires_at, created_at, updated_at, host, os_uid.
 pub fn run(c: &dyn Columns) -> Read<Run> {
     let Outcome {
         output,
@@ -167,6 +167,7 @@ pub fn run(c: &dyn Columns) -> Read<Run> {
         created_at: int(c, 16)?,
         updated_at: int(c, 17)?,
         host: c.text(18)?,
+        os_uid: c.int(19)?.and_then(|uid| u32::try_from(uid).ok()),
     })
 }
 
@@ -267,7 +268,8 @@ pub fn ledger(c: &dyn Columns) -> Read<LedgerEntry> {
             run_id: text(c, 0)?,
             server: text(c, 1)?,
             tool_call_id: text(c, 2)?,
-            kind: ItemKind::parse(&kind).ok_or_else(|| format!("unknown item kind {kind:?}"))?,
+            kind: LedgerKind::parse(&kind)
+                .ok_or_else(|| format!("unknown ledger kind {kind:?}"))?,
         },
         agent_id: text(c, 4)?,
         state: LedgerState::parse(&state)

@@ -9,8 +9,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use super::LedgerState;
-use crate::domain::{CallState, ItemKind, RunStatus};
+use super::{LedgerKind, LedgerState};
+use crate::domain::{CallState, RunStatus};
 use crate::error::Kind;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -116,7 +116,7 @@ pub enum Conflict {
     Answered {
         run: String,
         call: String,
-        kind: ItemKind,
+        kind: LedgerKind,
         by: String,
         state: LedgerState,
     },

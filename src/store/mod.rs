@@ -31,11 +31,12 @@ pub use backend::{
 };
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
 pub use lease::{holder_alive, holder_alive_with, Lease};
-pub use ledger::{LedgerEntry, LedgerKey, LedgerState};
+pub use ledger::{LedgerEntry, LedgerKey, LedgerKind, LedgerState};
 pub use location::Location;
 pub use redact::redact;
 pub use reviewers::{
-    NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS, SESSION_MAX_MS,
+    check_name, NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS,
+    SESSION_MAX_MS,
 };
 pub use transitions::{Store, EXPIRED};
 
@@ -50,6 +51,9 @@ pub struct Run {
     /// The host the run belongs to (`sys::host_id` of the process that created it); `None`
     /// for runs stored before hosts were recorded.
     pub host: Option<String>,
+    /// The effective uid of the process that created it; `None` for runs stored before
+    /// users were recorded.
+    pub os_uid: Option<u32>,
     pub status: RunStatus,
     pub output: Option<String>,
     pub finish_reason: Option<String>,
@@ -83,6 +87,8 @@ pub struct PendingItem {
     pub agent_id: String,
     /// Pending items of the same run, this one included.
     pub pending_in_run: usize,
+    /// Its page in the inbox, once `serve --public-url` recorded the inbox's address.
+    pub url: Option<String>,
 }
 
 /// What resolving an item did.

@@ -98,6 +98,25 @@ pub trait ReviewerTx {
     fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()>;
 }
 
+/// A reviewer's name, a group or an identity (`what`) as the store keeps it: what can be
+/// typed, linked and shown as is (1 to 64 letters, digits, `.`, `_`, `-` or `@`, not
+/// starting with `-`); a usage error otherwise.
+pub fn check_name<'a>(what: &str, value: &'a str) -> Result<&'a str> {
+    let ok = !value.is_empty()
+        && value.len() <= 64
+        && !value.starts_with('-')
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@'));
+    if !ok {
+        return Err(Error::usage(format!(
+            "{what} {} is not a name mastra-ask takes: 1 to 64 letters, digits, `.`, `_`, `-` or `@`, not starting with `-`",
+            crate::output::format::shell_quote(value)
+        )));
+    }
+    Ok(value)
+}
+
 /// A new reviewer, as `reviewer add` gives it.
 pub struct NewReviewer<'a> {
     pub name: &'a str,
@@ -203,20 +222,17 @@ pub trait Reviewers: Backend {
         })
     }
 
-    /// The active reviewer whose token this is (the API's bearer token).
+    /// The active reviewer whose token this is (the API's bearer token): a read.
     fn reviewer_of_token(&self, token: &str) -> Result<Option<Reviewer>> {
         let hash = secret::hash(token);
-        write(self, Durability::Deferred, |tx| {
-            Ok(tx
-                .reviewers()
-                .reviewer_by_token(&hash)?
-                .filter(|r| {
-                    r.token_hash
-                        .as_deref()
-                        .is_some_and(|h| secret::same(h, &hash))
-                })
-                .map(|r| r.reviewer))
-        })
+        Ok(self
+            .token_reviewer(&hash)?
+            .filter(|r| {
+                r.token_hash
+                    .as_deref()
+                    .is_some_and(|h| secret::same(h, &hash))
+            })
+            .map(|r| r.reviewer))
     }
 
     /// Signs in with a token: a new session `session_id` for its reviewer. `None` when the
@@ -262,9 +278,23 @@ pub trait Reviewers: Backend {
     }
 
     /// The reviewer of a live session (not idle past `SESSION_IDLE_MS`, not older than
-    /// `SESSION_MAX_MS`, its reviewer not removed); its use is noted.
+    /// `SESSION_MAX_MS`, its reviewer not removed); its use is noted. A read, unless the
+    /// session must be ended or its last use written (at most every `TOUCH_MS`).
     fn session_reviewer(&self, session_id: &str) -> Result<Option<Reviewer>> {
         let (hash, now) = (secret::hash(session_id), now_ms());
+        match self.session_of(&hash)? {
+            None => return Ok(None),
+            Some((session, reviewer))
+                if session.last_seen_at + TOUCH_MS > now
+                    && session.created_at + SESSION_MAX_MS > now =>
+            {
+                return Ok(reviewer
+                    .filter(|r| r.reviewer.removed_at.is_none())
+                    .map(|r| r.reviewer));
+            }
+            // Stale or due for a touch: decided again under the write lock below.
+            Some(_) => {}
+        }
         write(self, Durability::Deferred, |tx| {
             let tx = tx.reviewers();
             let Some(session) = tx.session(&hash)? else {
@@ -297,11 +327,9 @@ pub trait Reviewers: Backend {
         })
     }
 
-    /// The public URL `serve` recorded, if any.
+    /// The public URL `serve` recorded, if any: a read.
     fn public_url(&self) -> Result<Option<String>> {
-        write(self, Durability::Deferred, |tx| {
-            tx.reviewers().setting(PUBLIC_URL)
-        })
+        self.setting(PUBLIC_URL)
     }
 
     /// Records the public URL the first time; a different one is refused unless `replace`.

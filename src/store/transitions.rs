@@ -42,6 +42,7 @@ pub trait Store: Backend {
                 lease: &lease,
                 expires_in_ms,
                 at: now,
+                os_uid: crate::sys::euid(),
             };
             let row = RunRow {
                 key: tx.insert_run(&insert)?,
@@ -83,10 +84,17 @@ pub trait Store: Backend {
         for (call, _) in &live {
             *per_run.entry(call.run_id.clone()).or_default() += 1;
         }
+        let base = match live.is_empty() {
+            true => None,
+            false => self.setting(super::reviewers::PUBLIC_URL)?,
+        };
         Ok(live
             .into_iter()
             .map(|(call, agent_id)| PendingItem {
                 pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
+                url: base
+                    .as_deref()
+                    .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
                 call,
                 agent_id,
             })

@@ -19,6 +19,7 @@ mod invariants;
 mod kill_loop;
 mod mastra;
 mod model_paths;
+mod net;
 mod pg_safety;
 mod pg_tls;
 mod postgres;

@@ -14,8 +14,8 @@ use mastra_ask::domain::{
     ToolProcess, Transition, Usage, Via,
 };
 use mastra_ask::store::{
-    self, Access, Conflict, Error, Lease, LedgerEntry, LedgerKey, LedgerState, Location, NewRun,
-    NotFound, Resolved, Store,
+    self, Access, Conflict, Error, Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState,
+    Location, NewRun, NotFound, Resolved, Store,
 };
 use mastra_ask::sys::{self, Process};
 
@@ -381,7 +381,7 @@ fn key(kind: ItemKind) -> LedgerKey {
         server: SERVER.into(),
         run_id: RUN.into(),
         tool_call_id: "c".into(),
-        kind,
+        kind: LedgerKind::Answer(kind),
     }
 }
 

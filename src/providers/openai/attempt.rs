@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use super::super::assemble::Assembler;
 use super::super::http::{self, Trouble};
-use super::super::sse::{self, Flow};
 use super::super::{wire, Response};
 use super::{needs, OpenAi};
 use crate::limits::{MAX_HTTP_BODY as MAX_BODY, MAX_SSE_FRAME};
+use crate::net::sse::{self, Flow};
 
 /// A failed attempt.
 pub(super) struct Failure {

@@ -123,12 +123,13 @@ impl OpenAi {
         let base_url = base.trim().trim_end_matches('/').to_string();
         check_url(&base_url).map_err(|e| Error::usage(format!("{from}: {e}")))?;
         let settings = Settings::from_lookup(&lookup).map_err(Error::usage)?;
+        let client = Client::new(&settings, &base_url).map_err(Error::usage)?;
         Ok(OpenAi {
             server,
             model: model.to_string(),
             base_url,
             key,
-            client: Client::new(&settings),
+            client,
             settings,
         })
     }

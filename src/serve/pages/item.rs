@@ -19,9 +19,9 @@ use super::layout::{
 use super::run::decided_line;
 use super::{markdown, text};
 use crate::domain::{CallRecord, CallState, ItemKind, Via};
-use crate::serve::act::{self, Answer, Outcome, Refusal, Target};
 use crate::serve::app::{for_reviewer, signed_in, Shared, Signed};
 use crate::serve::auth;
+use crate::serve::decide::{self, Answer, Refusal, Target};
 use crate::serve::form::Form;
 use crate::store::{now_ms, Run};
 use crate::tools::approval;
@@ -59,11 +59,13 @@ pub async fn page(
     show(&app, &signed, &run, &call, StatusCode::OK, notice).await
 }
 
+/// What became of a decision (`decide::done_token`), in words.
 fn recorded_text(done: &str) -> String {
     match done {
         "waiter" => "Recorded. The run's waiting process continues it now.".into(),
-        "driven" => "Recorded. The run is complete.".into(),
+        "driven" => "Recorded. This inbox continues the run now.".into(),
         "pending" => "Recorded. Other items of this step must be decided before the run goes on.".into(),
+        "here" => "Recorded. The run continues when a waiting process, or `mastra-ask resume` on its host, picks it up.".into(),
         _ => "Recorded. The run continues on the host that started it: its waiting process, or `mastra-ask resume` there.".into(),
     }
 }
@@ -76,18 +78,12 @@ async fn show(
     status: StatusCode,
     notice: Option<Notice>,
 ) -> Response {
-    let (run_id, call_id) = (run.to_string(), call.to_string());
-    let found = app
-        .pool
-        .with(move |s| {
-            let target = Target {
-                run_id: &run_id,
-                call_id: Some(&call_id),
-                agent_id: None,
-            };
-            Ok(act::find(s, &target))
-        })
-        .await;
+    let target = Target {
+        run_id: run.to_string(),
+        call_id: Some(call.to_string()),
+        agent_id: None,
+    };
+    let found = app.pool.with(move |s| Ok(decide::find(s, &target))).await;
     match found {
         Ok(Ok((run, item))) => {
             let body = render(signed, &run, &item, notice);
@@ -303,44 +299,32 @@ pub async fn decide(
         );
     }
     let answer = answer_of(&form);
+    let target = Target {
+        run_id: run.clone(),
+        call_id: Some(call.clone()),
+        agent_id: None,
+    };
     let by = signed.reviewer.name.clone();
-    let (run_id, call_id) = (run.clone(), call.clone());
-    let location = app.pool.location().clone();
-    let decided = app
-        .pool
-        .with(move |s| {
-            let target = Target {
-                run_id: &run_id,
-                call_id: Some(&call_id),
-                agent_id: None,
-            };
-            Ok(act::decide(s, &location, &target, answer, &by, Via::Web))
-        })
-        .await;
+    // The page does not wait for the leg: serve drives it on (if it does) and the
+    // redirected page shows what was recorded.
+    let decided = decide::decide(&app, target, answer, by, Via::Web, false).await;
     let (status, notice) = match decided {
-        Ok(Ok(d)) => {
-            let done = match (d.outcome, d.still_pending) {
-                (Outcome::Driven, _) => "driven",
-                (Outcome::Waiter, _) => "waiter",
-                (Outcome::Recorded, n) if n > 0 => "pending",
-                (Outcome::Recorded, _) => "recorded",
-            };
+        Ok((d, _)) => {
+            let done = decide::done_token(&d.outcome);
             let to = format!("{}?done={done}", item_href(&d.run_id, &d.call_id));
             return for_reviewer(Redirect::to(&to).into_response(), &signed.reviewer.name);
         }
-        Ok(Err(Refusal::Invalid { message, .. })) => {
-            (StatusCode::BAD_REQUEST, Notice::Error(message))
-        }
-        Ok(Err(Refusal::Decided(item))) => {
+        Err(Refusal::Invalid { message, .. }) => (StatusCode::BAD_REQUEST, Notice::Error(message)),
+        Err(Refusal::Decided(item)) => {
             let who = item.resolved_by.clone().unwrap_or_else(|| "someone".into());
             let m = format!("{who} decided this item first; nothing of yours was recorded.");
             (StatusCode::CONFLICT, Notice::Conflict(m))
         }
-        Ok(Err(Refusal::Conflict(m))) => (StatusCode::CONFLICT, Notice::Conflict(m)),
-        Ok(Err(Refusal::NotFound(m))) => {
+        Err(Refusal::Conflict(m)) => (StatusCode::CONFLICT, Notice::Conflict(m)),
+        Err(Refusal::NotFound(m)) => {
             return problem(StatusCode::NOT_FOUND, Some(&signed), "Not found", &m)
         }
-        Ok(Err(Refusal::Failed(e))) | Err(e) => return failed(Some(&signed), &e),
+        Err(Refusal::Failed(e)) => return failed(Some(&signed), &e),
     };
     show(&app, &signed, &run, &call, status, Some(notice)).await
 }

@@ -4,32 +4,13 @@
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{html, Markup, DOCTYPE};
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::text;
 use crate::domain::ItemKind;
 use crate::output::format;
 use crate::serve::app::{for_reviewer, Signed};
 
-/// What stays unescaped in a path segment.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
-
-/// A value as one path segment.
-pub fn segment(s: &str) -> String {
-    utf8_percent_encode(s, SEGMENT).to_string()
-}
-
-pub fn run_href(run: &str) -> String {
-    format!("/runs/{}", segment(run))
-}
-
-pub fn item_href(run: &str, call: &str) -> String {
-    format!("/runs/{}/items/{}", segment(run), segment(call))
-}
+pub use crate::links::{item_path as item_href, run_path as run_href, segment};
 
 /// A whole page.
 pub fn frame(title: &str, signed: Option<&Signed>, script: bool, body: Markup) -> Markup {

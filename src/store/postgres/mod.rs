@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
 use crate::store::backend::{Backend, Durability, Work};
+use crate::store::reviewers::{ReviewerRow, SessionRow};
 use crate::store::{redact, Access, Error, Result, Run, RunFilter};
 use connect::Identity;
 use errors::classify;
@@ -160,5 +161,17 @@ impl Backend for PgStore {
             )
             .map_err(|e| self.explain(classify("writing to the store", e)))?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    fn token_reviewer(&self, token_hash: &str) -> Result<Option<ReviewerRow>> {
+        self.read(|c| reviewers::token_reviewer(c, token_hash))
+    }
+
+    fn session_of(&self, id_hash: &str) -> Result<Option<(SessionRow, Option<ReviewerRow>)>> {
+        self.read(|c| reviewers::session_of(c, id_hash))
+    }
+
+    fn setting(&self, key: &str) -> Result<Option<String>> {
+        self.read(|c| reviewers::setting(c, key))
     }
 }

@@ -21,7 +21,7 @@ pub const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name,
 /// A run, as `columns::run` reads it.
 const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reason, error, \
     input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid, \
-    lease_start, lease_expires_at, created_at, updated_at, host FROM runs";
+    lease_start, lease_expires_at, created_at, updated_at, host, os_uid FROM runs";
 
 /// A fetched PostgreSQL row, column by column.
 pub struct PgRow<'a>(pub &'a Row);

@@ -5,6 +5,7 @@
 
 use tokio_postgres::Row;
 
+use super::session::Client;
 use super::tx::PgTx;
 use crate::store::reviewers::{LinkRow, Reviewer, ReviewerRow, ReviewerTx, SessionRow};
 use crate::store::Result;
@@ -26,6 +27,61 @@ fn row(r: &Row) -> ReviewerRow {
         },
         token_hash: r.get(4),
     }
+}
+
+/// The active reviewer whose token has this hash (a read: nothing locked).
+pub fn token_reviewer(c: &mut Client, token_hash: &str) -> Result<Option<ReviewerRow>> {
+    let sql =
+        format!("SELECT {COLUMNS} FROM reviewers WHERE token_hash = $1 AND removed_at IS NULL");
+    Ok(c.query_opt(&sql, &[&token_hash])?.as_ref().map(row))
+}
+
+/// A session and its reviewer's row, in one statement (a read: nothing locked).
+pub fn session_of(
+    c: &mut Client,
+    id_hash: &str,
+) -> Result<Option<(SessionRow, Option<ReviewerRow>)>> {
+    let sql = format!(
+        "SELECT s.reviewer, s.created_at, s.last_seen_at, r.name IS NOT NULL, {} \
+         FROM sessions s LEFT JOIN reviewers r ON r.name = s.reviewer WHERE s.id_hash = $1",
+        COLUMNS
+            .split(", ")
+            .map(|c| format!("r.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(c.query_opt(&sql, &[&id_hash])?.map(|r| {
+        let session = SessionRow {
+            reviewer: r.get(0),
+            created_at: r.get(1),
+            last_seen_at: r.get(2),
+        };
+        let found: bool = r.get(3);
+        let reviewer = found.then(|| {
+            let groups: String = r.get(5);
+            ReviewerRow {
+                reviewer: Reviewer {
+                    name: r.get(4),
+                    groups: serde_json::from_str(&groups).unwrap_or_default(),
+                    os_user: r.get(6),
+                    pg_role: r.get(7),
+                    created_at: r.get(9),
+                    rotated_at: r.get(10),
+                    removed_at: r.get(11),
+                },
+                token_hash: r.get(8),
+            }
+        });
+        (session, reviewer)
+    }))
+}
+
+/// A setting (a read: nothing locked).
+pub fn setting(c: &mut Client, key: &str) -> Result<Option<String>> {
+    Ok(
+        c.query_opt("SELECT value FROM settings WHERE key = $1", &[&key])?
+            .map(|r| r.get(0)),
+    )
 }
 
 impl ReviewerTx for PgTx<'_> {

@@ -88,6 +88,8 @@ CREATE TABLE waiters (
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
     migrations::REVIEWERS,
+    migrations::RUN_USERS,
+    migrations::LEDGER_STARTS,
 ];
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:

@@ -169,8 +169,9 @@ impl Tx for PgTx<'_> {
         let l = lease_cols(Some(run.lease));
         self.tx.write(
             "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, lease_host, \
-             lease_pid, lease_start, lease_expires_at, expires_in_ms, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10, $11, $12, $12)",
+             lease_pid, lease_start, lease_expires_at, expires_in_ms, created_at, updated_at, \
+             os_uid) \
+             VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10, $11, $12, $12, $13)",
             &[
                 &new.id,
                 &new.agent_id,
@@ -184,6 +185,7 @@ impl Tx for PgTx<'_> {
                 &l.expires,
                 &run.expires_in_ms,
                 &run.at,
+                &i64::from(run.os_uid),
             ],
         );
         // A new run has no messages and no events yet.

@@ -22,6 +22,7 @@ use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
 use crate::store::backend::{Backend, Durability, Work};
+use crate::store::reviewers::{ReviewerRow, SessionRow};
 use crate::store::{Access, Result, Run, RunFilter};
 use errors::classify;
 
@@ -148,5 +149,19 @@ impl Backend for SqliteStore {
         tx.commit()
             .map_err(|e| classify("writing to the store", e))?;
         Ok(n)
+    }
+
+    fn token_reviewer(&self, token_hash: &str) -> Result<Option<ReviewerRow>> {
+        reviewers::token_reviewer(&self.conn, token_hash).map_err(|e| classify(READING, e))
+    }
+
+    fn session_of(&self, id_hash: &str) -> Result<Option<(SessionRow, Option<ReviewerRow>)>> {
+        // The session and its reviewer from the same snapshot.
+        self.snapshot(|c| Ok(reviewers::session_of(c, id_hash)?))
+            .map_err(|e| e.doing(READING))
+    }
+
+    fn setting(&self, key: &str) -> Result<Option<String>> {
+        reviewers::setting(&self.conn, key).map_err(|e| classify(READING, e))
     }
 }

@@ -33,7 +33,7 @@ pub const CALL_RESULT: usize = 9;
 const RUN_COLUMNS: &str = "r.id, r.agent_id, d.body, r.cwd, r.status, r.output, \
     r.finish_reason, r.error, r.input_tokens, r.output_tokens, r.total_tokens, r.lease_token, \
     r.lease_host, r.lease_pid, r.lease_start, r.lease_expires_at, r.created_at, r.updated_at, \
-    r.host FROM runs r JOIN documents d ON d.key = r.agent";
+    r.host, r.os_uid FROM runs r JOIN documents d ON d.key = r.agent";
 
 /// A fetched SQLite row, column by column.
 pub struct SqlRow<'a, 'b>(pub &'a Row<'b>);

@@ -2,7 +2,7 @@
 //! plain rows under the transaction's write lock, which covers the whole store. No
 //! decisions here: `store::reviewers` makes them.
 
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::tx::SqliteTx;
 use crate::store::reviewers::{LinkRow, Reviewer, ReviewerRow, ReviewerTx, SessionRow};
@@ -25,6 +25,53 @@ fn row(r: &Row) -> rusqlite::Result<ReviewerRow> {
         },
         token_hash: r.get(4)?,
     })
+}
+
+/// The active reviewer whose token has this hash (a read).
+pub fn token_reviewer(
+    conn: &Connection,
+    token_hash: &str,
+) -> rusqlite::Result<Option<ReviewerRow>> {
+    let sql =
+        format!("SELECT {COLUMNS} FROM reviewers WHERE token_hash = ?1 AND removed_at IS NULL");
+    conn.prepare_cached(&sql)?
+        .query_row([token_hash], row)
+        .optional()
+}
+
+/// A session and its reviewer's row (a read).
+pub fn session_of(
+    conn: &Connection,
+    id_hash: &str,
+) -> rusqlite::Result<Option<(SessionRow, Option<ReviewerRow>)>> {
+    let session = conn
+        .prepare_cached(
+            "SELECT reviewer, created_at, last_seen_at FROM sessions WHERE id_hash = ?1",
+        )?
+        .query_row([id_hash], |r| {
+            Ok(SessionRow {
+                reviewer: r.get(0)?,
+                created_at: r.get(1)?,
+                last_seen_at: r.get(2)?,
+            })
+        })
+        .optional()?;
+    let Some(session) = session else {
+        return Ok(None);
+    };
+    let sql = format!("SELECT {COLUMNS} FROM reviewers WHERE name = ?1");
+    let reviewer = conn
+        .prepare_cached(&sql)?
+        .query_row([&session.reviewer], row)
+        .optional()?;
+    Ok(Some((session, reviewer)))
+}
+
+/// A setting (a read).
+pub fn setting(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT value FROM settings WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()
 }
 
 impl ReviewerTx for SqliteTx<'_> {

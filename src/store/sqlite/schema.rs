@@ -101,6 +101,8 @@ CREATE TABLE waiters (
     migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
     migrations::LEDGER,
     migrations::REVIEWERS,
+    migrations::RUN_USERS,
+    migrations::LEDGER_STARTS,
 ];
 
 /// How long a command waits for another one's write lock before it fails.

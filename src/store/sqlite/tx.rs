@@ -252,8 +252,8 @@ impl Tx for SqliteTx<'_> {
             .prepare_cached(
                 "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, \
                  lease_host, lease_pid, lease_start, lease_expires_at, expires_in_ms, \
-                 created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+                 created_at, updated_at, os_uid) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
             )?
             .execute(params![
                 new.id,
@@ -267,7 +267,8 @@ impl Tx for SqliteTx<'_> {
                 start,
                 expires,
                 run.expires_in_ms,
-                run.at
+                run.at,
+                i64::from(run.os_uid)
             ])?;
         Ok(self.tx.last_insert_rowid())
     }

@@ -117,7 +117,10 @@ fn mastra_cli_agents_and_pending_in_every_shape() {
     assert_eq!(quiet.stdout, format!("{run} {call} question\n"));
     let ops = at(&env, &url, &["pending", "-q", "--agent", "ops"]);
     assert!(!ops.stdout.contains(&run));
-    assert!(!env.has_store(), "listing creates no store");
+    // Runs started here are in this store's ledger; a listing alone creates no store.
+    let lister = Env::new();
+    at(&lister, &url, &["pending", "--agent", "ops"]).assert_code(0);
+    assert!(!lister.has_store(), "listing creates no store");
 
     let nope = at(&env, &url, &["pending", "--agent", "nope"]);
     nope.assert_code(3);
@@ -225,7 +228,7 @@ fn mastra_cli_free_text_question_answered() {
     );
     assert!(listed(&env, &url, &run).is_empty());
     let entry = env.rows(
-        "SELECT server, kind, state, resume_data, resolved_by, resolved_via, outcome FROM ledger WHERE run_id = ?1",
+        "SELECT server, kind, state, resume_data, resolved_by, resolved_via, outcome FROM ledger WHERE run_id = ?1 AND kind <> 'start'",
         &[&run],
     );
     assert_eq!(
@@ -457,12 +460,12 @@ fn mastra_cli_bad_answers_are_refused_here_and_nothing_is_sent() {
         (
             vec!["answer", &plan, "yes"],
             2,
-            "is a plan item, not a question or an `other`",
+            "is a plan, not a question or an `other`",
         ),
         (
             vec!["review", &question, "--approve"],
             2,
-            "is a question item, not a plan",
+            "is a question, not a plan",
         ),
         (
             vec!["review", &plan, "--json", "{\"action\":\"maybe\"}"],
@@ -488,7 +491,11 @@ fn mastra_cli_bad_answers_are_refused_here_and_nothing_is_sent() {
             "{run}"
         );
     }
-    assert!(!env.has_store(), "nothing recorded either");
+    assert_eq!(
+        env.rows("SELECT kind FROM ledger WHERE kind <> 'start'", &[]),
+        Vec::<Vec<Option<String>>>::new(),
+        "nothing recorded either"
+    );
 }
 
 #[test]
@@ -773,7 +780,7 @@ fn mastra_cli_at_a_terminal_run_asks_each_item_in_turn() {
     );
     assert!(!text.contains("is waiting for input"), "{text}");
     let vias = env.rows(
-        "SELECT kind, resolved_via FROM ledger ORDER BY created_at",
+        "SELECT kind, resolved_via FROM ledger WHERE kind <> 'start' ORDER BY created_at",
         &[],
     );
     assert_eq!(
@@ -826,7 +833,7 @@ fn mastra_cli_without_a_run_a_person_picks_among_the_servers_questions() {
     let second = start(&env, &url, "planner", "[scenario:question] second");
     start(&env, &url, "ops", "[scenario:approval]");
     let mut pty = Pty::spawn(&env, &["--server", &url, "answer"], &[]);
-    pty.expect("Which item?");
+    pty.expect("Which question?");
     pty.expect(&first);
     pty.expect(&second);
     pty.send(&format!("{DOWN}{ENTER}"));
@@ -859,7 +866,7 @@ fn mastra_cli_an_approval_approved_and_another_declined_with_a_reason() {
     // The wrong verb for the item, or a --json that disagrees with the verb: nothing sent.
     let out = at(&env, &url, &["answer", &yes, "yes"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "is an approval item, not a question or an `other`");
+    assert_one_line_error(&out, "is an approval, not a question or an `other`");
     let out = at(
         &env,
         &url,
@@ -891,7 +898,7 @@ fn mastra_cli_an_approval_approved_and_another_declined_with_a_reason() {
         );
     }
     let sent = env.rows(
-        "SELECT kind, resume_data FROM ledger ORDER BY created_at",
+        "SELECT kind, resume_data FROM ledger WHERE kind <> 'start' ORDER BY created_at",
         &[],
     );
     assert_eq!(
@@ -1009,7 +1016,7 @@ fn mastra_cli_at_a_terminal_an_approval_starts_on_decline() {
         .unwrap()
         .to_string();
     let sent = env.rows(
-        "SELECT tool_call_id, kind, resolved_via FROM ledger WHERE run_id = ?1",
+        "SELECT tool_call_id, kind, resolved_via FROM ledger WHERE run_id = ?1 AND kind <> 'start'",
         &[&run],
     );
     assert_eq!(sent.len(), 1, "{sent:?}");

@@ -6,8 +6,8 @@
 use mastra_ask::domain::ItemKind;
 use mastra_ask::exit::Exit;
 use mastra_ask::remote::{
-    new_run_id, Answer, Chunk, Client, Item, Leg, LegEnd, RemoteError, ServerConfig, Start, Stop,
-    StopGuard,
+    new_run_id, Answer, Chunk, Client, Leg, LegEnd, RemoteError, ServerConfig, Start, Stop,
+    StopGuard, SuspendedCall,
 };
 use serde_json::{json, Value};
 
@@ -31,7 +31,7 @@ fn start_with(client: &Client, agent: &str, tags: &str, require_approval: bool) 
 
 /// The one item a leg suspended on.
 #[track_caller]
-fn suspended_on(leg: &Leg) -> Item {
+fn suspended_on(leg: &Leg) -> SuspendedCall {
     match &leg.end {
         LegEnd::Suspended(items) if items.len() == 1 => items[0].clone(),
         other => panic!("expected one suspension, got {other:?}"),
@@ -39,7 +39,7 @@ fn suspended_on(leg: &Leg) -> Item {
 }
 
 /// Answers and returns the leg with its chunks as parsed JSON.
-fn answer(client: &Client, item: &Item, answer: Answer) -> (Leg, Vec<Value>) {
+fn answer(client: &Client, item: &SuspendedCall, answer: Answer) -> (Leg, Vec<Value>) {
     let mut chunks = Vec::new();
     let leg = client
         .answer(item, &answer, |c: Chunk<'_>| chunks.push(c.value.clone()))
@@ -59,7 +59,7 @@ fn finished_with(leg: &Leg, text: &str) {
 }
 
 /// The listed items of one run.
-fn listed(client: &Client, agent: &str, run_id: &str) -> Vec<Item> {
+fn listed(client: &Client, agent: &str, run_id: &str) -> Vec<SuspendedCall> {
     client
         .suspended(agent)
         .unwrap()
@@ -175,7 +175,7 @@ fn mastra_lists_agents_and_each_kind_of_suspended_call() {
         matches!(e, RemoteError::UnknownAgent { ref agent, .. } if agent == "nope"),
         "{e:?}"
     );
-    assert_eq!(e.exit(), Exit::NotFound);
+    assert_eq!(e.kind().exit(), Exit::NotFound);
 }
 
 #[test]
@@ -539,10 +539,10 @@ fn mastra_unknown_run_and_answered_call_are_told_apart() {
         "cannot resume tool call \"{}\"",
         first.tool_call_id
     )));
-    assert_eq!(again.exit(), Exit::NotFound);
+    assert_eq!(again.kind().exit(), Exit::NotFound);
     assert!(again.not_delivered());
 
-    let unknown = Item {
+    let unknown = SuspendedCall {
         run_id: new_run_id(),
         ..second.clone()
     };
@@ -602,7 +602,7 @@ fn mastra_counter_counts_requests_per_route_and_call() {
     );
     let e = client
         .answer(
-            &Item {
+            &SuspendedCall {
                 kind: ItemKind::Question,
                 ..item.clone()
             },

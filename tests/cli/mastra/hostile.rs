@@ -325,9 +325,10 @@ fn mastra_sigterms_never_stop_a_leg_and_only_a_prompt_second_ctrl_c_does() {
     );
 
     // Its process is gone and the server still lists the call: the next answer takes the
-    // claim over and sends, once.
+    // claim over and sends, once. (`pending` lists every agent; the answer lists only the
+    // agent the ledger knows for the run.)
     let mut replies = listing();
-    replies.extend(listing());
+    replies.push(question_page("Name?"));
     replies.push(finished_leg("Thanks."));
     fake.push(replies);
     let pending = env.run_with(command(&env, &fake.base_url(), None, &["pending"]));

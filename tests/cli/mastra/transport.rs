@@ -4,7 +4,9 @@
 
 use mastra_ask::domain::ItemKind;
 use mastra_ask::exit::Exit;
-use mastra_ask::remote::{Answer, Chunk, Client, Delivery, Item, RemoteError, ServerConfig};
+use mastra_ask::remote::{
+    Answer, Chunk, Client, Delivery, RemoteError, ServerConfig, SuspendedCall,
+};
 use serde_json::{json, Value};
 
 use crate::fake_server::{DeadPort, End, FakeServer, Reply};
@@ -21,8 +23,8 @@ fn redirect(status: u16, location: &str) -> Reply {
     }
 }
 
-fn question() -> Item {
-    Item {
+fn question() -> SuspendedCall {
+    SuspendedCall {
         run_id: "run-1".into(),
         tool_call_id: "call-1".into(),
         tool_name: "ask_user".into(),
@@ -134,7 +136,7 @@ fn mastra_http_errors_are_typed_and_free_of_credentials() {
 
     let e = resume();
     assert!(matches!(e, RemoteError::Invalid { .. }), "{e:?}");
-    assert_eq!(e.exit(), Exit::Usage);
+    assert_eq!(e.kind().exit(), Exit::Usage);
     assert!(
         e.to_string().ends_with(
             "rejected the request: Invalid request body; resumeData: resumeData is required"
@@ -147,7 +149,7 @@ fn mastra_http_errors_are_typed_and_free_of_credentials() {
         matches!(e, RemoteError::Unauthorized { status: 401, .. }),
         "{e:?}"
     );
-    assert_eq!(e.exit(), Exit::Failure);
+    assert_eq!(e.kind().exit(), Exit::Failure);
     assert!(
         e.to_string()
             .ends_with("refused the request (HTTP 401): bad key ***"),
@@ -179,7 +181,7 @@ fn mastra_http_errors_are_typed_and_free_of_credentials() {
         matches!(e, RemoteError::UnknownAgent { ref agent, .. } if agent == "planner"),
         "{e:?}"
     );
-    assert_eq!(e.exit(), Exit::NotFound);
+    assert_eq!(e.kind().exit(), Exit::NotFound);
 
     for r in server.requests() {
         assert_eq!(
@@ -218,7 +220,7 @@ fn mastra_an_unreachable_server_was_not_sent_anything() {
     };
     assert_eq!(*delivery, Delivery::NotSent);
     assert!(e.not_delivered());
-    assert_eq!(e.exit(), Exit::Failure);
+    assert_eq!(e.kind().exit(), Exit::Failure);
     assert_eq!(
         e.hint().unwrap(),
         "is the server running, and is the URL right?"

@@ -3,7 +3,7 @@
 //! tests answer.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,10 +24,17 @@ impl Served {
     /// `serve --listen 127.0.0.1:0` with `extra` flags; waits (30 s at most) until it says
     /// where it serves.
     pub fn start(env: &Env, extra: &[&str]) -> Served {
+        Served::start_with(env, extra, |_| {})
+    }
+
+    /// `start`, with the command changed by `adjust` first (its environment, its
+    /// directory).
+    pub fn start_with(env: &Env, extra: &[&str], adjust: impl FnOnce(&mut Command)) -> Served {
         let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
         args.extend_from_slice(extra);
-        let mut child = env
-            .command(&args)
+        let mut command = env.command(&args);
+        adjust(&mut command);
+        let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

@@ -156,9 +156,6 @@ fn serve_refuses_an_open_address_without_tls_and_records_its_public_url_once() {
     let out = env.run(&["serve", "--listen", "0.0.0.0:0", "--behind-proxy"]);
     out.assert_code(2);
     assert_one_line_error(&out, "--behind-proxy needs --public-url https://");
-    let out = env.run(&["serve", "--drive"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "serve --drive is not available yet");
     let out = env.run(&["serve", "--public-url", "ftp://x"]);
     out.assert_code(2);
     assert_same_store(&env.dump(), &before);

@@ -1,5 +1,6 @@
-//! Server-sent events: the framing of a streamed chat completion (`data:` lines, blank-line
-//! separated, `:` comments for keep-alives, an optional `event:` name).
+//! Server-sent events: the framing of a streamed chat completion and of a Mastra leg
+//! (`data:` lines, blank-line separated, `:` comments for keep-alives, an optional `event:`
+//! name).
 //!
 //! Framing only: what a frame's data means (JSON chunks, `[DONE]`, error frames) is decided
 //! by the caller. Bounded: a frame (or a line) larger than the cap is an error, never

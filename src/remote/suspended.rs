@@ -14,7 +14,7 @@ use crate::domain::ItemKind;
 /// One suspended tool call of a server run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Item {
+pub struct SuspendedCall {
     pub run_id: String,
     pub tool_call_id: String,
     pub tool_name: String,
@@ -35,15 +35,19 @@ pub struct Item {
     pub resume_schema: Option<String>,
 }
 
-impl Item {
+impl SuspendedCall {
     /// The items of one listed run (Mastra shows one pending call per run at a time), its
     /// data moved, not copied.
-    pub fn from_listing(run: wire::SuspendedRun, agent_id: &str, server: &str) -> Vec<Item> {
+    pub fn from_listing(
+        run: wire::SuspendedRun,
+        agent_id: &str,
+        server: &str,
+    ) -> Vec<SuspendedCall> {
         let suspended_at = run.suspended_at.as_deref().map(rfc3339).unwrap_or_default();
         let run_id = run.run_id;
         run.tool_calls
             .into_iter()
-            .map(|call| Item {
+            .map(|call| SuspendedCall {
                 run_id: run_id.clone(),
                 tool_call_id: call.tool_call_id,
                 tool_name: call.tool_name,
@@ -63,7 +67,7 @@ impl Item {
 
     /// The item a `tool-call-suspended` or `tool-call-approval` chunk announces; None for any
     /// other chunk, or one without the ids.
-    pub fn from_chunk(chunk: &Value, agent_id: &str, server: &str) -> Option<Item> {
+    pub fn from_chunk(chunk: &Value, agent_id: &str, server: &str) -> Option<SuspendedCall> {
         let approval = match chunk.get("type").and_then(Value::as_str)? {
             "tool-call-approval" => true,
             "tool-call-suspended" => false,
@@ -76,7 +80,7 @@ impl Item {
         } else {
             payload.get("suspendPayload").cloned()
         };
-        Some(Item {
+        Some(SuspendedCall {
             run_id: chunk.get("runId").and_then(Value::as_str)?.to_string(),
             tool_call_id: text("toolCallId")?,
             tool_name: text("toolName").unwrap_or_default(),
@@ -110,7 +114,7 @@ mod tests {
             "toolCalls": [{"toolCallId": "c1", "toolName": "deploy", "args": {"target": "db"}, "requiresApproval": true}]
         }))
         .unwrap();
-        let items = Item::from_listing(run, "ops", "http://127.0.0.1:1/api");
+        let items = SuspendedCall::from_listing(run, "ops", "http://127.0.0.1:1/api");
         assert_eq!(items.len(), 1);
         let v = serde_json::to_value(&items[0]).unwrap();
         assert_eq!(
@@ -123,12 +127,12 @@ mod tests {
         let chunk = json!({"type": "tool-call-suspended", "runId": "r2", "from": "AGENT", "payload": {
             "toolCallId": "c2", "toolName": "submit_plan", "args": {"path": "p.md"},
             "suspendPayload": {"toolId": "submit_plan", "path": "p.md"}, "resumeSchema": "{}"}});
-        let item = Item::from_chunk(&chunk, "planner", "s").unwrap();
+        let item = SuspendedCall::from_chunk(&chunk, "planner", "s").unwrap();
         assert_eq!((item.kind, item.run_id.as_str()), (ItemKind::Plan, "r2"));
         assert_eq!(item.resume_schema.as_deref(), Some("{}"));
         assert!(item.suspended_at.parse::<jiff::Timestamp>().is_ok());
         assert_eq!(
-            Item::from_chunk(&json!({"type": "tool-call", "runId": "r"}), "a", "s"),
+            SuspendedCall::from_chunk(&json!({"type": "tool-call", "runId": "r"}), "a", "s"),
             None
         );
     }

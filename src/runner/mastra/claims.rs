@@ -10,12 +10,14 @@
 //! (`Store::take_over_answer`), so of several processes that see one stale claim exactly one
 //! sends.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Server;
+use crate::limits::MAX_LISTING_ITEMS;
 use crate::output::format;
 use crate::store::{now_ms, LedgerEntry, LedgerKey, LedgerState, Store};
 use crate::sys::{self, Process};
@@ -94,6 +96,29 @@ pub fn to_json(entry: &LedgerEntry, idle: Duration, now: i64) -> Value {
     })
 }
 
+/// This store's claims on the server's calls whose delivery is unknown, by (run, call,
+/// kind): what `pending` shows beside each item.
+pub fn open(
+    server: &Server,
+    store: Option<&dyn Store>,
+) -> Result<HashMap<(String, String, &'static str), LedgerEntry>> {
+    let Some(store) = store else {
+        return Ok(HashMap::new());
+    };
+    let entries = store.answers_matching(&server.shown, "", true, MAX_LISTING_ITEMS as i64)?;
+    Ok(entries
+        .into_iter()
+        .map(|e| {
+            let key = (
+                e.key.run_id.clone(),
+                e.key.tool_call_id.clone(),
+                e.key.kind.noun(),
+            );
+            (key, e)
+        })
+        .collect())
+}
+
 /// The stale claim on `key`, if the ledger holds one.
 pub fn stale_claim(
     server: &Server,
@@ -122,7 +147,7 @@ pub fn released_line(old: &LedgerEntry) -> String {
 mod tests {
     use super::*;
     use crate::domain::ItemKind;
-    use crate::store::Lease;
+    use crate::store::{Lease, LedgerKind};
 
     fn entry(host: &str, pid: u32, start: u64, age_ms: i64, now: i64) -> LedgerEntry {
         LedgerEntry {
@@ -130,7 +155,7 @@ mod tests {
                 server: "http://127.0.0.1:1/api".into(),
                 run_id: "r".into(),
                 tool_call_id: "c".into(),
-                kind: ItemKind::Question,
+                kind: LedgerKind::Answer(ItemKind::Question),
             },
             agent_id: "a".into(),
             state: LedgerState::Sending,

@@ -3,8 +3,9 @@
 //! directory) with the rules of SPEC §2.2 and §9 (`read_plan`: a Markdown file, no hidden
 //! component), or from `--plan-file` — unless the suspend payload carries the plan's text
 //! (a mastra-ask `serve`), which is then used and no file is read. Exactly the text shown
-//! is what an approval sends (`path`, `title`, `plan`, and stderr says so); a rejection
-//! sends the decision and the feedback only.
+//! is what an approval sends (`path`, `title`, `plan`, and stderr says so: `sending_line`); a
+//! rejection sends the decision and the feedback only (the plan kind's route), so no file
+//! is read for one.
 
 use std::path::{Path, PathBuf};
 
@@ -12,20 +13,25 @@ use anyhow::Result;
 use serde_json::Value;
 
 use crate::items::input::read_text_file;
-use crate::output::{sanitize, Out};
-use crate::remote::Item;
-use crate::tools::submit_plan::{read_plan, Decision, Plan};
+use crate::output::sanitize;
+use crate::remote::SuspendedCall;
+use crate::tools::submit_plan::{read_plan, Plan};
 
-/// Where a server's plans are read from.
+/// Where a server's plans are read from (`review --plan-root`, `--plan-file`).
 #[derive(Clone, Debug, Default)]
-pub struct PlanSource {
+pub struct PlanFiles {
     pub root: Option<PathBuf>,
     pub file: Option<PathBuf>,
 }
 
-/// The plan of `item`: read, or why it could not be (`Ok(Err(why))`). A `--plan-file` that
-/// cannot be read is an error of its own.
-pub fn read(item: &Item, source: &PlanSource) -> Result<Result<Plan, String>> {
+/// The plan of `item`: carried by its payload, else read (only when `approving`), or why
+/// it could not be (`Ok(Err(why))`). A `--plan-file` that cannot be read is an error of its
+/// own.
+pub fn read(
+    item: &SuspendedCall,
+    source: &PlanFiles,
+    approving: bool,
+) -> Result<Result<Plan, String>> {
     let path = path_of(item);
     if let Some(text) = carried(item) {
         return Ok(Ok(Plan {
@@ -33,6 +39,9 @@ pub fn read(item: &Item, source: &PlanSource) -> Result<Result<Plan, String>> {
             title: text.0,
             plan: text.1,
         }));
+    }
+    if !approving {
+        return Ok(Err("a rejection sends no plan, so none is read".into()));
     }
     if let Some(file) = &source.file {
         let text = read_text_file(file, "plan file")?;
@@ -46,7 +55,7 @@ pub fn read(item: &Item, source: &PlanSource) -> Result<Result<Plan, String>> {
 
 /// The title and text a suspend payload carries (a mastra-ask `serve` sends them; Mastra
 /// sends the path only).
-fn carried(item: &Item) -> Option<(String, String)> {
+fn carried(item: &SuspendedCall) -> Option<(String, String)> {
     let payload = item.suspend_payload.as_ref()?;
     let plan = payload.get("plan")?.as_str()?.to_string();
     let title = payload
@@ -56,22 +65,21 @@ fn carried(item: &Item) -> Option<(String, String)> {
     Some((title.to_string(), plan))
 }
 
-/// What `decision` on `plan` sends: an approval, the plan as read and shown (stderr says
-/// what went: its path and size); a rejection, the decision and the feedback only.
-pub fn resume_data(out: &Out, decision: &Decision, plan: &Plan) -> Value {
-    if !decision.is_approved() {
-        return decision.without_plan();
-    }
-    out.info(&format!(
+/// What stderr says of an approval sent with its plan (its path and size), if the resume
+/// data carries one.
+pub fn sending_line(resume_data: &Value) -> Option<String> {
+    let plan = resume_data.get("plan")?.as_str()?;
+    let title = resume_data["title"].as_str().unwrap_or_default();
+    let path = resume_data["path"].as_str().unwrap_or_default();
+    Some(format!(
         "sending the approval with the plan {} ({} bytes: its title and text as shown)",
-        sanitize::one_line(&plan.path),
-        plan.title.len() + plan.plan.len()
-    ));
-    decision.resume_data(plan)
+        sanitize::one_line(path),
+        title.len() + plan.len()
+    ))
 }
 
 /// The plan's path as the agent gave it.
-pub fn path_of(item: &Item) -> String {
+fn path_of(item: &SuspendedCall) -> String {
     item.suspend_payload
         .as_ref()
         .and_then(|p| p.get("path"))

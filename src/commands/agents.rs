@@ -4,13 +4,20 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{error, Server};
+use super::needs_server;
+use crate::context::Ctx;
+use crate::error::fail;
 use crate::exit::Exit;
 use crate::output::sanitize;
+use crate::runner::Server;
 
-pub fn run(server: &Server) -> Result<Exit> {
-    let out = &server.ctx.out;
-    let agents = server.client.agents().map_err(error)?;
+pub fn run(ctx: &Ctx) -> Result<Exit> {
+    let Some(config) = &ctx.server else {
+        return fail(needs_server("agents"));
+    };
+    let server = Server::connect(ctx, config, None)?;
+    let out = ctx.out;
+    let agents = server.client.agents()?;
     for a in &agents {
         if out.is_json() {
             out.json_line(&json!({

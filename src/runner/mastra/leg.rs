@@ -1,5 +1,5 @@
-//! One leg of a server's run streamed to `data: [DONE]` and printed like a local leg: in
-//! text mode the agent's text on stdout and tool failures on stderr (the same printer as
+//! One leg of a server's run streamed to `data: [DONE]` and reported like a local leg: in
+//! text mode the agent's text on stdout and tool failures on stderr (the report's printer of
 //! local events), in JSON mode the server's chunks as it sent them.
 //!
 //! Ctrl-C and SIGTERM while it streams do not drop the connection (Mastra would abort the
@@ -10,10 +10,8 @@
 use std::time::{Duration, Instant};
 
 use crate::domain::{Event, EventKind, Sink};
-use crate::output::{EventPrinter, Out};
 use crate::remote::{Chunk, Leg, Listener, RemoteError, Stop, StopGuard};
-
-use super::Server;
+use crate::report::Report;
 
 /// A leg read to its end, and whether a stop was asked for meanwhile.
 pub struct Streamed {
@@ -27,22 +25,25 @@ const FINISHING: &str =
 /// How soon after a first Ctrl-C a second one stops waiting.
 const SECOND_CTRL_C: Duration = Duration::from_secs(5);
 
-/// Runs `request` (a start or an answer) with the stop signals held, printing each chunk.
+/// Runs `request` (a start or an answer) with the stop signals held, reporting each chunk;
+/// `pending` is the command that lists what waits (`mastra-ask --server URL pending`).
 pub fn stream(
-    server: &Server,
+    report: &dyn Report,
+    pending: &str,
     request: impl FnOnce(&mut dyn Listener) -> Result<Leg, RemoteError>,
 ) -> Result<Streamed, RemoteError> {
-    let out = &server.ctx.out;
+    let out = report;
     let guard = StopGuard::install();
     let mut printer = Printer {
         out,
-        sink: out.sink(),
+        sink: out.streamed(),
         guard: &guard,
         ints: 0,
         terms: 0,
         first_int: None,
     };
     let leg = request(&mut printer);
+    drop(printer);
     let stop = guard.requested();
     drop(guard);
     if leg.is_ok() && stop.is_some() {
@@ -52,8 +53,7 @@ pub fn stream(
         if leg.dropped > 0 {
             out.warn(&format!(
                 "the leg announced {} more suspended calls than mastra-ask keeps from one leg; list them with: {}",
-                leg.dropped,
-                server.pending_command()
+                leg.dropped, pending
             ));
         }
     }
@@ -62,8 +62,8 @@ pub fn stream(
 
 /// Prints each chunk, and tells what the stop signals that arrived mean.
 struct Printer<'a> {
-    out: &'a Out,
-    sink: EventPrinter<'a>,
+    out: &'a dyn Report,
+    sink: Box<dyn Sink + 'a>,
     guard: &'a StopGuard,
     /// The SIGINTs and SIGTERMs already answered.
     ints: usize,
@@ -74,8 +74,8 @@ struct Printer<'a> {
 
 impl Listener for Printer<'_> {
     fn chunk(&mut self, chunk: Chunk<'_>) {
-        if self.out.is_json() {
-            self.out.json_text_line(chunk.line);
+        if self.out.json() {
+            self.out.chunk(chunk.line);
             return;
         }
         // Chunks of types local runs do not emit (`text-start`, `tool-call-delta`, ...)

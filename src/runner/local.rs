@@ -1,0 +1,448 @@
+//! A run of this store, as the loop's place (SPEC §5.1): the store keeps its state and
+//! items, a lease says who drives it, and the driver (`agent::driver`) runs its legs, only
+//! on the run's own host. Recording a resolution decides, in the store's transaction, whether
+//! this process drives the leg it resumes (not `--no-resume`, it has the model, and no live
+//! waiter claims the leg), a live waiter does, or the run waits for its host. A waiter's
+//! JSON stream carries every stored event of the run, the ones others appended too (`Watch`).
+//!
+//! No SQL here (the store's transitions), no prompt and no printing except through the
+//! context's `Report`.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::advance::on_own_host;
+use super::end::{summary, End};
+use super::place::{Driver, OneShot, Place, Ran, State};
+use super::record::{Continues, Outcome};
+use super::target::{self, check_prefix, find_run, no_run};
+use super::watch::{Followed, Watch, POLL};
+use super::Context;
+use crate::agent::driver::{self, Ended};
+use crate::agent::{lease, AgentDef};
+use crate::domain::{CallState, ItemKind, Resolution, RunStatus};
+use crate::error::{fail, Error, Kind};
+use crate::items::plan::{plan_of, warn_if_changed};
+use crate::items::{Item, Plans};
+use crate::providers::{self, Provider, NO_MODEL};
+use crate::store::{now_ms, Lease, Resolved, Run, Store};
+use crate::tools::submit_plan::Plan;
+
+/// A run of this store.
+pub struct Local<'a> {
+    ctx: &'a Context<'a>,
+    /// None: there is no store yet (nothing to find in it).
+    store: Option<&'a dyn Store>,
+    run_id: String,
+    /// The run as last read (or as the frontend gave it).
+    run: Option<Run>,
+    /// `run` is what the store has now: the next look may use it without a read.
+    fresh: bool,
+    /// The lease this process holds on the run, if any.
+    lease: Option<Lease>,
+    /// The run's stored agent, decoded once.
+    agent: Option<AgentDef>,
+    provider: Option<Box<dyn Provider>>,
+    /// The stored events this process has reported.
+    watch: Watch,
+    /// The report carries every stored event of the run (a waiter's JSON stream), not only
+    /// those of the legs this process drives.
+    every_event: bool,
+}
+
+impl<'a> Local<'a> {
+    pub fn new(
+        ctx: &'a Context<'a>,
+        store: Option<&'a dyn Store>,
+        run_id: &str,
+        every_event: bool,
+    ) -> Local<'a> {
+        Local {
+            ctx,
+            store,
+            run_id: run_id.to_string(),
+            run: None,
+            fresh: false,
+            lease: None,
+            agent: None,
+            provider: None,
+            watch: Watch::default(),
+            every_event,
+        }
+    }
+
+    /// `run` is what the store has now.
+    pub fn given(&mut self, run: Run) {
+        self.run_id = run.id.clone();
+        self.run = Some(run);
+        self.fresh = true;
+    }
+
+    /// `run` is what the store had when the frontend read it (it may have changed since).
+    pub fn known(&mut self, run: Run) {
+        self.run_id = run.id.clone();
+        self.run = Some(run);
+        self.fresh = false;
+    }
+
+    /// This process holds `lease`, driving the run with `model`.
+    pub fn hold(&mut self, lease: Lease, model: (AgentDef, Box<dyn Provider>)) {
+        self.lease = Some(lease);
+        self.agent = Some(model.0);
+        self.provider = Some(model.1);
+    }
+
+    /// Events up to `seq` were reported already.
+    pub fn seen_up_to(&mut self, seq: Option<i64>) {
+        self.watch = Watch::since(seq);
+    }
+
+    /// Reports a live waiter's leg from the store (`Advance::follow`).
+    pub fn follow(&mut self, deadline: Option<Instant>) -> Result<Followed> {
+        let store = self.store()?;
+        self.watch
+            .follow(store, self.ctx.report, &self.run_id, deadline)
+    }
+
+    fn store(&self) -> Result<&'a dyn Store> {
+        match self.store {
+            Some(store) => Ok(store),
+            None => fail(no_run(&self.run_id)),
+        }
+    }
+
+    /// The run as the store has it now.
+    fn read(&self) -> Result<Run> {
+        self.store()?
+            .run(&self.run_id)?
+            .ok_or_else(|| Error::not_found(format!("run {} was deleted", self.run_id)).into())
+    }
+
+    /// The run as last read, read when it was not yet; put back with `keep`.
+    fn take_run(&mut self) -> Result<Run> {
+        match self.run.take() {
+            Some(run) => Ok(run),
+            None => self.read(),
+        }
+    }
+
+    fn keep(&mut self, run: Run) {
+        self.run = Some(run);
+        self.fresh = false;
+    }
+
+    /// The run's stored agent, decoded on first use.
+    fn agent(&mut self, run: &Run) -> Result<&AgentDef> {
+        if self.agent.is_none() {
+            self.agent = Some(AgentDef::of_run(run)?);
+        }
+        Ok(self.agent.as_ref().expect("decoded above"))
+    }
+
+    /// The provider for the run, checked before anything changes.
+    fn provider_for(&mut self, run: &Run) -> Result<Box<dyn Provider>> {
+        providers::from_spec(&self.agent(run)?.model)
+    }
+
+    fn holds(&self, run: &Run) -> bool {
+        let mine = self.lease.as_ref().map(|l| l.token.as_str());
+        mine.is_some() && run.lease.as_ref().map(|l| l.token.as_str()) == mine
+    }
+
+    /// A waiter's JSON stream: reports the stored events not reported yet (the results
+    /// another process's answer appended, a leg another driver ran).
+    fn catch_up(&mut self, run: &Run) -> Result<()> {
+        if !self.every_event {
+            return Ok(());
+        }
+        self.watch.catch_up(self.store()?, self.ctx.report, &run.id)
+    }
+
+    fn record_on(
+        &mut self,
+        run: &Run,
+        item: &Item,
+        resolution: &Resolution,
+        drive: bool,
+    ) -> Result<Outcome> {
+        let store = self.store()?;
+        let here = on_own_host(run);
+        // Completing a one-step run runs nothing: no host, user or model is needed for it.
+        let allowed = (drive && here) || self.is_one_shot(run);
+        if allowed && self.provider.is_none() {
+            // Without the model's keys this process can still record for a live waiter.
+            match self.provider_for(run) {
+                Ok(p) => self.provider = Some(p),
+                Err(_) if store.has_waiter(&run.id)? => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let offer = (allowed && self.provider.is_some()).then(lease::mine);
+        let resolved = store.resolve(&run.id, item.call_id(), resolution, offer.as_ref())?;
+        Ok(match resolved {
+            Resolved::Recorded { still_pending } => Outcome::Pending(still_pending),
+            Resolved::Resumed { events, driving } if driving => {
+                self.ctx.report.stored_events(&run.id, &events);
+                self.watch.passed(&events);
+                self.lease = offer;
+                Outcome::Driven
+            }
+            Resolved::Resumed { events, .. } => {
+                self.watch = Watch::since(events.first().map(|e| e.seq - 1));
+                // An offer the store declined went to a live waiter.
+                if offer.is_some() || store.has_waiter(&run.id)? {
+                    Outcome::Waiter
+                } else if here {
+                    Outcome::Recorded(Continues::Here)
+                } else {
+                    Outcome::Recorded(Continues::OnHost(run.host.clone().unwrap_or_default()))
+                }
+            }
+        })
+    }
+
+    /// Drives one leg under this process's lease.
+    fn leg_of(&mut self, run: &Run) -> Result<Ran> {
+        self.catch_up(run)?;
+        let store = self.store()?;
+        let Some(lease) = self.lease.clone() else {
+            anyhow::bail!("run {} has no lease of this process to drive it", run.id);
+        };
+        if self.provider.is_none() {
+            self.provider = Some(self.provider_for(run)?);
+        }
+        self.agent(run)?;
+        let (Some(agent), Some(provider)) = (&self.agent, &self.provider) else {
+            unreachable!("set above")
+        };
+        let end = driver::drive(
+            store,
+            &self.ctx.location,
+            run,
+            agent,
+            &lease,
+            provider.as_ref(),
+            &mut *self.ctx.report.leg(),
+        )?;
+        if self.every_event {
+            self.watch.skip_to_end(store, &run.id)?;
+        }
+        match end {
+            Ended::Status(RunStatus::Suspended) => Ok(Ran {
+                suspended: true,
+                stop_asked: false,
+            }),
+            Ended::Status(_) => Ok(Ran::default()),
+            Ended::LostLease => {
+                self.lease = None;
+                if self.read()?.status != RunStatus::Cancelled {
+                    return fail(Error::conflict(format!(
+                        "run {} was taken over by another process",
+                        run.id
+                    )));
+                }
+                Ok(Ran::default())
+            }
+        }
+    }
+
+    /// Whether the run is a one-step `ask` or `plan` run (no model).
+    fn is_one_shot(&mut self, run: &Run) -> bool {
+        matches!(run.agent_id.as_str(), "ask" | "plan")
+            && self.agent(run).is_ok_and(|a| a.model == NO_MODEL)
+    }
+}
+
+impl Place for Local<'_> {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn load(&mut self, input: &str) -> Result<()> {
+        check_prefix(input)?;
+        let Some(store) = self.store else {
+            return fail(no_run(input));
+        };
+        let run = find_run(store, input)?;
+        self.given(run);
+        Ok(())
+    }
+
+    fn state(&mut self) -> Result<State> {
+        let run = match self.run.take() {
+            Some(run) if self.fresh => run,
+            _ => self.read()?,
+        };
+        let state = match run.status {
+            RunStatus::Running if self.holds(&run) => State::Running(Driver::Me),
+            RunStatus::Running
+                if on_own_host(&run) && lease::can_take(run.lease.as_ref(), now_ms()).is_ok() =>
+            {
+                State::Running(Driver::Gone)
+            }
+            RunStatus::Running => State::Running(Driver::Other),
+            RunStatus::Suspended => State::Suspended,
+            RunStatus::Completed | RunStatus::Failed | RunStatus::Cancelled => {
+                self.catch_up(&run)?;
+                State::Ended(End::of_run(&run))
+            }
+        };
+        self.keep(run);
+        Ok(state)
+    }
+
+    fn pending(&mut self) -> Result<Vec<Item>> {
+        let items = self.store()?.pending(Some(&self.run_id))?;
+        Ok(items.into_iter().map(Item::stored).collect())
+    }
+
+    fn everything_pending(&mut self, kinds: &[ItemKind]) -> Result<Vec<Item>> {
+        let Some(store) = self.store else {
+            return Ok(Vec::new());
+        };
+        Ok(store
+            .pending(None)?
+            .into_iter()
+            .filter(|p| kinds.contains(&p.call.kind()))
+            .map(Item::stored)
+            .collect())
+    }
+
+    fn decided_meanwhile(&mut self, item: &Item) -> Result<Option<String>> {
+        match item {
+            Item::Stored { call, .. } => super::prompt::decided_meanwhile(self.store()?, call),
+            Item::Server { .. } => Ok(None),
+        }
+    }
+
+    fn not_pending(&mut self, id: &str, kinds: &[ItemKind]) -> Result<Error> {
+        let calls = self.store()?.calls(&self.run_id)?;
+        let Some(call) = calls.into_iter().find(|c| c.call_id == id && c.is_item()) else {
+            return Ok(Error::not_found(format!(
+                "run {} has no tool call {id}",
+                self.run_id
+            )));
+        };
+        if !kinds.contains(&call.kind()) {
+            let agent_id = String::new();
+            let item = Item::Stored {
+                call: Box::new(call),
+                agent_id,
+                pending_in_run: 1,
+                url: None,
+            };
+            return Ok(target::wrong_kind(self.ctx, self, &item, kinds));
+        }
+        Ok(target::not_pending(&call))
+    }
+
+    fn nothing_waits(&mut self, kinds: &[ItemKind]) -> Error {
+        match self.run.as_ref() {
+            Some(run) => target::nothing_waits(run, kinds[0]),
+            None => Error::conflict(format!("run {} has nothing pending", self.run_id)),
+        }
+    }
+
+    fn holds(&self, kind: ItemKind) -> bool {
+        kind != ItemKind::Other
+    }
+
+    fn record(&mut self, item: &Item, resolution: &Resolution, drive: bool) -> Result<Outcome> {
+        let run = self.take_run()?;
+        let outcome = self.record_on(&run, item, resolution, drive);
+        self.keep(run);
+        outcome
+    }
+
+    fn leg(&mut self) -> Result<Ran> {
+        let run = self.take_run()?;
+        let ran = self.leg_of(&run);
+        self.keep(run);
+        ran
+    }
+
+    fn take(&mut self) -> Result<()> {
+        let run = self.take_run()?;
+        let provider = match self.provider.take() {
+            Some(p) => Ok(p),
+            None => self.provider_for(&run),
+        };
+        let taken = provider.and_then(|provider| {
+            self.provider = Some(provider);
+            let me = lease::mine();
+            let expected = run.lease.as_ref().map(|l| l.token.as_str());
+            let took = self
+                .store()?
+                .take_lease(&run.id, RunStatus::Running, expected, &me)?;
+            if took {
+                self.lease = Some(me);
+            }
+            Ok(())
+        });
+        self.keep(run);
+        taken
+    }
+
+    fn pause(&mut self, _until: Option<Instant>) -> Result<()> {
+        let store = self.store()?;
+        store.expire_due(now_ms())?;
+        Ok(store.wait_for_change(&self.run_id, POLL)?)
+    }
+
+    fn timed_out(&mut self, expire: bool) -> Result<Error> {
+        if expire {
+            self.store()?.expire_run(
+                &self.run_id,
+                "the --timeout passed before an answer came; the pending items expired",
+            )?;
+        }
+        Ok(Error::new(
+            Kind::TimedOut,
+            format!("timed out waiting for run {}", self.run_id),
+        ))
+    }
+
+    fn resumable(&self) -> bool {
+        true
+    }
+
+    fn summary(&mut self) -> Result<Option<Value>> {
+        let run = self.take_run()?;
+        let line = (!self.is_one_shot(&run)).then(|| summary(&run));
+        self.keep(run);
+        Ok(line)
+    }
+
+    fn one_shot(&mut self) -> Result<Option<OneShot>> {
+        let run = self.take_run()?;
+        let one_shot = self.is_one_shot(&run);
+        self.keep(run);
+        if !one_shot {
+            return Ok(None);
+        }
+        let resolved = self
+            .store()?
+            .calls(&self.run_id)?
+            .into_iter()
+            .find(|c| c.state == CallState::Resolved);
+        Ok(resolved.map(|call| OneShot {
+            kind: call.kind(),
+            answer: call.resume_data.clone().unwrap_or(Value::Null),
+            call_id: call.call_id,
+        }))
+    }
+}
+
+impl Plans for Local<'_> {
+    /// The snapshot taken when the plan was submitted, with a warning when the file changed
+    /// on disk since.
+    fn plan(&self, item: &Item, _approving: bool) -> Result<Result<Plan, String>> {
+        let plan = plan_of(item)?;
+        if let Some(run) = &self.run {
+            warn_if_changed(self.ctx.report, run, &plan);
+        }
+        Ok(Ok(plan))
+    }
+}

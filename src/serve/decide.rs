@@ -1,0 +1,398 @@
+//! The one place serve records a decision, on the run layer like every command (SPEC §13):
+//! the item is found, the answer checked by its kind (`items`, SPEC §5.4), and then
+//! `runner::Advance` records it exactly once and says who continues (`runner::Outcome`,
+//! the `Mastra-Ask-Outcome` header). Serve then does what the outcome says: drives the leg
+//! (`driven`: `--drive` and a run its own user started on its host, or a one-step run,
+//! which runs nothing), follows a live waiter's leg from the store (`waiter`), or only ends
+//! the stream (`recorded`). Who drives is decided in the runner, never here.
+//!
+//! A decision runs on a blocking thread of its own (`Pool::spawn_leg`) and reports through
+//! `frames`, so the request gets the outcome as soon as it is recorded and the leg's events
+//! as they come; the leg goes on to its end if the client goes away. Serve's legs run no
+//! hook: the watcher (`events`) runs serve's own `--on-suspend` once for every new item,
+//! theirs included.
+
+use anyhow::anyhow;
+use serde_json::{json, Value};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::oneshot;
+
+use super::app::Shared;
+use super::frames::{self, Frames};
+use super::pool::{broken, Reuse};
+use crate::domain::{CallRecord, CallState, Event, ItemKind, Resolution, RunStatus, Via};
+use crate::items;
+use crate::runner::advance::model_for;
+use crate::runner::{Advance, Context, Continues, Outcome, Policy};
+use crate::store::{self, Conflict, Location, NotFound, Run, Store};
+use crate::tools::{approval, submit_plan};
+
+use axum::body::Bytes;
+
+/// What a person decided, as a page's form or an API body gives it.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// Resume data, checked against the item's kind (`resume-stream`, the question and plan
+    /// forms).
+    Data(Value),
+    /// An approval decision (`approve-tool-call`, `decline-tool-call`, the approval form):
+    /// only for approval items.
+    Approval(approval::Decision),
+}
+
+/// The item a decision is about.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub run_id: String,
+    /// `None`: the run's only pending item.
+    pub call_id: Option<String>,
+    /// The agent the route names (the API), checked against the run's.
+    pub agent_id: Option<String>,
+}
+
+/// How serve was started, as deciding needs it.
+#[derive(Clone, Debug)]
+pub struct Serving {
+    pub location: Location,
+    /// `--db` as given, for the commands a wording names.
+    pub db_flag: Option<String>,
+    /// `--drive`.
+    pub drive: bool,
+}
+
+/// A decision that was recorded.
+#[derive(Clone, Debug)]
+pub struct Decided {
+    pub run_id: String,
+    pub call_id: String,
+    pub outcome: Outcome,
+}
+
+/// Why nothing was recorded.
+#[derive(Debug)]
+pub enum Refusal {
+    /// No such run or item (or of another agent).
+    NotFound(String),
+    /// The answer does not fit the item: `field` and what is wrong.
+    Invalid {
+        field: &'static str,
+        message: String,
+    },
+    /// Someone decided first: the item as it is now.
+    Decided(Box<CallRecord>),
+    /// Not pending for another reason (cancelled, expired, the run is not suspended).
+    Conflict(String),
+    Failed(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Refusal {
+    fn from(e: anyhow::Error) -> Refusal {
+        Refusal::Failed(e)
+    }
+}
+
+impl From<store::Error> for Refusal {
+    fn from(e: store::Error) -> Refusal {
+        Refusal::Failed(e.into())
+    }
+}
+
+/// Records `answer` on `target` as `by` via `via`, then continues the run as the outcome
+/// says. The decision (or the refusal) comes back as soon as it is known, with the stream
+/// of the leg that follows: the leg serve drives, or (`follow`) the leg of a live waiter;
+/// otherwise the stream carries no result. Every stream ends with `data: [DONE]`.
+pub async fn decide(
+    app: &Shared,
+    target: Target,
+    answer: Answer,
+    by: String,
+    via: Via,
+    follow: bool,
+) -> Result<(Decided, UnboundedReceiver<Bytes>), Refusal> {
+    let (frames, rx) = frames::channel();
+    let (tell, told) = oneshot::channel();
+    let serving = app.serving.clone();
+    app.pool.spawn_leg(move |store| match store {
+        Ok(store) => continue_after(
+            store, &serving, &target, answer, &by, via, follow, frames, tell,
+        ),
+        Err(e) => {
+            let _ = tell.send(Err(Refusal::Failed(e)));
+            Reuse::No
+        }
+    });
+    match told.await {
+        Ok(Ok(decided)) => Ok((decided, rx)),
+        Ok(Err(refusal)) => Err(refusal),
+        Err(_) => Err(Refusal::Failed(anyhow!(
+            "the answer was not looked at: the inbox is stopping"
+        ))),
+    }
+}
+
+/// On the blocking thread: records, tells the request, then drives, follows or ends.
+#[allow(clippy::too_many_arguments)]
+fn continue_after(
+    store: &dyn Store,
+    serving: &Serving,
+    target: &Target,
+    answer: Answer,
+    by: &str,
+    via: Via,
+    follow: bool,
+    frames: Frames,
+    tell: oneshot::Sender<Result<Decided, Refusal>>,
+) -> Reuse {
+    let mut reuse = Reuse::Yes;
+    {
+        let ctx = Context {
+            location: serving.location.clone(),
+            db_flag: serving.db_flag.clone(),
+            store_from: match serving.db_flag {
+                Some(_) => crate::runner::StoreFrom::Flag,
+                None => crate::runner::StoreFrom::Default,
+            },
+            on_suspend: None,
+            interactive: false,
+            server: None,
+            report: &frames,
+        };
+        let (mut advance, decided) =
+            match record(&ctx, store, serving.drive, target, answer, by, via) {
+                Ok(recorded) => recorded,
+                Err(refusal) => {
+                    if matches!(&refusal, Refusal::Failed(e) if broken(e)) {
+                        reuse = Reuse::No;
+                    }
+                    let _ = tell.send(Err(refusal));
+                    return reuse;
+                }
+            };
+        let outcome = decided.outcome.clone();
+        let run_id = decided.run_id.clone();
+        let _ = tell.send(Ok(decided));
+        match outcome {
+            Outcome::Driven => {
+                if let Err(e) = advance.run() {
+                    leg_failed(store, &frames, &run_id, &e);
+                }
+            }
+            Outcome::Waiter if follow => {
+                // The follower waits for changes on its store: not lent again.
+                reuse = Reuse::No;
+                if let Err(e) = advance.follow(None) {
+                    eprintln!("following the waiter of run {run_id} stopped: {e:#}");
+                }
+            }
+            other => {
+                if let Some(words) = other.wording(&ctx.program(), &run_id) {
+                    frames.comment(&words);
+                }
+            }
+        }
+    }
+    frames.done();
+    reuse
+}
+
+/// A leg serve drove ended in an error. A run that failed said so in its stream (an
+/// `error` chunk); anything else (the store, a lost lease) is told as one here.
+fn leg_failed(store: &dyn Store, frames: &Frames, run_id: &str, e: &anyhow::Error) {
+    let failed = store
+        .run(run_id)
+        .ok()
+        .flatten()
+        .is_some_and(|r| r.status == RunStatus::Failed);
+    if !failed {
+        eprintln!("the leg of run {run_id} stopped: {e:#}");
+        frames.event(run_id, &Event::error(&format!("{e:#}")));
+    }
+}
+
+/// Finds and checks, then records through the run layer: the `Advance` that continues the
+/// run, and the decision.
+fn record<'a>(
+    ctx: &'a Context<'a>,
+    store: &'a dyn Store,
+    drive: bool,
+    target: &Target,
+    answer: Answer,
+    by: &str,
+    via: Via,
+) -> Result<(Advance<'a>, Decided), Refusal> {
+    let (run, item) = find(store, target)?;
+    if item.state != CallState::Pending {
+        return Err(not_pending(item));
+    }
+    let stored = items::Item::Stored {
+        call: Box::new(item.clone()),
+        agent_id: run.agent_id.clone(),
+        pending_in_run: 1,
+        url: None,
+    };
+    let resolution = resolution(&stored, answer, by, via)?;
+    // A run whose model cannot be had here is still answered: recorded for its host.
+    let drive = drive && model_for(&run).is_ok();
+    let mut advance = Advance::new(ctx, store, &run.id, Policy::serving(drive, &run, by));
+    let outcome = advance
+        .record(&run, &item, &resolution)
+        .map_err(|e| refusal_of(e, store, &run, &item))?;
+    Ok((
+        advance,
+        Decided {
+            run_id: run.id,
+            call_id: item.call_id,
+            outcome,
+        },
+    ))
+}
+
+/// Why recording failed, as a refusal.
+fn refusal_of(e: anyhow::Error, store: &dyn Store, run: &Run, item: &CallRecord) -> Refusal {
+    match e.downcast_ref::<store::Error>() {
+        Some(store::Error::Conflict(Conflict::NotPending { .. })) => {
+            let now = store
+                .calls(&run.id)
+                .ok()
+                .and_then(|calls| calls.into_iter().find(|c| c.call_id == item.call_id));
+            not_pending(now.unwrap_or_else(|| item.clone()))
+        }
+        Some(store::Error::Conflict(c)) => Refusal::Conflict(c.to_string()),
+        Some(store::Error::NotFound(n)) => Refusal::NotFound(n.to_string()),
+        _ => Refusal::Failed(e),
+    }
+}
+
+/// The run and the item of `target`.
+pub fn find(store: &dyn Store, target: &Target) -> Result<(Run, CallRecord), Refusal> {
+    let run = store
+        .run(&target.run_id)?
+        .filter(|r| target.agent_id.as_ref().is_none_or(|a| *a == r.agent_id))
+        .ok_or_else(|| Refusal::NotFound(format!("no run {}", target.run_id)))?;
+    let calls: Vec<CallRecord> = store
+        .calls(&run.id)?
+        .into_iter()
+        .filter(CallRecord::is_item)
+        .collect();
+    let item = match &target.call_id {
+        Some(id) => calls
+            .into_iter()
+            .find(|c| c.call_id == *id)
+            .ok_or_else(|| {
+                Refusal::NotFound(
+                    NotFound::Call {
+                        run: run.id.clone(),
+                        call: id.to_string(),
+                    }
+                    .to_string(),
+                )
+            })?,
+        None => only_pending(&run, calls)?,
+    };
+    Ok((run, item))
+}
+
+/// The run's only pending item.
+fn only_pending(run: &Run, calls: Vec<CallRecord>) -> Result<CallRecord, Refusal> {
+    let mut pending: Vec<CallRecord> = calls
+        .into_iter()
+        .filter(|c| c.state == CallState::Pending)
+        .collect();
+    match pending.len() {
+        1 => Ok(pending.remove(0)),
+        0 => Err(Refusal::Conflict(format!(
+            "run {} has nothing pending: it is {}",
+            run.id,
+            run.status.as_str()
+        ))),
+        _ => {
+            let ids: Vec<&str> = pending.iter().map(|c| c.call_id.as_str()).collect();
+            Err(Refusal::Invalid {
+                field: "toolCallId",
+                message: format!(
+                    "several items of this run are pending; name one: {}",
+                    ids.join(", ")
+                ),
+            })
+        }
+    }
+}
+
+fn not_pending(item: CallRecord) -> Refusal {
+    if item.state == CallState::Resolved {
+        return Refusal::Decided(Box::new(item));
+    }
+    Refusal::Conflict(format!(
+        "tool call {} is not pending: it was {}",
+        item.call_id,
+        item.state.as_str()
+    ))
+}
+
+/// The resolution of `answer` for `item`, checked by its kind as the commands check theirs.
+fn resolution(
+    item: &items::Item,
+    answer: Answer,
+    by: &str,
+    via: Via,
+) -> Result<Resolution, Refusal> {
+    let invalid = |e: anyhow::Error| Refusal::Invalid {
+        field: "resumeData",
+        message: match e.downcast_ref::<crate::error::Error>() {
+            Some(e) => e.message.clone(),
+            None => e.to_string(),
+        },
+    };
+    let said = |e: String| invalid(anyhow!(e));
+    match (item.kind(), answer) {
+        (ItemKind::Question, Answer::Data(data)) => {
+            let data = items::question::checked(item, data, Via::Json, false).map_err(invalid)?;
+            Ok(items::question::answered(data, by, via))
+        }
+        (ItemKind::Plan, Answer::Data(data)) => {
+            let plan = items::plan::plan_of(item).map_err(invalid)?;
+            let decision = submit_plan::Decision::from_json(&data).map_err(said)?;
+            Ok(items::plan::decided(&decision, &plan, by, via))
+        }
+        (ItemKind::Approval, Answer::Data(data)) => {
+            let decision = approval::Decision::from_json(&data).map_err(said)?;
+            Ok(items::approval::decided(&decision, by, via))
+        }
+        (ItemKind::Approval, Answer::Approval(decision)) => {
+            Ok(items::approval::decided(&decision, by, via))
+        }
+        (kind, Answer::Approval(_)) => Err(Refusal::Invalid {
+            field: "toolCallId",
+            message: format!(
+                "tool call {} is a {}, not an approval: answer it with resume-stream",
+                item.call_id(),
+                kind.noun()
+            ),
+        }),
+        (ItemKind::Other, Answer::Data(_)) => Err(said("this item cannot be answered here".into())),
+    }
+}
+
+/// Where a run that nobody here drives continues, as a token a page's address carries.
+pub fn done_token(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Driven => "driven",
+        Outcome::Waiter => "waiter",
+        Outcome::Pending(_) => "pending",
+        Outcome::Recorded(Continues::Here) => "here",
+        Outcome::Recorded(Continues::OnHost(_)) => "host",
+    }
+}
+
+/// One line about what was decided on an item: for pages and the API's 409.
+pub fn decided(item: &CallRecord) -> Value {
+    json!({
+        "toolCallId": item.call_id,
+        "kind": item.kind().noun(),
+        "state": item.state.as_str(),
+        "resolvedBy": item.resolved_by,
+        "resolvedVia": item.resolved_via,
+        "resolvedAt": item.resolved_at.map(crate::output::format::time),
+        "resumeData": item.resume_data,
+    })
+}
