@@ -262,10 +262,11 @@ impl Place for Local<'_> {
 
     fn load(&mut self, input: &str) -> Result<()> {
         check_prefix(input)?;
+        // A "no run" error names the store it looked in (SPEC §5.3).
         let Some(store) = self.store else {
-            return fail(no_run(input));
+            return Err(self.ctx.looked_in(no_run(input).into()));
         };
-        let run = find_run(store, input)?;
+        let run = find_run(store, input).map_err(|e| self.ctx.looked_in(e))?;
         self.given(run);
         Ok(())
     }
