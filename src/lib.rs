@@ -70,8 +70,25 @@ pub fn run() -> Exit {
     let db_flag = (matches.value_source("db") == Some(ValueSource::CommandLine))
         .then(|| cli.db.clone())
         .flatten();
+    let store_from = match matches.value_source("db") {
+        _ if cli.db.as_deref().is_none_or(str::is_empty) => runner::StoreFrom::Default,
+        Some(ValueSource::CommandLine) => runner::StoreFrom::Flag,
+        _ => runner::StoreFrom::Env,
+    };
     let out = output::Out::new(cli.output == OutputFormat::Json);
-    let server = match server_config(cli.server.as_deref(), cli.server_token_file.as_deref()) {
+    // `MASTRA_SERVER_URL` from the environment is a default, like a kubectl context: a
+    // command that exists only here works on this store, and says so; `--server` given on
+    // the command line still refuses it.
+    let from_env = matches.value_source("server") == Some(ValueSource::EnvVariable);
+    let local = commands::local_only(&cli.command).filter(|_| from_env && cli.server.is_some());
+    // (`tool`, `completions` and `man` touch no runs: nothing to say.)
+    if let Some(name) = local.filter(|n| !["tool", "completions", "man"].contains(n)) {
+        out.info(&format!(
+            "note: {name} works on this store's runs; MASTRA_SERVER_URL is for the commands that work on a Mastra server"
+        ));
+    }
+    let url = cli.server.as_deref().filter(|_| local.is_none());
+    let server = match server_config(url, cli.server_token_file.as_deref()) {
         Ok(s) => s,
         Err(e) => return report(&out, e.into()),
     };
@@ -79,6 +96,7 @@ pub fn run() -> Exit {
         run: runner::Context {
             location: store::Location::resolve(cli.db.as_deref()),
             db_flag,
+            store_from,
             on_suspend: cli.on_suspend.clone(),
             interactive: runner::at_a_terminal(cli.no_input),
             server,

@@ -23,6 +23,7 @@ pub enum Stage {
 #[derive(Clone, Debug)]
 pub struct Item {
     pub run: String,
+    pub call: String,
     pub stage: Stage,
 }
 
@@ -82,6 +83,7 @@ pub fn pending(runner: &Runner) -> Result<Vec<Item>, String> {
             };
             Ok(Item {
                 run: v["runId"].as_str().unwrap_or_default().to_string(),
+                call: v["toolCallId"].as_str().unwrap_or_default().to_string(),
                 stage,
             })
         })

@@ -426,10 +426,12 @@ fn big_store(
         load.clients,
         items.len()
     ));
-    let work: Vec<(String, Stage)> = items
+    // Each item named by its call: the first answer's leg suspends the run again, and the
+    // second must meet the item it was meant for (a 409), not the run's next one.
+    let work: Vec<(String, String, Stage)> = items
         .iter()
         .chain(items.iter())
-        .map(|i| (i.run.clone(), i.stage))
+        .map(|i| (i.run.clone(), i.call.clone(), i.stage))
         .collect();
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::with_capacity(work.len()));
@@ -440,10 +442,14 @@ fn big_store(
                 let client = agent();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((run, stage)) = work.get(i) else {
+                    let Some((run, call, stage)) = work.get(i) else {
                         break;
                     };
-                    let body = json!({"runId": run, "resumeData": resume_data(*stage)});
+                    let body = json!({
+                        "runId": run,
+                        "toolCallId": call,
+                        "resumeData": resume_data(*stage),
+                    });
                     let got = timed(|| resume(&client, &serve.url, "release", Some(&token), &body));
                     results.lock().unwrap().push((i % items.len(), got));
                 }

@@ -46,7 +46,10 @@ fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs, by: &str) -> Result<
     let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
     let (given, via) = match given(args)? {
         Some(given) => given,
-        None if ctx.interactive() => return advance.prompt_chosen(run, call, &KINDS),
+        None if ctx.interactive() => {
+            let kinds = kinds_to_prompt(advance.place(), run, call);
+            return advance.prompt_chosen(run, call, kinds);
+        }
         None => return fail(missing_answer(advance.place(), run)),
     };
     if run.is_none() {
@@ -55,6 +58,30 @@ fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs, by: &str) -> Result<
     let item = advance.target(run, &KINDS, call)?;
     let resume_data = checked(&item, given, via, args.multi.is_some())?;
     advance.resolve(&item, &answered(resume_data, by, via))
+}
+
+/// What `answer RUN` at a terminal prompts for: a question, or, when the run waits for
+/// approvals and for no question, the approval menu (the one command that reopens it after
+/// it was left).
+fn kinds_to_prompt(
+    place: &mut dyn Place,
+    run: Option<&str>,
+    call: Option<&str>,
+) -> &'static [ItemKind] {
+    let approvals_only = run.is_some_and(|r| place.load(r).is_ok())
+        && place.pending().is_ok_and(|items| {
+            let mut kinds = items
+                .iter()
+                .filter(|i| call.is_none_or(|c| i.call_id() == c))
+                .map(|i| i.kind())
+                .peekable();
+            kinds.peek().is_some() && kinds.all(|k| k == ItemKind::Approval)
+        });
+    if approvals_only {
+        &[ItemKind::Approval]
+    } else {
+        &KINDS
+    }
 }
 
 /// No answer given, and no terminal to ask at. A lone positional is RUN (SPEC §5): say so

@@ -38,6 +38,12 @@ use crate::items::approval::Verdict;
 /// The commands that work with `--server`.
 pub const SERVER_COMMANDS: &str = "agents, pending, answer, review, approve, decline, run, wait";
 
+/// The commands that exist only on this store, by name; `None` for those that also work
+/// with `--server`.
+pub fn local_only(command: &Command) -> Option<&'static str> {
+    (!works_on_a_server(command)).then(|| name(command))
+}
+
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
     match &ctx.server {
         Some(_) if !works_on_a_server(&command) => return fail(not_on_a_server(&command)),
@@ -85,7 +91,7 @@ fn not_on_a_server(command: &Command) -> Error {
     Error::usage(format!(
         "{name} does not work with --server; on a Mastra server these do: {SERVER_COMMANDS}"
     ))
-    .with_hint("leave out --server (and unset MASTRA_SERVER_URL) to work on this store's runs")
+    .with_hint("leave out --server to work on this store's runs")
 }
 
 /// Refuses, without `--server`, the flags and commands that only mean something with one.

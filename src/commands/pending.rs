@@ -28,7 +28,11 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
         return Ok(Exit::Success);
     };
     let run_id = match &args.run {
-        Some(r) => Some(find_run(store.as_ref(), r)?.id),
+        Some(r) => Some(
+            find_run(store.as_ref(), r)
+                .map_err(|e| ctx.looked_in(e))?
+                .id,
+        ),
         None => None,
     };
     let items = store.pending(run_id.as_deref())?;

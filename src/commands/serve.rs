@@ -44,12 +44,14 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
 /// run it.
 fn hook(ctx: &Ctx) -> Option<serve::Hook> {
     let cmd = ctx.on_suspend.clone().filter(|c| !c.trim().is_empty())?;
-    let (location, db_flag) = (ctx.location.clone(), ctx.db_flag.clone());
+    let (location, db_flag, store_from) =
+        (ctx.location.clone(), ctx.db_flag.clone(), ctx.store_from);
     Some(Arc::new(move |items| {
         let out = crate::output::Out::new(false);
         let ctx = crate::runner::Context {
             location: location.clone(),
             db_flag: db_flag.clone(),
+            store_from,
             on_suspend: Some(cmd.clone()),
             interactive: false,
             server: None,

@@ -205,14 +205,16 @@ impl<'a, P: Place> Advance<'a, P> {
                 item
             }
         };
-        match self.ask(&item)? {
+        let prompted = self.ask(&item)?;
+        // Decided by another process while the prompt was open: nothing of ours goes over it.
+        if let Some(said) = self.place.decided_meanwhile(&item)? {
+            return fail(Error::conflict(format!("{said}; nothing recorded here")));
+        }
+        match prompted {
             Prompted::Resolved(resolution) => self.resolve(&item, &resolution),
-            Prompted::Left => fail(prompt::interrupted(self.ctx, &item, &[])),
+            // "Leave it for later" leaves as Esc does: one exit code for leaving a menu.
+            Prompted::Left | Prompted::Later => fail(prompt::interrupted(self.ctx, &item, &[])),
             Prompted::Unanswerable => fail(prompt::cannot_prompt(self.ctx, &item)),
-            Prompted::Later => {
-                self.announce()?;
-                Ok(Exit::Suspended)
-            }
         }
     }
 
@@ -312,7 +314,14 @@ impl<'a, P: Place> Advance<'a, P> {
             // Resolved or closed meanwhile by another process: look again.
             return Ok(None);
         };
-        match self.ask(&item)? {
+        let prompted = self.ask(&item)?;
+        // Decided by another process while the prompt was open: say so and go on as that
+        // decision requires (a waiter drives the next leg).
+        if let Some(said) = self.place.decided_meanwhile(&item)? {
+            self.ctx.report.info(&said);
+            return Ok(None);
+        }
+        match prompted {
             Prompted::Resolved(resolution) => {
                 let outcome = self.record_item(&item, &resolution)?;
                 Ok(self.after(&outcome))
@@ -320,12 +329,17 @@ impl<'a, P: Place> Advance<'a, P> {
             Prompted::Left => fail(prompt::interrupted(self.ctx, &item, &self.recorded)),
             // Leave it for later, or no prompt can answer it (a server's `other` item).
             Prompted::Later | Prompted::Unanswerable => {
-                self.announce()?;
-                // A waiter keeps waiting for someone else to decide; others stop here.
+                // A waiter keeps waiting for someone else to decide; others stop here, and
+                // "Leave it for later" leaves as Esc does (130).
                 if self.policy.wait.is_some() {
+                    self.announce()?;
                     self.policy.prompt = false;
                     return Ok(None);
                 }
+                if matches!(prompted, Prompted::Later) {
+                    return fail(prompt::interrupted(self.ctx, &item, &self.recorded));
+                }
+                self.announce()?;
                 Ok(Some(Exit::Suspended))
             }
         }

@@ -15,6 +15,8 @@ pub struct Context<'a> {
     pub location: Location,
     /// `--db` as given on the command line, repeated in the commands we print.
     pub db_flag: Option<String>,
+    /// What chose the store: said wherever a person may have looked in the wrong one.
+    pub store_from: StoreFrom,
     /// `--on-suspend CMD`: run once per new pending item.
     pub on_suspend: Option<String>,
     /// A person is at this terminal: prompts may appear (stdin and stderr are terminals and
@@ -25,7 +27,33 @@ pub struct Context<'a> {
     pub report: &'a dyn Report,
 }
 
+/// What chose the store (SPEC §5.3: an empty `pending` and a "no run" error say it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreFrom {
+    Flag,
+    Env,
+    Default,
+}
+
 impl Context<'_> {
+    /// The store this command reads, for a person: `the store PATH (from MASTRA_ASK_DB)`, a
+    /// URL without its password.
+    pub fn store_named(&self) -> String {
+        let shown = match &self.location {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => store::redact(url),
+        };
+        let from = match self.store_from {
+            StoreFrom::Flag => "from --db",
+            StoreFrom::Env => "from MASTRA_ASK_DB",
+            StoreFrom::Default => "the default; --db or MASTRA_ASK_DB names another",
+        };
+        format!(
+            "the store {} ({from})",
+            crate::output::sanitize::one_line(&shown)
+        )
+    }
+
     /// The store, if one exists (never creates it), with overdue items expired.
     pub fn existing_store(&self) -> Result<Option<Box<dyn Store>>> {
         let store = store::open(&self.location, Access::Existing)?;
@@ -62,6 +90,27 @@ impl Context<'_> {
             words.push(format::flag("--server", server.display()));
         }
         words.join(" ")
+    }
+}
+
+impl Context<'_> {
+    /// `program`, for a command that is pasted elsewhere (the JSON `command`s of `pending` and
+    /// of the `--on-suspend` hook, read in a notification): with `--db` too when
+    /// `MASTRA_ASK_DB` chose the store, which the reviewer's shell may not have.
+    pub fn program_elsewhere(&self) -> String {
+        let program = self.program();
+        let db = match &self.location {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => url.clone(),
+        };
+        if self.store_from != StoreFrom::Env || self.server.is_some() {
+            return program;
+        }
+        let flag = format::flag("--db", &store::redact(&db));
+        match program.split_once(' ') {
+            Some((name, rest)) => format!("{name} {flag} {rest}"),
+            None => format!("{program} {flag}"),
+        }
     }
 }
 

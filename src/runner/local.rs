@@ -306,10 +306,11 @@ impl Place for Local<'_> {
 
     fn load(&mut self, input: &str) -> Result<()> {
         check_prefix(input)?;
+        // A "no run" error names the store it looked in (SPEC §5.3).
         let Some(store) = self.store else {
-            return fail(no_run(input));
+            return Err(self.ctx.looked_in(no_run(input).into()));
         };
-        let run = find_run(store, input)?;
+        let run = find_run(store, input).map_err(|e| self.ctx.looked_in(e))?;
         self.given(run);
         Ok(())
     }
@@ -368,6 +369,13 @@ impl Place for Local<'_> {
             .filter(|p| kinds.contains(&p.call.kind()))
             .map(Item::stored)
             .collect())
+    }
+
+    fn decided_meanwhile(&mut self, item: &Item) -> Result<Option<String>> {
+        match item {
+            Item::Stored { call, .. } => super::prompt::decided_meanwhile(self.store()?, call),
+            Item::Server { .. } => Ok(None),
+        }
     }
 
     fn not_pending(&mut self, id: &str, kinds: &[ItemKind]) -> Result<Error> {

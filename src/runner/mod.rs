@@ -33,7 +33,7 @@ pub mod waiter;
 pub mod watch;
 
 pub use advance::{Advance, Policy, Wait};
-pub use context::{at_a_terminal, Context};
+pub use context::{at_a_terminal, Context, StoreFrom};
 pub use local::Local;
 pub use mastra::{Mastra, PlanFiles, Server};
 pub use place::Place;

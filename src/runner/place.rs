@@ -84,6 +84,12 @@ pub trait Place: Plans {
     /// from when no run is named).
     fn everything_pending(&mut self, kinds: &[ItemKind]) -> Result<Vec<Item>>;
 
+    /// What another process decided about `item` while its prompt was open here, as the
+    /// line that says so; `None` while it still waits (or where that cannot be known).
+    fn decided_meanwhile(&mut self, _item: &Item) -> Result<Option<String>> {
+        Ok(None)
+    }
+
     /// Why tool call `id` of the run is not one of its pending items of `kinds`.
     fn not_pending(&mut self, id: &str, kinds: &[ItemKind]) -> Result<Error>;
 

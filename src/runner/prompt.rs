@@ -7,10 +7,11 @@
 use anyhow::Result;
 
 use super::Context;
-use crate::domain::ItemKind;
+use crate::domain::{CallRecord, CallState, ItemKind};
 use crate::error::{fail, Error, Kind};
 use crate::items::{self, Item};
 use crate::output::format;
+use crate::store::Store;
 use crate::ui;
 
 /// An item no prompt can answer (a server's custom suspension wants JSON of its own shape):
@@ -76,12 +77,61 @@ pub fn interrupted(ctx: &Context, item: &Item, recorded: &[String]) -> Error {
             format::shell_quote(item.call_id())
         ),
     )
-    .with_hint(format!(
-        "answer it later with: {} {} {run} (or list what waits with: {} pending)",
-        ctx.program(),
-        items::of(item.kind()).commands_hint(),
-        ctx.program()
-    ))
+    .with_hint(match item.kind() {
+        // `approve (or decline) RUN` does not paste: each verb whole, and the menu again.
+        ItemKind::Approval => format!(
+            "decide it later with: {program} approve {run}, or {program} decline {run}; or reopen this menu with: {program} answer {run}",
+            program = ctx.program(),
+        ),
+        kind => format!(
+            "answer it later with: {} {} {run} (or list what waits with: {} pending)",
+            ctx.program(),
+            items::of(kind).commands_hint(),
+            ctx.program()
+        ),
+    })
+}
+
+/// What another process decided about `call` while its prompt was open here, as the line
+/// that says so (`tool call X of run R was approved by bob from another process`); `None`
+/// while it is still pending. "Nothing recorded" is never said of such an item (SPEC §5.2).
+pub fn decided_meanwhile(store: &dyn Store, call: &CallRecord) -> Result<Option<String>> {
+    let Some(now) = store
+        .calls(&call.run_id)?
+        .into_iter()
+        .find(|c| c.call_id == call.call_id)
+    else {
+        return Ok(None);
+    };
+    let what = match now.state {
+        CallState::Pending => return Ok(None),
+        CallState::Resolved => {
+            let data = now.resume_data.clone().unwrap_or_default();
+            match (now.kind(), &data["action"], &data["approved"]) {
+                (ItemKind::Plan, action, _) if action == "rejected" => "rejected",
+                (ItemKind::Plan, ..) => "approved",
+                (ItemKind::Approval, _, approved) if approved == false => "declined",
+                (ItemKind::Approval, ..) => "approved",
+                _ => "answered",
+            }
+        }
+        state => state.as_str(),
+    };
+    let by = match now.resolved_by.as_deref() {
+        Some(by) => format!(" by {}", crate::output::sanitize::one_line(by)),
+        None => String::new(),
+    };
+    // An expired item was closed by its deadline, not by a person.
+    let whence = if now.state == CallState::Expired {
+        " at its deadline"
+    } else {
+        " from another process"
+    };
+    Ok(Some(format!(
+        "tool call {} of run {} was {what}{by}{whence}",
+        crate::output::sanitize::one_line(&call.call_id),
+        call.run_id
+    )))
 }
 
 /// `answer`/`review` at a terminal with no item named: nothing of this kind waits.

@@ -127,6 +127,7 @@ mod tests {
         Context {
             location: location.clone(),
             db_flag: None,
+            store_from: crate::runner::StoreFrom::Default,
             on_suspend: None,
             interactive: false,
             server: None,

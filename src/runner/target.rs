@@ -38,10 +38,29 @@ impl Context<'_> {
     pub fn store_and_run(&self, input: &str) -> Result<(Box<dyn Store>, Run)> {
         check_prefix(input)?;
         let Some(store) = self.existing_store()? else {
-            return fail(no_run(input));
+            return Err(self.looked_in(no_run(input).into()));
         };
-        let run = find_run(store.as_ref(), input)?;
+        let run = find_run(store.as_ref(), input).map_err(|e| self.looked_in(e))?;
         Ok((store, run))
+    }
+}
+
+impl Context<'_> {
+    /// A "no run" error with the store it looked in as its hint (SPEC §5.3); other errors
+    /// as they are.
+    pub fn looked_in(&self, e: anyhow::Error) -> anyhow::Error {
+        match e.downcast::<Error>() {
+            Ok(e) if e.kind == crate::error::Kind::NotFound => {
+                let hint = format!(
+                    "looked in {}; list runs with: {} runs",
+                    self.store_named(),
+                    self.program()
+                );
+                e.with_hint(hint).into()
+            }
+            Ok(e) => e.into(),
+            Err(e) => e,
+        }
     }
 }
 

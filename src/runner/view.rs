@@ -17,8 +17,12 @@ use crate::store::{now_ms, Store};
 /// shell-quoted (escaped when it holds control or invisible characters) and written so
 /// that it parses as a value even when it starts with `-`: pasted, it does what it says.
 pub fn item_commands(ctx: &Context, item: &ItemView) -> Vec<String> {
+    commands_with(ctx.program(), item)
+}
+
+/// `item_commands` after `program`.
+fn commands_with(program: String, item: &ItemView) -> Vec<String> {
     let tool_call = (item.pending_in_run > 1).then(|| format::flag("--tool-call", item.call_id));
-    let program = ctx.program();
     let run = format::shell_quote(item.run_id);
     // A run id that looks like a flag goes after `--`, with every flag before it.
     let dashed = item.run_id.starts_with('-');
@@ -44,7 +48,8 @@ pub fn item_commands(ctx: &Context, item: &ItemView) -> Vec<String> {
 /// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin), with
 /// its inbox page (`url`) once a public URL is recorded.
 pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
-    let commands = item_commands(ctx, item);
+    // Read in a notification and pasted in another shell: the store named as well.
+    let commands = commands_with(ctx.program_elsewhere(), item);
     let mut v = json!({
         "runId": item.run_id,
         "toolCallId": item.call_id,
@@ -106,7 +111,10 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
         }
     }
     if items.is_empty() {
-        report.info("nothing is pending");
+        match &ctx.server {
+            Some(server) => report.info(&format!("nothing is pending on {}", server.display())),
+            None => report.info(&format!("nothing is pending in {}", ctx.store_named())),
+        }
     }
 }
 
@@ -179,6 +187,7 @@ mod tests {
         Context {
             location: Location::resolve(db),
             db_flag: db.map(str::to_string),
+            store_from: crate::runner::StoreFrom::Flag,
             on_suspend: None,
             interactive: false,
             server: None,

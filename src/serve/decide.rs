@@ -150,6 +150,10 @@ fn continue_after(
         let ctx = Context {
             location: serving.location.clone(),
             db_flag: serving.db_flag.clone(),
+            store_from: match serving.db_flag {
+                Some(_) => crate::runner::StoreFrom::Flag,
+                None => crate::runner::StoreFrom::Default,
+            },
             on_suspend: None,
             interactive: false,
             server: None,

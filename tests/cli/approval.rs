@@ -12,7 +12,7 @@ use crate::command_tools::{
 };
 use crate::common::{assert_one_line_error, assert_same_store, finish, Env};
 use crate::fake_server::{FakeServer, Reply};
-use crate::pty::{Pty, ENTER};
+use crate::pty::{Pty, DOWN, ENTER, ESC};
 
 /// Mastra's `resumeSchema` of a `tool-call-approval` chunk, as `@mastra/core` 1.71 sends it
 /// (MASTRA-SERVER.md §3.1, captured from the test fixture's server).
@@ -514,12 +514,18 @@ fn pending_and_the_event_stream_have_mastras_chunk_shapes() {
         "Mastra lists approvals without one"
     );
     assert_eq!(item["agentId"], "tester");
+    let commands: Vec<String> = item["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| env.without_store_flag(c))
+        .collect();
     assert_eq!(
-        item["commands"],
-        json!([
+        commands,
+        [
             format!("mastra-ask approve {run}"),
             format!("mastra-ask decline {run} --reason <reason>")
-        ])
+        ]
     );
     assert_eq!(item["command"], item["commands"][0]);
 
@@ -609,4 +615,35 @@ fn an_approval_only_recorded_is_run_by_resume() {
         tool_message(&env, &run, "c1"),
         r#"{"tagged":{"version":"v2"}}"#
     );
+}
+
+/// Leaving the approval menu is one exit code, whichever way (SPEC §5.2: 130, nothing
+/// recorded): Esc and "Leave it for later" alike, each with a hint whose commands paste
+/// (`approve RUN`, `decline RUN`) and the one that reopens the menu, `answer RUN`, which
+/// then decides it.
+#[test]
+fn leaving_the_approval_menu_exits_130_either_way_and_answer_reopens_it() {
+    let env = Env::new();
+    let run = suspended(&env);
+    let hint = format!(
+        "hint: decide it later with: mastra-ask approve {run}, or mastra-ask decline {run}; or reopen this menu with: mastra-ask answer {run}"
+    );
+    for keys in [ESC.to_string(), format!("{DOWN}{DOWN}{DOWN}{ENTER}")] {
+        let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+        pty.expect("> Decline (the tool does not run)");
+        pty.send(&keys);
+        pty.expect(&hint);
+        let (code, text) = pty.finish();
+        assert_eq!(code, 130, "{keys:?}: {text}");
+        assert_eq!(env.status(&run), "suspended");
+        assert_eq!(tag_runs(&env), 0);
+    }
+    let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
+    pty.expect("> Decline (the tool does not run)");
+    pty.send(ENTER);
+    pty.expect("done");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(decided(&env, &run).3, json!({"approved": false}));
+    assert_eq!(tag_runs(&env), 0, "declined: the tool never ran");
 }

@@ -115,6 +115,30 @@ impl Env {
         self.dir.path().join(rel)
     }
 
+    /// The store as the program names it to a person (SPEC §5.3): its path or URL and what
+    /// chose it (`MASTRA_ASK_DB`, as every command of the test is given it).
+    pub fn store_named(&self) -> String {
+        format!("the store {} (from MASTRA_ASK_DB)", self.store.url())
+    }
+
+    /// A JSON `command` (of `pending -o json`, of the hook) without the `--db STORE` it
+    /// carries because `MASTRA_ASK_DB` chose the store (SPEC §5.3); fails when it has none.
+    #[track_caller]
+    pub fn without_store_flag(&self, command: &serde_json::Value) -> String {
+        let words = shell_words::split(command.as_str().expect("a command")).unwrap();
+        assert_eq!(
+            words[..3],
+            ["mastra-ask".to_string(), "--db".into(), self.store.url()],
+            "{command}"
+        );
+        format!("mastra-ask {}", words[3..].join(" "))
+    }
+
+    /// What `pending` says on stderr when nothing waits in this test's store.
+    pub fn nothing_pending(&self) -> String {
+        format!("nothing is pending in {}\n", self.store_named())
+    }
+
     /// The store every command of this test uses (through `MASTRA_ASK_DB`).
     pub fn db(&self) -> PathBuf {
         self.path("store.db")

@@ -7,6 +7,7 @@ mod command_tools;
 mod common;
 mod completion;
 mod db;
+mod doc_outputs;
 mod docs;
 mod escaping;
 mod fake_server;

@@ -341,7 +341,7 @@ fn pending_says_nothing_is_pending_before_any_store_exists() {
     out.assert_code(0);
     assert_eq!(
         (out.stdout.as_str(), out.stderr.as_str()),
-        ("", "nothing is pending\n")
+        ("", env.nothing_pending().as_str())
     );
     assert!(!env.has_store());
 }

@@ -764,3 +764,78 @@ fn a_paged_plan_is_summed_up_and_can_be_read_again() {
     let (code, _) = pty.finish();
     assert_eq!(code, 0);
 }
+
+// ---- a waiter at a terminal whose item is decided elsewhere -------------------------------
+
+/// `plan --wait` at a terminal, its menu open, is approved by another process: leaving the
+/// menu says who decided (never "nothing recorded … still pending"), and the waiter ends by
+/// that decision (exit 0, the run completed). Both backends.
+#[test]
+fn a_terminal_plan_waiter_approved_elsewhere_says_so_when_its_menu_is_left() {
+    let env = Env::new();
+    env.write("work/PLAN.md", PLAN);
+    let mut pty = Pty::spawn(&env, &["plan", "PLAN.md", "--wait"], &[]);
+    pty.expect("> Approve");
+    let run = env.first_pending();
+    env.run(&["review", &run, "--approve", "--as", "colleague"])
+        .assert_code(0);
+    pty.send(ESC);
+    pty.expect("was approved by colleague from another process");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("still pending"), "{text}");
+    assert!(!text.contains("nothing recorded"), "{text}");
+    assert_eq!(env.status(&run), "completed");
+}
+
+/// `run --wait` at a terminal, its question open, answered by another process: choosing at
+/// the prompt afterwards does not record over it (no conflict, exit 0); the waiter says who
+/// answered and drives the next leg itself.
+#[test]
+fn a_terminal_run_waiter_answered_elsewhere_drives_the_next_leg() {
+    let env = Env::new();
+    let agent = env.agent(json!([single_select(), done()]));
+    let mut pty = Pty::spawn(&env, &["run", "--wait", "--agent", &agent, "Go"], &[]);
+    pty.expect("Which channel?");
+    let run = env.first_pending();
+    let out = env.run(&["answer", &run, "beta", "--as", "bob"]);
+    out.assert_code(0);
+    assert!(
+        out.stderr.contains("the waiting process continues the run"),
+        "{}",
+        out.stderr
+    );
+    pty.send(ENTER);
+    pty.expect("was answered by bob from another process");
+    pty.expect("Done.");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 0, "{text}");
+    let (_, via, by, data) = resolution(&env, &run, "call_channel");
+    assert_eq!((via.as_deref(), by.as_deref()), (Some("flag"), Some("bob")));
+    assert_eq!(data, json!("beta"));
+    assert_eq!(env.status(&run), "completed");
+}
+
+/// `review RUN` at a terminal, its menu open, while a colleague rejects the plan: leaving the
+/// menu says who decided, not "still pending", and exits 4 (already resolved).
+#[test]
+fn a_terminal_review_left_after_a_decision_elsewhere_says_who_decided() {
+    let env = Env::new();
+    let run = suspended(&env, json!([plan_step(), done()]));
+    let mut pty = Pty::spawn(&env, &["review", &run], &[]);
+    pty.expect("> Approve");
+    env.run(&[
+        "--no-input",
+        "review",
+        &run,
+        "--reject",
+        "--as",
+        "colleague",
+    ])
+    .assert_code(0);
+    pty.send(ESC);
+    pty.expect("was rejected by colleague from another process; nothing recorded here");
+    let (code, text) = pty.finish();
+    assert_eq!(code, 4, "{text}");
+    assert!(!text.contains("still pending"), "{text}");
+}

@@ -170,7 +170,10 @@ fn error_lines() {
     let mut text = String::new();
     for (name, args) in cases {
         let out = env.run(&args);
-        text.push_str(&format!("## {name} (exit {})\n{}\n", out.code, out.stderr));
+        let stderr = out
+            .stderr
+            .replace(&env.store_named(), "the store STORE (from MASTRA_ASK_DB)");
+        text.push_str(&format!("## {name} (exit {})\n{stderr}\n", out.code));
     }
     stable(|| insta::assert_snapshot!("errors", text));
 }

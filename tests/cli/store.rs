@@ -191,3 +191,73 @@ fn a_command_started_with_its_standard_descriptors_closed_has_dev_null_on_them()
     };
     assert_eq!(status.code(), Some(0));
 }
+
+/// A reviewer who looks in the wrong store is told which one was read and what chose it
+/// (SPEC §5.3): an empty `pending` and a "no run" error say it on stderr, for a store from
+/// `MASTRA_ASK_DB`, from `--db`, and the default.
+#[test]
+fn an_empty_pending_and_a_missing_run_name_the_store_and_what_chose_it() {
+    let env = Env::new();
+    let out = env.run(&["pending"]);
+    out.assert_code(0);
+    assert_eq!(out.stderr, env.nothing_pending());
+    let out = env.run(&["show", "deadbeef"]);
+    out.assert_code(3);
+    assert!(
+        out.stderr
+            .contains(&format!("hint: looked in {};", env.store_named())),
+        "{}",
+        out.stderr
+    );
+
+    let other = env.path("other.db");
+    let mut cmd = env.command(&["--db", other.to_str().unwrap(), "pending"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let out = env.run_with(cmd);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "nothing is pending in the store {} (from --db)\n",
+            other.display()
+        )
+    );
+
+    let default = env.path("data/mastra-ask/mastra-ask.db");
+    let mut cmd = env.command(&["answer", "deadbeef", "x"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let out = env.run_with(cmd);
+    out.assert_code(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "hint: looked in the store {} (the default; --db or MASTRA_ASK_DB names another); list runs with: mastra-ask runs",
+            default.display()
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The JSON `command`s (of `pending -o json` and the hook, read in a notification and
+/// pasted in another shell) carry `--db` when `MASTRA_ASK_DB` chose the store, and none for
+/// the default store.
+#[test]
+fn json_commands_carry_the_store_of_mastra_ask_db_and_not_the_default() {
+    let env = Env::new();
+    let run = env.run(&["ask", "Ship it?"]).stdout.trim().to_string();
+    let listed = env.run(&["pending", "-o", "json"]).json_lines();
+    assert_eq!(
+        env.without_store_flag(&listed[0]["command"]),
+        format!("mastra-ask answer {run} <answer>")
+    );
+
+    let mut cmd = env.command(&["ask", "Default?"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let default_run = env.run_with(cmd).stdout.trim().to_string();
+    let mut cmd = env.command(&["pending", "-o", "json"]);
+    cmd.env_remove("MASTRA_ASK_DB");
+    let listed = env.run_with(cmd).json_lines();
+    assert_eq!(
+        listed[0]["command"],
+        format!("mastra-ask answer {default_run} <answer>")
+    );
+}

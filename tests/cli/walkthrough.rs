@@ -205,7 +205,7 @@ fn the_release_example_approved() {
         results[3].1["content"],
         "Plan approved. Proceed with implementation following the approved plan."
     );
-    step(&env, &["pending"], 0, "", "nothing is pending\n");
+    step(&env, &["pending"], 0, "", &env.nothing_pending());
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn the_release_example_waits_for_a_reply_after_a_bare_rejection() {
     // It stops and says it waits; the run is finished, nothing is pending.
     step(&env, &["review", &run, "--reject"], 0, WAITS, "");
     assert_eq!(env.status(&run), "completed");
-    step(&env, &["pending"], 0, "", "nothing is pending\n");
+    step(&env, &["pending"], 0, "", &env.nothing_pending());
 
     // The reply leads to a new plan.
     step(

@@ -39,24 +39,27 @@ pub fn token_reviewer(
         .optional()
 }
 
+/// A session's row.
+fn session(conn: &Connection, id_hash: &str) -> rusqlite::Result<Option<SessionRow>> {
+    conn.prepare_cached(
+        "SELECT reviewer, created_at, last_seen_at FROM sessions WHERE id_hash = ?1",
+    )?
+    .query_row([id_hash], |r| {
+        Ok(SessionRow {
+            reviewer: r.get(0)?,
+            created_at: r.get(1)?,
+            last_seen_at: r.get(2)?,
+        })
+    })
+    .optional()
+}
+
 /// A session and its reviewer's row (a read).
 pub fn session_of(
     conn: &Connection,
     id_hash: &str,
 ) -> rusqlite::Result<Option<(SessionRow, Option<ReviewerRow>)>> {
-    let session = conn
-        .prepare_cached(
-            "SELECT reviewer, created_at, last_seen_at FROM sessions WHERE id_hash = ?1",
-        )?
-        .query_row([id_hash], |r| {
-            Ok(SessionRow {
-                reviewer: r.get(0)?,
-                created_at: r.get(1)?,
-                last_seen_at: r.get(2)?,
-            })
-        })
-        .optional()?;
-    let Some(session) = session else {
+    let Some(session) = session(conn, id_hash)? else {
         return Ok(None);
     };
     let sql = format!("SELECT {COLUMNS} FROM reviewers WHERE name = ?1");
@@ -176,19 +179,7 @@ impl ReviewerTx for SqliteTx<'_> {
     }
 
     fn session(&mut self, id_hash: &str) -> Result<Option<SessionRow>> {
-        Ok(self
-            .tx
-            .prepare_cached(
-                "SELECT reviewer, created_at, last_seen_at FROM sessions WHERE id_hash = ?1",
-            )?
-            .query_row([id_hash], |r| {
-                Ok(SessionRow {
-                    reviewer: r.get(0)?,
-                    created_at: r.get(1)?,
-                    last_seen_at: r.get(2)?,
-                })
-            })
-            .optional()?)
+        Ok(session(&self.tx, id_hash)?)
     }
 
     fn touch_session(&mut self, id_hash: &str, at: i64) -> Result<()> {

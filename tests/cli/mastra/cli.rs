@@ -151,15 +151,43 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
     let out = env.run(&["agents"]);
     out.assert_code(2);
     assert_one_line_error(&out, "agents works on a Mastra server's runs only");
-    let mut c = env.command(&["runs"]);
-    c.env("MASTRA_SERVER_URL", "http://127.0.0.1:9");
-    env.run_with(c).assert_code(2);
     let out = env.run(&["--server", "ftp://h/api", "pending"]);
     out.assert_code(2);
     assert_one_line_error(&out, "bad server URL ftp://h/api");
     let out = env.run(&["--server", "http://127.0.0.1:9", "pending"]);
     out.assert_code(1);
     assert_one_line_error(&out, "connection refused");
+}
+
+/// `MASTRA_SERVER_URL` exported is a default, as a kubectl context is: the commands that
+/// exist only locally (`runs`, `show`, ...) work on the local store with a one-line note,
+/// and the server commands still go to the server; `--server` on the command line refuses
+/// them (above).
+#[test]
+fn mastra_cli_server_url_from_the_environment_leaves_local_commands_local() {
+    let env = Env::new();
+    let ran = env.run(&["ask", "Ship it?"]);
+    ran.assert_code(75);
+    let run = ran.stdout.trim().to_string();
+    let with_url = |args: &[&str]| {
+        let mut c = env.command(args);
+        c.env("MASTRA_SERVER_URL", "http://127.0.0.1:9");
+        env.run_with(c)
+    };
+    let runs = with_url(&["runs", "-o", "json"]);
+    runs.assert_code(0);
+    assert_eq!(runs.json_lines()[0]["runId"], run.as_str());
+    let show = with_url(&["show", &run]);
+    show.assert_code(0);
+    assert_eq!(
+        show.stderr,
+        "note: show works on this store's runs; MASTRA_SERVER_URL is for the commands that work on a Mastra server\n"
+    );
+    assert!(show.stdout.contains(&run), "{}", show.stdout);
+    with_url(&["completions", "bash"]).assert_code(0);
+    let pending = with_url(&["pending"]);
+    pending.assert_code(1);
+    assert_one_line_error(&pending, "connection refused");
 }
 
 #[test]

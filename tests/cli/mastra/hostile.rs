@@ -751,7 +751,7 @@ fn mastra_a_token_withheld_from_plain_http_is_said_once() {
     out.assert_code(0);
     assert_eq!(
         out.stderr,
-        "warning: the token is not sent to api.example.com: it is plain http and not on this machine (use https)\nnothing is pending\n"
+        "warning: the token is not sent to api.example.com: it is plain http and not on this machine (use https)\nnothing is pending on http://api.example.com:80/api\n"
     );
     let asked = proxy.requests();
     assert_eq!(asked[0].method, "CONNECT");
