@@ -226,7 +226,7 @@ pub enum Command {
     /// Approve or reject a plan submitted with submit_plan
     Review(ReviewArgs),
     /// Let a tool call that waits for approval run
-    Approve(ApproveArgs),
+    Approve(ApproveCmdArgs),
     /// Refuse a tool call that waits for approval: the tool never runs
     Decline(DeclineArgs),
     /// Show a run: status, transcript, items and who resolved them, events
@@ -260,6 +260,12 @@ pub enum Command {
     /// The people who may sign in to serve: add, list, rotate, remove, link
     #[command(subcommand)]
     Reviewer(ReviewerCommand),
+    /// Policies kept by name, for runs started with --policy NAME: set, list, remove
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+    /// The store itself: on PostgreSQL, grant roles what runners and the inbox need
+    #[command(subcommand)]
+    Store(StoreCommand),
 }
 
 // Waiting for the outcome, for `run`, `ask` and `plan`.
@@ -271,9 +277,60 @@ pub struct WaitFlags {
     /// With --wait: at this deadline, close the pending items as expired and exit 124
     #[arg(long, value_name = "DUR", requires = "wait", value_parser = duration)]
     pub timeout: Option<Duration>,
-    /// Pending items expire this long after they are created (the run then fails)
+    /// Pending items expire this long after they are created (the run then fails, unless
+    /// --on-expiry says otherwise)
     #[arg(long, value_name = "DUR", value_parser = positive_duration)]
     pub expires_in: Option<Duration>,
+    #[command(flatten)]
+    pub review: ReviewFlags,
+}
+
+// Who may answer a new run's items (SPEC §14), for `run`, `ask` and `plan`: stored with
+// the run at its start, never changed afterwards. (A plain comment: a doc comment would
+// become the subcommands' about.)
+#[derive(Clone, Debug, Default, Args)]
+pub struct ReviewFlags {
+    /// Only this reviewer, or every member of group G, may decide the run's items (repeat
+    /// for more; replaces the agent file's review)
+    #[arg(
+        long = "reviewer",
+        value_name = "NAME|group:G",
+        conflicts_with = "policy"
+    )]
+    pub reviewers: Vec<String>,
+    /// How many distinct reviewers must approve a plan or a tool call [default: 1]
+    #[arg(long, value_name = "N", requires = "reviewers")]
+    pub approvals: Option<u32>,
+    /// The run's starter may answer and approve its own items too
+    #[arg(long, requires = "reviewers")]
+    pub allow_self: bool,
+    /// The policy kept by that name (mastra-ask policy list) decides who may answer
+    #[arg(long, value_name = "NAME")]
+    pub policy: Option<String>,
+    /// What an item becomes at its --expires-in deadline: the run fails, or the item is
+    /// declined or rejected (never approved or answered) [default: fail]
+    #[arg(long, value_name = "OUTCOME", value_enum, requires = "expires_in")]
+    pub on_expiry: Option<OnExpiryArg>,
+    /// An item still pending this long after it was created escalates (--on-escalate)
+    #[arg(long, value_name = "DUR", value_parser = positive_duration)]
+    pub escalate_after: Option<Duration>,
+    /// With --escalate-after: run `sh -c CMD` once per escalated item, with its
+    /// `pending -o json` line on stdin (the run's waiter runs it; never stored)
+    #[arg(
+        long,
+        value_name = "CMD",
+        requires = "escalate_after",
+        env = "MASTRA_ASK_ON_ESCALATE",
+        hide_env_values = true
+    )]
+    pub on_escalate: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnExpiryArg {
+    Fail,
+    Decline,
+    Reject,
 }
 
 #[derive(Debug, Args)]
@@ -507,6 +564,22 @@ pub struct ApproveArgs {
     /// agent)
     #[arg(long, value_name = "ID")]
     pub agent: Option<String>,
+    /// Every approval of the run, in one decision (listed first; all or none)
+    #[arg(long, conflicts_with_all = ["tool_call", "json"])]
+    pub all: bool,
+    /// With --all: do not ask to confirm (needed without a terminal)
+    #[arg(long, requires = "all")]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ApproveCmdArgs {
+    #[command(flatten)]
+    pub decision: ApproveArgs,
+    /// Approve with changes: run the tool with these arguments (JSON, checked against the
+    /// tool's input schema) instead of the proposed ones
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["all", "json"], value_parser = text)]
+    pub args: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -610,6 +683,56 @@ pub struct ReviewerAddArgs {
 pub struct ReviewerName {
     /// The reviewer's name
     pub name: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Keep a policy by name, replacing one of that name; its reviewers and groups must
+    /// exist now, and are resolved again when each run starts
+    Set(PolicySetArgs),
+    /// List the policies, with who may decide under each as of now
+    List,
+    /// Remove a policy; runs started under it keep the policy they stored
+    Remove(PolicyName),
+}
+
+#[derive(Debug, Args)]
+pub struct PolicySetArgs {
+    /// The policy's name (letters, digits, `.`, `_`, `-`, `@`)
+    pub name: String,
+    /// A reviewer, or group:G for every member of a group (repeat for more)
+    #[arg(long = "reviewer", value_name = "NAME|group:G", required = true)]
+    pub reviewers: Vec<String>,
+    /// How many distinct reviewers must approve a plan or a tool call
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub approvals: u32,
+    /// The run's starter may answer and approve its own items too
+    #[arg(long)]
+    pub allow_self: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyName {
+    /// The policy's name
+    pub name: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// On a PostgreSQL store, as its owner: let each ROLE create and drive runs and read
+    /// the store, deciding only as a run's policy allows its reviewer (with --serve: also
+    /// sign reviewers in and decide as the one signed in, as serve does)
+    Grant(StoreGrantArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StoreGrantArgs {
+    /// The PostgreSQL roles (they must exist)
+    #[arg(required = true, value_name = "ROLE")]
+    pub roles: Vec<String>,
+    /// The roles run serve
+    #[arg(long)]
+    pub serve: bool,
 }
 
 /// Examples: for the main page (`""`) and each subcommand, what an example does and its
@@ -808,6 +931,20 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "policy",
+        &[
+            ("Two of the release group must approve; the job's author may not", "mastra-ask policy set release --reviewer group:release --approvals 2"),
+            ("The policies, with who may decide under each", "mastra-ask policy list"),
+        ],
+    ),
+    (
+        "store",
+        &[
+            ("As the owner of a PostgreSQL store: a CI runner's role, and serve's", "mastra-ask store grant ci"),
+            ("The role serve connects as", "mastra-ask store grant inbox --serve"),
+        ],
+    ),
+    (
         "completions",
         &[
             ("bash", "mastra-ask completions bash > ~/.local/share/bash-completion/completions/mastra-ask"),
@@ -833,6 +970,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("MASTRA_ASK_DB", "The store, as --db: a SQLite file or a postgres:// URL."),
     ("MASTRA_ASK_OUTPUT", "text or json, as -o."),
     ("MASTRA_ASK_ON_SUSPEND", "A command to run per new pending item, as --on-suspend."),
+    ("MASTRA_ASK_ON_ESCALATE", "A waiter's command to run per escalated item, as --on-escalate."),
     ("MASTRA_ASK_MODEL", "The model spec of run, as --model."),
     ("MASTRA_ASK_USER", "Who resolves items [default: the login name, $USER or $LOGNAME]."),
     ("MASTRA_ASK_RUN_ID", "Set for the --on-suspend command: the item's run id."),

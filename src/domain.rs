@@ -5,6 +5,8 @@
 //! (`StepCommit`, `Transition`, `NewCall`, `StepResults`) live here too, so that the pure
 //! step function and the store meet on shared ground instead of importing each other.
 
+pub mod review;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -399,6 +401,10 @@ pub struct CallRecord {
     /// The process group of an approved tool started by a driver (SPEC §11), so that a
     /// later driver finds it if that one died.
     pub process: Option<ToolProcess>,
+    /// The arguments a person approved in place of the model's (SPEC §14.1).
+    pub approved_args: Option<Value>,
+    /// The digest of the arguments an approval approved (SPEC §14.1: `review::digest`).
+    pub digest: Option<String>,
 }
 
 #[cfg(test)]
@@ -425,6 +431,8 @@ impl CallRecord {
             expires_at: None,
             created_at: 0,
             process: None,
+            approved_args: None,
+            digest: None,
         }
     }
 }
@@ -452,6 +460,40 @@ impl CallRecord {
     /// An approved call whose tool has not run yet (its result is not stored).
     pub fn waits_to_run(&self) -> bool {
         self.approved() == Some(true) && self.result.is_none()
+    }
+
+    /// A call whose result the driver of the next leg makes before the model is called: an
+    /// approved tool that has not run, or an item closed at its deadline under
+    /// `--on-expiry decline|reject` (SPEC §14; `agent::approved`).
+    pub fn left_to_driver(&self) -> bool {
+        self.waits_to_run() || (self.state == CallState::Expired && self.result.is_none())
+    }
+
+    /// An approval that was declined by a person, or closed at its deadline under
+    /// `--on-expiry decline|reject` (SPEC §14): its tool never runs.
+    pub fn declined(&self) -> bool {
+        self.approved() == Some(false)
+            || (self.kind == Some(ItemKind::Approval) && self.state == CallState::Expired)
+    }
+
+    /// The arguments a person approved in place of the model's (approve with changes,
+    /// SPEC §14.1).
+    pub fn changed_args(&self) -> Option<&Value> {
+        self.approved_args
+            .as_ref()
+            .filter(|_| self.approved() == Some(true))
+    }
+
+    /// The arguments an approved call's tool runs with: the approved ones.
+    pub fn args_to_run(&self) -> &Value {
+        self.changed_args().unwrap_or(&self.args)
+    }
+
+    /// The digest of the arguments approved (SPEC §14.1), as the store recorded it.
+    pub fn approved_digest(&self) -> Option<&str> {
+        self.digest
+            .as_deref()
+            .filter(|_| self.approved() == Some(true))
     }
 }
 
@@ -659,7 +701,7 @@ pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
     let mut events = Vec::with_capacity(calls.len());
     for c in calls {
         let result = c.result.clone().unwrap_or(Value::Null);
-        if c.approved() == Some(false) {
+        if c.declined() {
             let reason = result_text(&result);
             messages.push(Message::Tool {
                 tool_call_id: c.call_id.clone(),
@@ -674,7 +716,14 @@ pub fn resumed_results(calls: &[CallRecord]) -> StepResults {
             ));
             continue;
         }
-        let (m, e) = call_result(&c.call_id, &c.tool_name, &c.args, &result, c.error.as_ref());
+        let args = c.args_to_run();
+        let (mut m, e) = call_result(&c.call_id, &c.tool_name, args, &result, c.error.as_ref());
+        if let (Some(changed), Message::Tool { content, .. }) = (c.changed_args(), &mut m) {
+            *content = format!(
+                "The user changed the arguments before approving this call; the tool ran with {changed} in place of {}. Its result: {content}",
+                c.args
+            );
+        }
         messages.push(m);
         events.push(e);
     }
@@ -752,6 +801,8 @@ mod tests {
             kind,
             result,
             resume_data: resume,
+            approved_args: None,
+            digest: None,
             ..CallRecord::fixture("r", id, "deploy", json!({"target": "prod"}))
         }
     }

@@ -18,6 +18,8 @@ pub enum Kind {
     Invalid,
     NotFound,
     Conflict,
+    /// A policy does not let this identity make this decision (SPEC §14).
+    Forbidden,
     /// A model provider failed.
     Provider,
     /// A Mastra server failed, could not be reached, or refused the token (`--server`).
@@ -40,6 +42,7 @@ impl Kind {
             Kind::Usage | Kind::Invalid => Exit::Usage,
             Kind::NotFound => Exit::NotFound,
             Kind::Conflict => Exit::Conflict,
+            Kind::Forbidden => Exit::Forbidden,
             Kind::Provider | Kind::Server | Kind::Store | Kind::Io | Kind::Internal => {
                 Exit::Failure
             }
@@ -55,6 +58,7 @@ impl Kind {
             Kind::Invalid => "INVALID_INPUT",
             Kind::NotFound => "NOT_FOUND",
             Kind::Conflict => "CONFLICT",
+            Kind::Forbidden => "FORBIDDEN",
             Kind::Provider => "PROVIDER",
             Kind::Server => "SERVER",
             Kind::Interrupted => "INTERRUPTED",

@@ -12,12 +12,13 @@ pub enum Exit {
     Rejected,
     Cancelled,
     Suspended,
+    Forbidden,
     TimedOut,
     Interrupted,
 }
 
 /// Every exit code with its meaning.
-pub const TABLE: [(Exit, i32, &str); 10] = [
+pub const TABLE: [(Exit, i32, &str); 11] = [
     (Exit::Success, 0, "success; the run completed (for a plan run: approved; an answer only recorded for a waiter)"),
     (Exit::Failure, 1, "runtime failure: provider, I/O or store error; the run failed"),
     (Exit::Usage, 2, "usage or invalid input; nothing changed"),
@@ -26,6 +27,7 @@ pub const TABLE: [(Exit, i32, &str); 10] = [
     (Exit::Rejected, 5, "the plan was rejected (a plan run: `plan --wait`, `wait`)"),
     (Exit::Cancelled, 6, "the run was cancelled"),
     (Exit::Suspended, 75, "suspended: the run waits for human input"),
+    (Exit::Forbidden, 77, "not permitted: a policy does not let this identity make this decision; nothing changed"),
     (Exit::TimedOut, 124, "timed out (`--timeout`), items expired"),
     (Exit::Interrupted, 130, "interrupted; nothing recorded"),
 ];
@@ -42,6 +44,7 @@ impl Exit {
             Exit::Rejected => 5,
             Exit::Cancelled => 6,
             Exit::Suspended => 75,
+            Exit::Forbidden => 77,
             Exit::TimedOut => 124,
             Exit::Interrupted => 130,
         }

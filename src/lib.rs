@@ -28,6 +28,7 @@ pub mod limits;
 pub mod links;
 pub mod net;
 pub mod output;
+pub mod policy;
 pub mod providers;
 pub mod remote;
 pub mod report;

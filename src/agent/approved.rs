@@ -8,14 +8,20 @@
 //! (`started`): it is waited for (up to its timeout from when it started, then its group is
 //! killed) before the tool runs again, and it runs again only when no result was stored;
 //! side effects are therefore at least once. Nothing here prints or talks to a model.
+//!
+//! An approved tool runs only with the arguments approved (SPEC §14.1): those of the
+//! digest its decision recorded (the model's, or the person's changes); arguments that do
+//! not match it are a tool error and the tool does not run. Items closed at their deadline
+//! under `--on-expiry decline|reject` get their results here too (`tools::expired`).
 
 use anyhow::Result;
 use serde_json::json;
 
 use super::started::{process_of, stored, wait_for_earlier};
+use crate::domain::review::digest;
 use crate::domain::{CallRecord, CallState, Message, Sink, ToolCall, ToolOutcome};
 use crate::store::{Lease, Run, Store};
-use crate::tools::Toolbox;
+use crate::tools::{expired, Toolbox};
 
 /// What became of the run's last step.
 pub enum Open {
@@ -53,14 +59,22 @@ pub fn finish_step(
         return Ok(Open::Untouched);
     }
     let calls: Vec<CallRecord> = calls.into_iter().filter(|c| c.step == step).collect();
-    if !calls
-        .iter()
-        .all(|c| matches!(c.state, CallState::Done | CallState::Resolved))
-    {
+    // Expired items end a step only where the run declared that it goes on past them.
+    let closed = |c: &CallRecord| match c.state {
+        CallState::Done | CallState::Resolved => true,
+        CallState::Expired => run.gate.on_expiry.goes_on(),
+        _ => false,
+    };
+    if !calls.iter().all(closed) {
         return Ok(Open::Untouched);
     }
-    for call in calls.iter().filter(|c| c.waits_to_run()) {
-        if !run_approved(store, run, lease, toolbox, call)? {
+    for call in calls.iter().filter(|c| c.left_to_driver()) {
+        let done = if call.waits_to_run() {
+            run_approved(store, run, lease, toolbox, call)?
+        } else {
+            store.finish_tool(&run.id, lease, &call.call_id, &expired::result(call), None)?
+        };
+        if !done {
             return Ok(Open::LostLease);
         }
     }
@@ -84,10 +98,17 @@ fn run_approved(
     let call = ToolCall {
         id: record.call_id.clone(),
         name: record.tool_name.clone(),
-        args: record.args.clone(),
+        args: record.args_to_run().clone(),
         invalid_args: None,
     };
     let outcome = match toolbox.command(&call.name) {
+        Some(_) if !approved_as_shown(record) => ToolOutcome::Error(json!({
+            "name": "ApprovalMismatchError",
+            "message": format!(
+                "Tool \"{}\" was not run: its arguments are not the ones that were approved",
+                call.name
+            ),
+        })),
         Some(tool) => {
             if let Some(earlier) = &record.process {
                 wait_for_earlier(earlier, tool.timeout());
@@ -113,4 +134,123 @@ fn run_approved(
     };
     let (result, error) = stored(outcome);
     Ok(store.finish_tool(&run.id, lease, &call.id, &result, error.as_ref())?)
+}
+
+/// Whether the arguments an approved call would run with are those its approval recorded
+/// the digest of (calls approved before digests were recorded have none to check).
+fn approved_as_shown(record: &CallRecord) -> bool {
+    record
+        .approved_digest()
+        .is_none_or(|d| d == digest(&record.tool_name, record.args_to_run()))
+}
+
+/// Checks arguments a person approves in place of the model's (`approve --args`, SPEC
+/// §14.1) against the tool's input schema, before anything is stored: the problems, one
+/// line, when they do not fit, or when the run's agent has no such command tool.
+pub fn check_changed_args(run: &Run, tool: &str, args: &serde_json::Value) -> Result<(), String> {
+    let def = super::AgentDef::of_run(run).map_err(|e| e.to_string())?;
+    let entry = def.tools.iter().find_map(|t| match t {
+        crate::tools::ToolEntry::Command(c) if c.name == tool => Some(c),
+        _ => None,
+    });
+    let Some(command) = entry else {
+        return Err(format!("run {} has no command tool {tool}", run.id));
+    };
+    command
+        .validate(args)
+        .map_err(|invalid| crate::tools::problems(&invalid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A run whose agent has the command tool `deploy` (`target`: "staging" or "prod").
+    fn run_with_deploy() -> Run {
+        let agent = json!({
+            "id": "a", "instructions": "", "model": "script:s",
+            "tools": [{"name": "deploy", "description": "d", "command": ["/bin/true"],
+                "requireApproval": true,
+                "inputSchema": {"type": "object", "required": ["target"],
+                    "properties": {"target": {"enum": ["staging", "prod"]}},
+                    "additionalProperties": false}}]
+        });
+        Run {
+            id: "r".into(),
+            agent_id: "a".into(),
+            agent,
+            cwd: "/".into(),
+            host: None,
+            status: crate::domain::RunStatus::Suspended,
+            output: None,
+            finish_reason: None,
+            error: None,
+            usage: Default::default(),
+            lease: None,
+            created_at: 0,
+            updated_at: 0,
+            os_uid: None,
+            gate: Default::default(),
+        }
+    }
+
+    #[test]
+    fn changed_arguments_are_checked_against_the_tool_s_schema() {
+        let run = run_with_deploy();
+        assert_eq!(
+            check_changed_args(&run, "deploy", &json!({"target": "staging"})),
+            Ok(())
+        );
+        let e = check_changed_args(&run, "deploy", &json!({"target": "moon"})).unwrap_err();
+        assert!(e.starts_with("target: "), "{e}");
+        let e = check_changed_args(&run, "deploy", &json!({"target": "prod", "force": true}))
+            .unwrap_err();
+        assert!(e.contains("force"), "{e}");
+        assert_eq!(
+            check_changed_args(&run, "ask_user", &json!({})),
+            Err("run r has no command tool ask_user".to_string())
+        );
+    }
+
+    #[test]
+    fn only_the_approved_arguments_run() {
+        let mut call = crate::domain::CallRecord {
+            run_id: "r".into(),
+            call_id: "c".into(),
+            seq: 0,
+            step: 1,
+            tool_name: "deploy".into(),
+            args: json!({"target": "prod"}),
+            state: CallState::Resolved,
+            kind: Some(crate::domain::ItemKind::Approval),
+            payload: None,
+            result: None,
+            error: None,
+            resume_data: Some(json!({"approved": true})),
+            resolved_by: None,
+            resolved_via: None,
+            resolved_at: None,
+            expires_at: None,
+            created_at: 0,
+            process: None,
+            approved_args: None,
+            digest: Some(digest("deploy", &json!({"target": "prod"}))),
+        };
+        assert!(approved_as_shown(&call));
+        call.args = json!({"target": "staging"});
+        assert!(
+            !approved_as_shown(&call),
+            "arguments changed after the approval"
+        );
+        call.approved_args = Some(json!({"target": "staging"}));
+        assert!(!approved_as_shown(&call), "changes nobody approved");
+        call.digest = Some(digest("deploy", &json!({"target": "staging"})));
+        assert!(approved_as_shown(&call));
+        call.digest = None;
+        assert!(
+            approved_as_shown(&call),
+            "approved before digests were recorded"
+        );
+    }
 }

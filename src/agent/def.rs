@@ -11,6 +11,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::domain::review::{PolicySpec, RuleSpec};
 use crate::domain::HUMAN_TOOLS;
 use crate::error::Error;
 use crate::limits::{self, MAX_AGENT_FILE, MAX_MAX_STEPS};
@@ -36,6 +37,10 @@ pub struct AgentDef {
     /// Sampling and length controls sent with every model call (checked when read).
     #[serde(default, skip_serializing_if = "ModelSettings::is_empty")]
     pub model_settings: ModelSettings,
+    /// Who may answer the run's questions, plans and approvals (SPEC §14); a command tool
+    /// may carry its own for its approvals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<RuleSpec>,
 }
 
 fn default_max_steps() -> u32 {
@@ -57,6 +62,7 @@ impl AgentDef {
             tools: ToolEntry::builtins(),
             max_steps: DEFAULT_MAX_STEPS,
             model_settings: ModelSettings::default(),
+            review: None,
         }
     }
 
@@ -107,7 +113,27 @@ impl AgentDef {
         if self.max_steps == 0 || self.max_steps > MAX_MAX_STEPS {
             return Err(format!("maxSteps must be between 1 and {MAX_MAX_STEPS}"));
         }
+        if let Some(r) = &self.review {
+            r.check()?;
+        }
         Ok(())
+    }
+
+    /// Who may answer a run of this agent, as declared (SPEC §14): the agent's `review`
+    /// and its command tools' own. The store resolves the names when the run starts.
+    pub fn policy_spec(&self) -> PolicySpec {
+        PolicySpec {
+            rule: self.review.clone(),
+            tools: self
+                .tools
+                .iter()
+                .filter_map(|t| match t {
+                    ToolEntry::Command(c) => c.review.clone().map(|r| (c.name.clone(), r)),
+                    ToolEntry::Builtin(_) => None,
+                })
+                .collect(),
+            named: None,
+        }
     }
 
     /// The agent a run keeps, as it was at `run`.
@@ -232,6 +258,67 @@ mod tests {
             )),
             "{e}"
         );
+    }
+
+    #[test]
+    fn review_blocks_are_read_checked_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        let tool = format!(
+            r#"{{"name":"deploy","description":"d","inputSchema":{{"type":"object"}},"command":["{}"],"requireApproval":true,"review":{{"reviewers":["group:ops"],"approvals":2}}}}"#,
+            std::env::current_exe().unwrap().display()
+        );
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"id":"a","instructions":"","model":"script:s","tools":["ask_user",{tool}],"review":{{"reviewers":["alice","bob"],"allowSelf":true}}}}"#
+            ),
+        )
+        .unwrap();
+        let def = AgentDef::load(&file).unwrap();
+        let spec = def.policy_spec();
+        let rule = spec.rule.clone().unwrap();
+        assert_eq!(
+            (rule.reviewers, rule.approvals, rule.allow_self),
+            (vec!["alice".to_string(), "bob".to_string()], 1, true)
+        );
+        assert_eq!(spec.tools.len(), 1);
+        assert_eq!(spec.tools[0].0, "deploy");
+        assert_eq!(spec.tools[0].1.approvals, 2);
+        // As a run stores it, and back.
+        let stored = serde_json::to_value(&def).unwrap();
+        assert_eq!(serde_json::from_value::<AgentDef>(stored).unwrap(), def);
+
+        for (review, says) in [
+            (
+                r#"{"reviewers":["alice"],"quorum":2}"#,
+                "unknown field `quorum`",
+            ),
+            (
+                r#"{"reviewers":[]}"#,
+                "review.reviewers must name at least one",
+            ),
+            (
+                r#"{"reviewers":["alice"],"approvals":0}"#,
+                "review.approvals must be between",
+            ),
+            (r#"{"approvals":1}"#, "missing field `reviewers`"),
+        ] {
+            std::fs::write(
+                &file,
+                format!(r#"{{"id":"a","instructions":"","model":"script:s","review":{review}}}"#),
+            )
+            .unwrap();
+            let e = AgentDef::load(&file).unwrap_err().to_string();
+            assert!(e.contains(says), "{review}: {e}");
+        }
+        let e = format!(
+            r#"{{"id":"a","instructions":"","model":"script:s","tools":[{}]}}"#,
+            tool.replace(r#""approvals":2"#, r#""approvals":2,"who":1"#)
+        );
+        std::fs::write(&file, e).unwrap();
+        let e = AgentDef::load(&file).unwrap_err().to_string();
+        assert!(e.contains("unknown field `who`"), "{e}");
     }
 
     #[test]

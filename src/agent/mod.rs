@@ -5,7 +5,7 @@
 //! starts is recorded first, and a driver taking over waits for what an earlier one left
 //! running (`started`).
 
-mod approved;
+pub mod approved;
 pub mod def;
 pub mod driver;
 pub mod lease;

@@ -666,6 +666,8 @@ mod tests {
                     json!({"content": "User answered: a", "isError": false}),
                 )),
                 error: n.error.clone(),
+                approved_args: None,
+                digest: None,
                 ..CallRecord::fixture("r", &n.call_id, &n.tool_name, n.args.clone())
             })
             .collect();

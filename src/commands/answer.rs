@@ -11,6 +11,7 @@ use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::input::who;
 use crate::items::question::{answered, checked, given, USAGE};
+use crate::policy::claim;
 use crate::runner::{Advance, Local, Mastra, Place, Server};
 
 /// What `answer` answers.
@@ -23,7 +24,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
             let store = ctx.existing_store()?;
             answer(
                 ctx,
-                Local::new(ctx, store.as_deref(), "", false),
+                Local::new(ctx, store.as_deref(), "", false).deciding(claim(&args.item)),
                 &args,
                 &by,
             )

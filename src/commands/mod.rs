@@ -7,11 +7,13 @@
 mod agents;
 mod answer;
 mod approve;
+mod approve_all;
 mod ask;
 mod cancel;
 mod generate;
 mod pending;
 mod plan;
+mod policy;
 mod prune;
 mod reply;
 mod resume;
@@ -21,6 +23,7 @@ mod run;
 mod runs;
 mod serve;
 mod show;
+mod store_grant;
 mod tool;
 mod wait;
 
@@ -44,7 +47,7 @@ pub fn local_only(command: &Command) -> Option<&'static str> {
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
     match &ctx.server {
         Some(_) if !works_on_a_server(&command) => return fail(not_on_a_server(&command)),
-        Some(_) => {}
+        Some(_) => crate::policy::refuse_with_server(&command)?,
         None => refuse_server_flags(ctx, &command)?,
     }
     match command {
@@ -52,10 +55,13 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Pending(a) => pending::run(ctx, a),
         Command::Answer(a) => answer::run(ctx, a),
         Command::Review(a) => review::run(ctx, a),
-        Command::Approve(a) => approve::run(ctx, &a, Verdict::Approve),
-        Command::Decline(a) => {
-            approve::run(ctx, &a.decision, Verdict::Decline { reason: a.reason })
-        }
+        Command::Approve(a) => approve::run(ctx, &a.decision, Verdict::Approve, a.args.as_deref()),
+        Command::Decline(a) => approve::run(
+            ctx,
+            &a.decision,
+            Verdict::Decline { reason: a.reason },
+            None,
+        ),
         Command::Show(a) => show::run(ctx, &a.run),
         Command::Runs(a) => runs::run(ctx, a),
         Command::Cancel(a) => cancel::run(ctx, &a.run),
@@ -71,6 +77,8 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Agents => agents::run(ctx),
         Command::Serve(a) => serve::run(ctx, a),
         Command::Reviewer(a) => reviewer::run(ctx, a),
+        Command::Policy(a) => policy::run(ctx, a),
+        Command::Store(a) => store_grant::run(ctx, a),
     }
 }
 
@@ -93,7 +101,7 @@ fn refuse_server_flags(ctx: &Ctx, command: &Command) -> Result<()> {
         Command::Pending(a) if a.agent.is_some() => Some("pending --agent"),
         Command::Answer(a) if a.agent.is_some() => Some("answer --agent"),
         Command::Review(a) if a.agent.is_some() => Some("review --agent"),
-        Command::Approve(a) if a.agent.is_some() => Some("approve --agent"),
+        Command::Approve(a) if a.decision.agent.is_some() => Some("approve --agent"),
         Command::Decline(a) if a.decision.agent.is_some() => Some("decline --agent"),
         Command::Review(a) if a.plan_root.is_some() => Some("review --plan-root"),
         Command::Review(a) if a.plan_file.is_some() => Some("review --plan-file"),
@@ -135,5 +143,7 @@ fn name(command: &Command) -> &'static str {
         Command::Agents => "agents",
         Command::Serve(_) => "serve",
         Command::Reviewer(_) => "reviewer",
+        Command::Policy(_) => "policy",
+        Command::Store(_) => "store",
     }
 }

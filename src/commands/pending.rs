@@ -36,7 +36,8 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
         None => None,
     };
     let items = store.pending(run_id.as_deref())?;
-    let shown: Vec<ItemView> = items.iter().map(ItemView::pending).collect();
+    let gates = crate::policy::ItemGate::of_pending(store.as_ref(), &items)?;
+    let shown: Vec<ItemView> = items.iter().map(|i| ItemView::gated(i, &gates)).collect();
     list(ctx, &shown, args.quiet);
     Ok(Exit::Success)
 }

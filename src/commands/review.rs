@@ -10,6 +10,7 @@ use crate::domain::ItemKind;
 use crate::exit::Exit;
 use crate::items::input::who;
 use crate::items::plan::{decision, resolution};
+use crate::policy::claim;
 use crate::runner::{Advance, Local, Mastra, Place, PlanFiles, Server};
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
@@ -19,7 +20,7 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
             let store = ctx.existing_store()?;
             review(
                 ctx,
-                Local::new(ctx, store.as_deref(), "", false),
+                Local::new(ctx, store.as_deref(), "", false).deciding(claim(&args.item)),
                 &args,
                 &by,
             )

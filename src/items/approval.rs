@@ -91,7 +91,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    fn verb(&self) -> &'static str {
+    pub fn verb(&self) -> &'static str {
         match self {
             Verdict::Approve => "approve",
             Verdict::Decline { .. } => "decline",

@@ -29,6 +29,8 @@ pub struct ItemView<'a> {
     pub server: Option<&'a str>,
     /// Its page in this store's inbox (`serve --public-url`), once one is recorded.
     pub url: Option<&'a str>,
+    /// Who may decide it under its run's policy, and the decisions so far (SPEC §14).
+    pub gate: Option<&'a crate::policy::ItemGate>,
 }
 
 /// A time as the store keeps it, or as a server gave it.
@@ -73,6 +75,7 @@ impl<'a> ItemView<'a> {
             pending_in_run,
             server: None,
             url: None,
+            gate: None,
         }
     }
 
@@ -81,6 +84,16 @@ impl<'a> ItemView<'a> {
             url: item.url.as_deref(),
             ..ItemView::call(&item.call, &item.agent_id, item.pending_in_run)
         }
+    }
+
+    /// A pending item with its gate, if `gates` (`ItemGate::of_pending`) has one.
+    pub fn gated(
+        item: &'a PendingItem,
+        gates: &'a std::collections::HashMap<(String, String), crate::policy::ItemGate>,
+    ) -> ItemView<'a> {
+        let mut view = ItemView::pending(item);
+        view.gate = gates.get(&(item.call.run_id.clone(), item.call.call_id.clone()));
+        view
     }
 
     /// A server's pending call; `pending_in_run` counts the listed calls of its run.
@@ -98,6 +111,7 @@ impl<'a> ItemView<'a> {
             pending_in_run,
             server: Some(&item.server),
             url: None,
+            gate: None,
         }
     }
 

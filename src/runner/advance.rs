@@ -232,6 +232,11 @@ impl<'a, P: Place> Advance<'a, P> {
                 told();
                 None
             }
+            // The run still waits for the policy's other reviewers (SPEC §14: exit 75).
+            Outcome::Partial(..) => {
+                told();
+                Some(Exit::Suspended)
+            }
             // A waiter goes on waiting.
             Outcome::Waiter | Outcome::Recorded(_) if self.policy.wait.is_some() => None,
             Outcome::Waiter | Outcome::Recorded(_) => {
@@ -343,7 +348,14 @@ impl<'a, P: Place> Advance<'a, P> {
     /// Tells what the suspended run waits for and the commands that answer it.
     fn announce(&mut self) -> Result<()> {
         let items = self.place.pending()?;
-        let shown: Vec<ItemView> = items.iter().map(Item::view).collect();
+        let gates = self.place.gates(&items)?;
+        let shown: Vec<ItemView> = items
+            .iter()
+            .map(|i| ItemView {
+                gate: gates.get(&(i.run_id().to_string(), i.call_id().to_string())),
+                ..i.view()
+            })
+            .collect();
         announce_items(self.ctx, self.place.run_id(), &shown);
         Ok(())
     }
@@ -383,6 +395,12 @@ impl<'a> Advance<'a, Local<'a>> {
             Local::new(ctx, Some(store), run_id, every_event),
             policy,
         )
+    }
+
+    /// What this process brings to its decisions and its wait (SPEC §14).
+    pub fn deciding(mut self, deciding: crate::policy::Deciding) -> Advance<'a, Local<'a>> {
+        self.place.set_deciding(deciding);
+        self
     }
 
     /// `run` is the run as the store has it now: the loop's first look needs no read.

@@ -6,9 +6,12 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::end::summary;
+use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, CallState, Message, RunStatus, StoredEvent};
 use crate::items::describe;
 use crate::output::{envelope, format, sanitize};
+use crate::policy::gate::decisions_json;
+use crate::policy::ItemGate;
 use crate::providers::NO_MODEL;
 use crate::report::Report;
 use crate::store::{Run, Store};
@@ -19,6 +22,8 @@ pub struct InFull {
     messages: Vec<Message>,
     calls: Vec<CallRecord>,
     events: Vec<StoredEvent>,
+    /// Decisions made under the run's policy (SPEC §14).
+    decisions: Vec<DecisionRecord>,
 }
 
 impl InFull {
@@ -27,6 +32,7 @@ impl InFull {
             messages: store.messages(&run.id)?,
             calls: store.calls(&run.id)?,
             events: store.events(&run.id)?,
+            decisions: store.decisions(&run.id)?,
             run,
         })
     }
@@ -38,7 +44,7 @@ impl InFull {
         } else {
             header(report, &self.run, plan_rejected(&self.run, &self.calls));
             transcript(report, &self.messages);
-            items(report, &self.calls);
+            items(report, &self.run, &self.calls, &self.decisions);
             started(report, &self.calls);
             events(report, &self.events);
         }
@@ -52,6 +58,7 @@ fn as_json(shown: &InFull) -> Value {
         messages,
         calls,
         events,
+        decisions,
     } = shown;
     let mut v = summary(run);
     v["cwd"] = json!(run.cwd);
@@ -63,8 +70,13 @@ fn as_json(shown: &InFull) -> Value {
     v["suspensions"] = calls
         .iter()
         .filter(|c| c.is_item())
-        .map(item_json)
+        .map(|c| item_json(c, ItemGate::of(run, c, decisions)))
         .collect();
+    if let Some(policy) = &run.gate.policy {
+        v["policy"] = json!(policy);
+        v["startedBy"] = json!(run.gate.started_by.as_ref().map(|s| s.to_string()));
+        v["decisions"] = decisions_json(decisions);
+    }
     v["toolsStarted"] = calls
         .iter()
         .filter(|c| c.state == CallState::Running)
@@ -158,7 +170,7 @@ fn transcript(out: &dyn Report, messages: &[Message]) {
 }
 
 /// The pending items of the run's steps and who resolved them, when and how.
-fn items(out: &dyn Report, calls: &[CallRecord]) {
+fn items(out: &dyn Report, run: &Run, calls: &[CallRecord], decisions: &[DecisionRecord]) {
     let items: Vec<&CallRecord> = calls.iter().filter(|c| c.is_item()).collect();
     if !items.is_empty() {
         out.line("");
@@ -177,6 +189,18 @@ fn items(out: &dyn Report, calls: &[CallRecord]) {
                 _ => format!("{} since {}", c.state.as_str(), format::time(c.created_at)),
             };
             out.line(&format!("    {state}"));
+            if let Some(gate) = ItemGate::of(run, c, decisions) {
+                for line in gate.lines(c.state == CallState::Pending) {
+                    out.line(&format!("    {}", sanitize::one_line(&line)));
+                }
+            }
+            if let Some(args) = &c.approved_args {
+                out.line(&format!(
+                    "    approved with changes: {} (proposed: {})",
+                    sanitize::one_line(&args.to_string()),
+                    sanitize::one_line(&c.args.to_string())
+                ));
+            }
             if let Some(p) = c.process.as_ref().filter(|_| c.approved() == Some(true)) {
                 out.line(&format!(
                     "    tool started at {} (process group {} on host {})",
@@ -256,8 +280,8 @@ fn started_json(c: &CallRecord) -> Value {
     })
 }
 
-fn item_json(c: &CallRecord) -> Value {
-    json!({
+fn item_json(c: &CallRecord, gate: Option<ItemGate>) -> Value {
+    let mut v = json!({
         "toolCallId": c.call_id,
         "toolName": c.tool_name,
         "kind": c.kind().noun(),
@@ -270,5 +294,13 @@ fn item_json(c: &CallRecord) -> Value {
         "resolvedBy": c.resolved_by,
         "resolvedVia": c.resolved_via,
         "resolvedAt": c.resolved_at.map(format::time),
-    })
+    });
+    if let Some(args) = &c.approved_args {
+        v["approvedArgs"] = args.clone();
+    }
+    if let Some(gate) = gate {
+        v["policy"] = gate.policy_json();
+        v["decisions"] = gate.decisions_json();
+    }
+    v
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::advance::on_own_host;
 use super::end::{summary, End};
-use super::place::{Driver, OneShot, Place, Ran, State};
+use super::place::{Driver, Gates, OneShot, Place, Ran, State};
 use super::record::{Continues, Outcome};
 use super::target::{self, check_prefix, find_run, no_run};
 use super::watch::{Followed, Watch, POLL};
@@ -26,8 +26,9 @@ use crate::domain::{CallState, ItemKind, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::items::plan::{plan_of, warn_if_changed};
 use crate::items::{Item, Plans};
+use crate::policy::{Deciding, ItemGate};
 use crate::providers::{self, Provider, NO_MODEL};
-use crate::store::{now_ms, Lease, Resolved, Run, Store};
+use crate::store::{now_ms, Decide, Identity, Lease, Resolved, Run, Store};
 use crate::tools::submit_plan::Plan;
 
 /// A run of this store.
@@ -50,6 +51,8 @@ pub struct Local<'a> {
     /// The report carries every stored event of the run (a waiter's JSON stream), not only
     /// those of the legs this process drives.
     every_event: bool,
+    /// `--as`, `approve --args`, a waiter's `--on-escalate` (SPEC §14).
+    deciding: Deciding,
 }
 
 impl<'a> Local<'a> {
@@ -70,7 +73,32 @@ impl<'a> Local<'a> {
             provider: None,
             watch: Watch::default(),
             every_event,
+            deciding: Deciding::default(),
         }
+    }
+
+    /// What this process brings to its decisions and its wait (SPEC §14).
+    pub fn deciding(mut self, deciding: Deciding) -> Local<'a> {
+        self.deciding = deciding;
+        self
+    }
+
+    /// The run as last read (`load`, a target found in it).
+    pub fn loaded(&self) -> Result<&Run> {
+        match &self.run {
+            Some(run) => Ok(run),
+            None => fail(no_run(&self.run_id)),
+        }
+    }
+
+    /// The next decision approves `args` in place of the proposed ones (`approve --args`).
+    pub fn approving_with(&mut self, args: Value) {
+        self.deciding.args = Some(args);
+    }
+
+    /// As `deciding`, on a place already made.
+    pub fn set_deciding(&mut self, deciding: Deciding) {
+        self.deciding = deciding;
     }
 
     /// `run` is what the store has now.
@@ -180,9 +208,25 @@ impl<'a> Local<'a> {
             }
         }
         let offer = (allowed && self.provider.is_some()).then(lease::mine);
-        let resolved = store.resolve(&run.id, item.call_id(), resolution, offer.as_ref())?;
+        let identity = Identity::of(resolution);
+        let args = self.deciding.args.take();
+        let decision = Decide {
+            resolution,
+            identity: &identity,
+            claimed: self.deciding.claimed,
+            args: args.as_ref(),
+        };
+        let resolved = store.decide(&run.id, item.call_id(), &decision, offer.as_ref())?;
         Ok(match resolved {
             Resolved::Recorded { still_pending } => Outcome::Pending(still_pending),
+            Resolved::Partial { needed, decisions } => Outcome::Partial(
+                match item {
+                    Item::Stored { call, .. } => ItemGate::of(run, call, &decisions),
+                    Item::Server { .. } => None,
+                }
+                .map(|g| g.summary())
+                .unwrap_or_else(|| format!("{needed} more approval(s) needed")),
+            ),
             Resolved::Resumed { events, driving } if driving => {
                 self.ctx.report.stored_events(&run.id, &events);
                 self.watch.passed(&events);
@@ -299,6 +343,22 @@ impl Place for Local<'_> {
         Ok(items.into_iter().map(Item::stored).collect())
     }
 
+    fn gates(&mut self, items: &[Item]) -> Result<Gates> {
+        let mut gates = Gates::new();
+        let Some(run) = self.run.as_ref().filter(|r| r.gate.policy.is_some()) else {
+            return Ok(gates);
+        };
+        let decisions = self.store()?.decisions(&run.id)?;
+        for item in items {
+            if let Item::Stored { call, .. } = item {
+                if let Some(gate) = ItemGate::of(run, call, &decisions) {
+                    gates.insert((call.run_id.clone(), call.call_id.clone()), gate);
+                }
+            }
+        }
+        Ok(gates)
+    }
+
     fn everything_pending(&mut self, kinds: &[ItemKind]) -> Result<Vec<Item>> {
         let Some(store) = self.store else {
             return Ok(Vec::new());
@@ -389,6 +449,10 @@ impl Place for Local<'_> {
     fn pause(&mut self, _until: Option<Instant>) -> Result<()> {
         let store = self.store()?;
         store.expire_due(now_ms())?;
+        if let Some(cmd) = self.deciding.on_escalate.as_deref() {
+            let tried = &mut self.deciding.escalated;
+            crate::policy::escalate::due(self.ctx, store, Some(&self.run_id), cmd, tried)?;
+        }
         Ok(store.wait_for_change(&self.run_id, POLL)?)
     }
 

@@ -28,13 +28,18 @@ pub fn hook(ctx: &Context, items: &[ItemView]) {
         return;
     };
     for item in items {
-        if let Err(problem) = run_hook(cmd, ctx, item) {
-            ctx.report.warn(&format!(
-                "--on-suspend command for {} {} {problem}",
-                format::shell_quote(item.run_id),
-                format::shell_quote(item.call_id)
-            ));
-        }
+        run_hook_reporting(ctx, cmd, "--on-suspend", item);
+    }
+}
+
+/// Runs a hook (`--on-suspend`, `--on-escalate`) for `item`; its failure is reported.
+pub fn run_hook_reporting(ctx: &Context, cmd: &str, flag: &str, item: &ItemView) {
+    if let Err(problem) = run_hook(cmd, ctx, item) {
+        ctx.report.warn(&format!(
+            "{flag} command for {} {} {problem}",
+            format::shell_quote(item.run_id),
+            format::shell_quote(item.call_id)
+        ));
     }
 }
 

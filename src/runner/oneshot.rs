@@ -36,6 +36,7 @@ pub fn start(ctx: &Context, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
         tools: vec![ToolEntry::Builtin(tool.into())],
         max_steps: 1,
         model_settings: Default::default(),
+        review: None,
     };
     let provider = NoModel {
         first: Some(Response {

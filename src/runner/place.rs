@@ -20,6 +20,10 @@ use super::record::Outcome;
 use crate::domain::{ItemKind, Resolution};
 use crate::error::Error;
 use crate::items::{Item, Plans};
+use crate::policy::ItemGate;
+
+/// Items' gates by run id and tool call id.
+pub type Gates = std::collections::HashMap<(String, String), ItemGate>;
 
 /// How a run stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,5 +139,11 @@ pub trait Place: Plans {
     /// A completed one-step run's resolved item.
     fn one_shot(&mut self) -> Result<Option<OneShot>> {
         Ok(None)
+    }
+
+    /// Who may decide each of `items` under the run's policy (SPEC §14), keyed by run and
+    /// tool call; empty where runs have no policy.
+    fn gates(&mut self, _items: &[Item]) -> Result<Gates> {
+        Ok(Gates::new())
     }
 }

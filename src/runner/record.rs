@@ -25,6 +25,9 @@ pub enum Outcome {
     Recorded(Continues),
     /// Recorded; this many more items of the step must be resolved before the run continues.
     Pending(usize),
+    /// Recorded under a policy (SPEC §14); the item waits for more approvals, as the line
+    /// says ("1 of 2 approvals: alice approved; waiting for 1 more from bob").
+    Partial(String),
 }
 
 /// Where a run that nobody here drives continues.
@@ -43,6 +46,7 @@ impl Outcome {
             Outcome::Driven => "driven",
             Outcome::Waiter => "waiter",
             Outcome::Recorded(_) | Outcome::Pending(_) => "recorded",
+            Outcome::Partial(_) => "partial",
         }
     }
 
@@ -61,6 +65,7 @@ impl Outcome {
             Outcome::Pending(n) => format!(
                 "recorded; {n} more item(s) of this step must be resolved before the run continues"
             ),
+            Outcome::Partial(summary) => format!("recorded; {summary}"),
         })
     }
 }

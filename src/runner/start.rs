@@ -30,6 +30,8 @@ pub struct Start<'a> {
 }
 
 pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
+    let review = crate::policy::run_review(&s.wait.review, s.agent.policy_spec())?;
+    let on_escalate = crate::policy::start::on_escalate(ctx, s.wait);
     let store = ctx.create_store()?;
     let deadline = s.wait.timeout.map(|t| std::time::Instant::now() + t);
     let run_id = uuid::Uuid::new_v4().to_string();
@@ -46,6 +48,7 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
         waiter: waiting.as_ref(),
         events: &[Event::start(&s.agent.id, &new_message_id())],
         expires_in: s.wait.expires_in,
+        review: &review,
     })?;
     if s.print_id {
         ctx.report.line(&run_id);
@@ -65,6 +68,10 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
     Advance::new(ctx, store.as_ref(), &run_id, policy)
         .holding(lease, (s.agent.clone(), s.provider))
         .seen_up_to(events.last().map(|e| e.seq))
+        .deciding(crate::policy::Deciding {
+            on_escalate,
+            ..Default::default()
+        })
         .run()
 }
 

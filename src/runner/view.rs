@@ -4,13 +4,14 @@
 //! suspended run waits for, and one line about an item just resolved. What each kind says
 //! of itself comes from `items`.
 
+use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Context;
 use crate::domain::ItemKind;
 use crate::items::{self, ItemView};
 use crate::output::{format, sanitize};
-use crate::store::now_ms;
+use crate::store::{now_ms, Store};
 
 /// The commands that resolve an item; the first is the main one. Every value is
 /// shell-quoted (escaped when it holds control or invisible characters) and written so
@@ -68,6 +69,10 @@ pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     if let Some(url) = item.url {
         v["url"] = json!(url);
     }
+    if let Some(gate) = item.gate {
+        v["policy"] = gate.policy_json();
+        v["decisions"] = gate.decisions_json();
+    }
     v
 }
 
@@ -97,6 +102,9 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
                 sanitize::one_line(item.run_id),
                 item.describe()
             ));
+            if let Some(gate) = item.gate {
+                report.line(&format!("    {}", sanitize::one_line(&gate.summary())));
+            }
             for command in item_commands(ctx, item) {
                 report.line(&format!("    {command}"));
             }
@@ -110,6 +118,15 @@ pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
     }
 }
 
+/// Tells what a suspended run of this store waits for and the commands that answer it.
+pub fn announce(ctx: &Context, store: &dyn Store, run_id: &str) -> Result<()> {
+    let items = store.pending(Some(run_id))?;
+    let gates = crate::policy::ItemGate::of_pending(store, &items)?;
+    let shown: Vec<ItemView> = items.iter().map(|i| ItemView::gated(i, &gates)).collect();
+    announce_items(ctx, run_id, &shown);
+    Ok(())
+}
+
 /// Tells what a suspended run waits for and the commands that answer it.
 pub fn announce_items(ctx: &Context, run_id: &str, items: &[ItemView]) {
     let report = ctx.report;
@@ -120,6 +137,9 @@ pub fn announce_items(ctx: &Context, run_id: &str, items: &[ItemView]) {
     ));
     for item in items {
         report.info(&format!("  {}", item.describe()));
+        if let Some(gate) = item.gate {
+            report.info(&format!("    {}", sanitize::one_line(&gate.summary())));
+        }
         for command in item_commands(ctx, item) {
             report.info(&format!("    {command}"));
         }
@@ -270,8 +290,8 @@ mod tests {
             let Command::Approve(approve) = parse(&commands[0]) else {
                 panic!("{}", commands[0])
             };
-            assert_eq!(approve.run, run);
-            assert_eq!(approve.tool_call.as_deref(), Some(call));
+            assert_eq!(approve.decision.run, run);
+            assert_eq!(approve.decision.tool_call.as_deref(), Some(call));
             let Command::Decline(decline) = parse(&commands[1]) else {
                 panic!("{}", commands[1])
             };

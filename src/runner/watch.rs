@@ -187,6 +187,7 @@ pub(super) mod tests {
                 waiter,
                 events: &[Event::start("a", "m0")],
                 expires_in: None,
+                review: &crate::store::RunReview::local(Default::default()),
             })
             .unwrap()
     }

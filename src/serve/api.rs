@@ -416,6 +416,11 @@ fn refused(refusal: Refusal) -> Response {
             Json(json!({"error": m, "code": "CONFLICT"})),
         )
             .into_response(),
+        Refusal::Forbidden(m) => (
+            StatusCode::FORBIDDEN,
+            Json(json!({"error": m, "code": "FORBIDDEN"})),
+        )
+            .into_response(),
         Refusal::Failed(e) => failed(e),
     }
 }

@@ -82,6 +82,8 @@ pub enum Refusal {
     Decided(Box<CallRecord>),
     /// Not pending for another reason (cancelled, expired, the run is not suspended).
     Conflict(String),
+    /// The run's policy does not let this reviewer make this decision (SPEC §14).
+    Forbidden(String),
     Failed(anyhow::Error),
 }
 
@@ -258,6 +260,7 @@ fn refusal_of(e: anyhow::Error, store: &dyn Store, run: &Run, item: &CallRecord)
             not_pending(now.unwrap_or_else(|| item.clone()))
         }
         Some(store::Error::Conflict(c)) => Refusal::Conflict(c.to_string()),
+        Some(store::Error::Forbidden(m)) => Refusal::Forbidden(m.clone()),
         Some(store::Error::NotFound(n)) => Refusal::NotFound(n.to_string()),
         _ => Refusal::Failed(e),
     }
@@ -379,6 +382,7 @@ pub fn done_token(outcome: &Outcome) -> &'static str {
         Outcome::Driven => "driven",
         Outcome::Waiter => "waiter",
         Outcome::Pending(_) => "pending",
+        Outcome::Partial(_) => "partial",
         Outcome::Recorded(Continues::Here) => "here",
         Outcome::Recorded(Continues::OnHost(_)) => "host",
     }

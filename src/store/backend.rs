@@ -12,8 +12,9 @@ use super::reviewers::{ReviewerRow, SessionRow};
 use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
 use serde_json::Value;
 
+use crate::domain::review::{Checked, DecisionRecord, OnExpiry, Policy};
 use crate::domain::{
-    CallRecord, CallState, Event, Message, NewCall, Resolution, RunStatus, StartedCall,
+    CallRecord, CallState, Event, ItemKind, Message, NewCall, Resolution, RunStatus, StartedCall,
     StoredEvent, ToolProcess, Usage,
 };
 
@@ -67,6 +68,24 @@ pub struct RunInsert<'a> {
     pub at: i64,
     /// The effective uid of the process that creates it.
     pub os_uid: u32,
+    /// Who may answer it (SPEC §14), resolved at start; `None` without a policy.
+    pub policy: Option<&'a Policy>,
+    /// Who starts it, as the store checked it.
+    pub started_by: &'a Checked,
+    pub on_expiry: OnExpiry,
+    pub escalate_after_ms: Option<i64>,
+}
+
+/// A resolution as the store records it: the person's, the identity the store checked, and
+/// for an approval what it approved (SPEC §14.1).
+#[derive(Clone, Copy, Debug)]
+pub struct Resolving<'a> {
+    pub resolution: &'a Resolution,
+    pub checked: &'a Checked,
+    /// The arguments approved in place of the model's (approve with changes).
+    pub approved_args: Option<&'a Value>,
+    /// The digest of the arguments approved.
+    pub digest: Option<&'a str>,
 }
 
 /// What the transitions need to know of one call.
@@ -76,6 +95,9 @@ pub struct CallHead {
     /// The sequence number of the assistant message that made the call.
     pub step: i64,
     pub resolved_by: Option<String>,
+    pub kind: Option<ItemKind>,
+    pub tool_name: String,
+    pub args: Value,
 }
 
 /// What appended rows are. SQLite's compact encoding stores references to what the run
@@ -113,8 +135,10 @@ pub trait Tx {
     /// Writes the row's status, output, finish reason, error, usage, lease and update time.
     fn save_run(&mut self, run: &RunRow) -> Result<()>;
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>>;
-    /// Records the person's decision on a pending call, at the run's `updated_at`.
-    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()>;
+    /// Records the decision that resolves a pending call, at the run's `updated_at`
+    /// (PostgreSQL: through `mastra_ask.resolve_item`, which refuses a resolution its policy
+    /// does not back).
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolving) -> Result<()>;
     /// Records where an approved call's tool runs.
     fn set_tool_process(&mut self, run: &RunRow, call_id: &str, at: &ToolProcess) -> Result<()>;
     /// Records a command tool started for a step not yet stored (a `running` call), in
@@ -163,6 +187,8 @@ pub trait Tx {
     ) -> Result<Vec<LedgerEntry>>;
     /// The row operations on reviewers, sessions, links and settings (`reviewers.rs`).
     fn reviewers(&mut self) -> &mut dyn super::reviewers::ReviewerTx;
+    /// The row operations on policies and decisions (`policy.rs`).
+    fn policies(&mut self) -> &mut dyn super::policy::PolicyTx;
 }
 
 /// Migrations whose SQL is the same for both backends (SQLite reads `BIGINT` as an
@@ -272,6 +298,36 @@ ALTER TABLE runs ADD COLUMN os_uid BIGINT;
 ";
 }
 
+/// 7, the parts both backends share: who may answer (SPEC §14) as stored with a run (its
+/// resolved policy, who started it, what expiry does, when items escalate), the identity
+/// checked for each resolution, when an item was escalated, what an approval approved
+/// (the digest of the arguments, and the arguments when a person changed them, §14.1), and
+/// the policies an administrator keeps by name. The decisions table (and, on PostgreSQL, what enforces the
+/// policy against the store's other roles) is each backend's.
+macro_rules! policy_migration {
+    () => {
+        "
+ALTER TABLE runs ADD COLUMN policy TEXT;
+ALTER TABLE runs ADD COLUMN started_by TEXT;
+ALTER TABLE runs ADD COLUMN started_as TEXT;
+ALTER TABLE runs ADD COLUMN on_expiry TEXT;
+ALTER TABLE runs ADD COLUMN escalate_after_ms BIGINT;
+ALTER TABLE calls ADD COLUMN checked_by TEXT;
+ALTER TABLE calls ADD COLUMN checked_as TEXT;
+ALTER TABLE calls ADD COLUMN escalated_at BIGINT;
+ALTER TABLE calls ADD COLUMN approved_args TEXT;
+ALTER TABLE calls ADD COLUMN digest TEXT;
+CREATE TABLE policies (
+    name TEXT PRIMARY KEY,
+    rule TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+);
+"
+    };
+}
+pub(crate) use policy_migration;
+
 /// What an approved call's tool gave: the result for the model, and `{name, message}` when
 /// the tool failed.
 pub type ToolOutput<'a> = (&'a Value, Option<&'a Value>);
@@ -318,4 +374,12 @@ pub trait Backend: Send {
     fn session_of(&self, id_hash: &str) -> Result<Option<(SessionRow, Option<ReviewerRow>)>>;
     /// A setting (the public URL), read without a write transaction.
     fn setting(&self, key: &str) -> Result<Option<String>>;
+    /// The decisions recorded under the run's policy, oldest first (SPEC §14).
+    fn decisions(&self, run_id: &str) -> Result<Vec<DecisionRecord>>;
+    /// The pending items (run id, tool call id) whose escalation is due at `now` and not yet
+    /// claimed, oldest first.
+    fn due_escalations(&self, now: i64) -> Result<Vec<(String, String)>>;
+    /// Lets PostgreSQL roles use the store (`store grant`, SPEC §14); a SQLite store has
+    /// no roles and refuses.
+    fn grant(&self, grant: &super::Grant) -> Result<()>;
 }

@@ -8,8 +8,14 @@
 
 use serde_json::Value;
 
+use std::time::Duration;
+
 use super::backend::{Outcome, RunRow};
+use super::policy::{DecisionRow, NamedPolicy};
 use super::{Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState, Run, LEASE_MS};
+use crate::domain::review::{
+    Checked, CheckedAs, DecisionRecord, OnExpiry, Policy, RuleSpec, RunGate, Verdict,
+};
 use crate::domain::{CallRecord, CallState, ItemKind, RunStatus, ToolProcess, Usage};
 
 /// What reading one row gives: the value, or what is wrong with the row.
@@ -144,9 +150,69 @@ fn lease(c: &dyn Columns, at: usize) -> Read<Option<Lease>> {
     }))
 }
 
+/// Who may answer a run, in five columns from `at`: policy (JSON), started_by, started_as,
+/// on_expiry, escalate_after_ms (all empty for runs stored before policies).
+pub fn gate(c: &dyn Columns, at: usize) -> Read<RunGate> {
+    let policy = c.text(at)?.map(|s| from_json::<Policy>(&s)).transpose()?;
+    let started_by = match (c.text(at + 1)?, c.text(at + 2)?) {
+        (Some(name), Some(kind)) => Some(Checked {
+            name,
+            kind: CheckedAs::parse(&kind)
+                .ok_or_else(|| format!("unknown kind of identity {kind:?}"))?,
+        }),
+        _ => None,
+    };
+    let on_expiry = match c.text(at + 3)? {
+        None => OnExpiry::Fail,
+        Some(s) => OnExpiry::parse(&s).ok_or_else(|| format!("unknown expiry outcome {s:?}"))?,
+    };
+    let escalate_after = c
+        .int(at + 4)?
+        .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
+    Ok(RunGate {
+        policy,
+        started_by,
+        on_expiry,
+        escalate_after,
+    })
+}
+
+/// The columns `gate` reads, in its order.
+pub const GATE_COLUMNS: &str = "policy, started_by, started_as, on_expiry, escalate_after_ms";
+
+/// Columns of a decision: run id, call_id, reviewer, decision, digest, via, at,
+/// resume_data, result.
+pub fn decision(c: &dyn Columns) -> Read<DecisionRow> {
+    let verdict = text(c, 3)?;
+    Ok(DecisionRow {
+        record: DecisionRecord {
+            run_id: text(c, 0)?,
+            call_id: text(c, 1)?,
+            reviewer: text(c, 2)?,
+            verdict: Verdict::parse(&verdict)
+                .ok_or_else(|| format!("unknown decision {verdict:?}"))?,
+            digest: c.text(4)?,
+            via: text(c, 5)?,
+            at: int(c, 6)?,
+        },
+        resume_data: json(c, 7)?,
+        result: opt_json(c, 8)?,
+    })
+}
+
+/// Columns of a named policy: name, rule (JSON), created_at, updated_at.
+pub fn named_policy(c: &dyn Columns) -> Read<NamedPolicy> {
+    Ok(NamedPolicy {
+        name: text(c, 0)?,
+        rule: from_json::<RuleSpec>(&text(c, 1)?)?,
+        created_at: int(c, 2)?,
+        updated_at: int(c, 3)?,
+    })
+}
+
 /// Columns of a run: id, agent_id, agent (JSON), cwd, status, output, finish_reason, error,
 /// input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid,
-/// lease_start, lease_expires_at, created_at, updated_at, host, os_uid.
+/// lease_start, lease_expires_at, created_at, updated_at, host, os_uid, then `GATE_COLUMNS`.
 pub fn run(c: &dyn Columns) -> Read<Run> {
     let Outcome {
         output,
@@ -168,6 +234,7 @@ pub fn run(c: &dyn Columns) -> Read<Run> {
         updated_at: int(c, 17)?,
         host: c.text(18)?,
         os_uid: c.int(19)?.and_then(|uid| u32::try_from(uid).ok()),
+        gate: gate(c, 20)?,
     })
 }
 
@@ -190,7 +257,7 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
 /// Columns of a call: run id, call_id, seq, step, tool_name, args, state, payload,
 /// payload_is_args (the payload is the arguments), result, error, resume_data,
 /// resolved_by, resolved_via, resolved_at, expires_at, created_at, kind, tool_pgid,
-/// tool_start, tool_host, tool_started_at.
+/// tool_start, tool_host, tool_started_at, approved_args, digest.
 pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     let args = json(c, 5)?;
     let payload = match c.int(8)? {
@@ -233,12 +300,14 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
         expires_at: c.int(15)?,
         created_at: int(c, 16)?,
         process,
+        approved_args: opt_json(c, 22)?,
+        digest: c.text(23)?,
     })
 }
 
 /// Columns of a pending item: those of a call, then its run's agent id.
 pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
-    let agent_id = c.text(22)?.unwrap_or_default();
+    let agent_id = c.text(24)?.unwrap_or_default();
     Ok((call(c)?, agent_id))
 }
 

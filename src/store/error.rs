@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::{LedgerKind, LedgerState};
+use crate::domain::review::Verdict;
 use crate::domain::{CallState, RunStatus};
 use crate::error::Kind;
 
@@ -89,6 +90,8 @@ pub enum NotFound {
     Call { run: String, call: String },
     #[error("no reviewer {name}")]
     Reviewer { name: String },
+    #[error("no policy {name}")]
+    Policy { name: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -101,6 +104,13 @@ pub enum Conflict {
         call: String,
         state: CallState,
         by: Option<String>,
+    },
+    /// A reviewer decided on this item already (SPEC §14: each decides once).
+    #[error("reviewer {by} {} tool call {call} already; each reviewer decides once", verdict.as_str())]
+    Decided {
+        call: String,
+        by: String,
+        verdict: Verdict,
     },
     #[error("run {run} is not suspended: it is {}", status.as_str())]
     NotSuspended { run: String, status: RunStatus },
@@ -150,6 +160,10 @@ pub enum Error {
     /// A `--db` value or a setting the store cannot take (exit 2, nothing changed).
     #[error("{0}")]
     Usage(String),
+    /// A policy does not let this identity make this decision (SPEC §14): the message says
+    /// who may. Nothing changed (exit 77).
+    #[error("{0}")]
+    Forbidden(String),
     /// A libpq keyword/value string where a `postgres://` URL belongs (its keys, never its
     /// values).
     #[error("the store location (--db or MASTRA_ASK_DB) is a libpq keyword/value string ({}), not a postgres:// URL", keys.join(", "))]
@@ -241,6 +255,7 @@ impl Error {
             Error::NotFound(_) => Kind::NotFound,
             Error::Conflict(_) => Kind::Conflict,
             Error::Usage(_) | Error::Keywords { .. } => Kind::Usage,
+            Error::Forbidden(_) => Kind::Forbidden,
             Error::Io { .. } => Kind::Io,
             Error::Busy(_)
             | Error::Timeout(..)
@@ -265,6 +280,9 @@ impl Error {
             Error::NotFound(NotFound::Run { .. }) => "list runs with: mastra-ask runs".into(),
             Error::NotFound(NotFound::Reviewer { .. }) => {
                 "list reviewers with: mastra-ask reviewer list".into()
+            }
+            Error::NotFound(NotFound::Policy { .. }) => {
+                "list policies with: mastra-ask policy list".into()
             }
             Error::Conflict(Conflict::ReviewerExists { name }) => {
                 format!("to give {name} a new token: mastra-ask reviewer rotate {name}")
@@ -340,6 +358,7 @@ impl Error {
             Error::NotFound(_)
             | Error::Conflict(_)
             | Error::Usage(_)
+            | Error::Forbidden(_)
             | Error::Io { .. }
             | Error::Lost(_)
             | Error::Other(_) => return None,

@@ -10,9 +10,11 @@ mod backend;
 mod columns;
 mod damage;
 mod error;
+mod identity;
 mod lease;
 mod ledger;
 mod location;
+mod policy;
 mod postgres;
 mod redact;
 mod reviewers;
@@ -24,21 +26,24 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::domain::review::{DecisionRecord, OnExpiry, PolicySpec, RunGate};
 use crate::domain::{CallRecord, Event, RunStatus, StoredEvent, Usage};
 
 pub use backend::{
     Backend, Batch, CallHead, Durability, Origin, Outcome, RunInsert, RunRow, Tx, Work,
 };
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
+pub use identity::Identity;
 pub use lease::{holder_alive, holder_alive_with, Lease};
 pub use ledger::{LedgerEntry, LedgerKey, LedgerKind, LedgerState};
 pub use location::Location;
+pub use policy::{NamedPolicy, Policies};
 pub use redact::redact;
 pub use reviewers::{
     check_name, NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS,
     SESSION_MAX_MS,
 };
-pub use transitions::{Store, EXPIRED};
+pub use transitions::{Decide, Store, EXPIRED};
 
 /// A run as stored (without its messages and events).
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +67,31 @@ pub struct Run {
     pub lease: Option<Lease>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// Who may answer it and who started it (SPEC §14).
+    pub gate: RunGate,
+}
+
+/// Who may answer a new run's items and who starts it (SPEC §14): what `create_run`
+/// resolves (names and groups to members, at this moment) and stores with the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunReview {
+    pub policy: PolicySpec,
+    pub starter: Identity,
+    pub on_expiry: OnExpiry,
+    /// Items escalate this long after they are created (`--escalate-after`).
+    pub escalate_after: Option<Duration>,
+}
+
+impl RunReview {
+    /// A run started by this process's user under `policy`, failing at its deadline.
+    pub fn local(policy: PolicySpec) -> RunReview {
+        RunReview {
+            policy,
+            starter: Identity::local(),
+            on_expiry: OnExpiry::Fail,
+            escalate_after: None,
+        }
+    }
 }
 
 /// A new run: stored as `running`, driven by `lease` (whose host becomes the run's), with
@@ -78,6 +108,8 @@ pub struct NewRun<'a> {
     pub events: &'a [Event],
     /// Pending items of this run expire this long after they are created.
     pub expires_in: Option<Duration>,
+    /// Who may answer it (SPEC §14).
+    pub review: &'a RunReview,
 }
 
 /// A pending item with what a listing shows beside it.
@@ -102,6 +134,21 @@ pub enum Resolved {
         events: Vec<StoredEvent>,
         driving: bool,
     },
+    /// Under a policy (SPEC §14): the decision was recorded, and the item waits for
+    /// `needed` more approvals (of the same arguments); `decisions` are its decisions so far.
+    Partial {
+        needed: u32,
+        decisions: Vec<DecisionRecord>,
+    },
+}
+
+/// What `store grant` gives a PostgreSQL role (SPEC §14).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grant {
+    pub role: String,
+    /// The inbox's rights besides a runner's: sessions, sign-in links, settings, and
+    /// deciding as the reviewer it signed in.
+    pub serve: bool,
 }
 
 /// Which runs `list_runs` returns.

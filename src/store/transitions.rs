@@ -8,18 +8,33 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::backend::{Backend, Batch, Durability, Origin, Outcome, RunInsert, RunRow, Tx};
+use super::backend::{
+    Backend, Batch, CallHead, Durability, Origin, Outcome, RunInsert, RunRow, Tx,
+};
 use super::error::{Conflict, Error, NotFound, Result};
+use super::policy::{self, Ruling};
 use super::{
-    damage, holder_alive, now_ms, Lease, LedgerEntry, LedgerKey, LedgerState, NewRun, PendingItem,
-    Resolved, LEASE_MS,
+    damage, holder_alive, identity, now_ms, Identity, Lease, LedgerEntry, LedgerKey, LedgerState,
+    NewRun, PendingItem, Resolved, LEASE_MS,
 };
 use serde_json::Value;
 
 use crate::domain::{
-    resumed_results, CallState, Event, Message, Resolution, RunStatus, StartedCall, StepCommit,
-    StoredEvent, ToolProcess, Transition, Usage,
+    resumed_results, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
+    StepCommit, StoredEvent, ToolProcess, Transition, Usage,
 };
+
+/// One decision on a pending item, as `Store::decide` takes it (SPEC §14): the person's
+/// resolution, who they are (checked by the store), whether they also typed a name with
+/// `--as` (a claim, refused under a policy), and for an approval with changes the arguments
+/// approved in place of the model's (checked against the tool's schema by the caller).
+#[derive(Clone, Copy, Debug)]
+pub struct Decide<'a> {
+    pub resolution: &'a Resolution,
+    pub identity: &'a Identity,
+    pub claimed: bool,
+    pub args: Option<&'a Value>,
+}
 
 /// The `finish_reason` of a run failed because its input expired.
 pub const EXPIRED: &str = "expired";
@@ -32,17 +47,31 @@ pub trait Store: Backend {
     /// Stores a new run, `running` under its lease, with its prompt, its first events and,
     /// for `--wait`, its waiter (registered in the same transaction, so no answer can come
     /// before the waiter exists).
+    ///
+    /// Its policy (SPEC §14) is resolved in the same transaction: the members of the named
+    /// reviewers and groups as they are now, and who starts it, as the store checks it.
     fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>> {
         let now = now_ms();
         let expires_in_ms = run.expires_in.map(|d| offset_ms(d, now)).transpose()?;
+        let escalate_after_ms = run
+            .review
+            .escalate_after
+            .map(|d| offset_ms(d, now))
+            .transpose()?;
         let lease = renewed(run.lease, now);
         write(self, Durability::Deferred, |tx| {
+            let policy = policy::resolve_spec(tx, &run.review.policy)?;
+            let started_by = identity::check(tx, &run.review.starter)?;
             let insert = RunInsert {
                 new: run,
                 lease: &lease,
                 expires_in_ms,
                 at: now,
                 os_uid: crate::sys::euid(),
+                policy: policy.as_ref(),
+                started_by: &started_by,
+                on_expiry: run.review.on_expiry,
+                escalate_after_ms,
             };
             let row = RunRow {
                 key: tx.insert_run(&insert)?,
@@ -181,6 +210,9 @@ pub trait Store: Backend {
     /// `driver` — or with no lease when `driver` is `None` or a live waiter will drive it.
     /// When some call of the step was approved, its tool must run first: the results are
     /// then left to the driver of the next leg (`finish_step`).
+    ///
+    /// Who decides is this process's user, or through `serve` (`via` web or api) the
+    /// reviewer it signed in, whose name is `by`; a policy judges them (`decide`).
     fn resolve(
         &self,
         run_id: &str,
@@ -188,64 +220,135 @@ pub trait Store: Backend {
         resolution: &Resolution,
         driver: Option<&Lease>,
     ) -> Result<Resolved> {
+        let identity = Identity::of(resolution);
+        let decision = Decide {
+            resolution,
+            identity: &identity,
+            claimed: false,
+            args: None,
+        };
+        self.decide(run_id, call_id, &decision, driver)
+    }
+
+    /// Records one decision on a pending item, judged by the run's policy (SPEC §14) in the
+    /// same transaction: it resolves the item (then as `resolve` does), or, when the policy
+    /// needs more approvals, is recorded as `Partial`. Refused: a decision the policy does
+    /// not let this identity make (`Forbidden`), a second one by the same reviewer, `--as`
+    /// under a policy; each changes nothing.
+    fn decide(
+        &self,
+        run_id: &str,
+        call_id: &str,
+        decision: &Decide,
+        driver: Option<&Lease>,
+    ) -> Result<Resolved> {
         let now = now_ms();
         // Deadlines first, in a transaction of their own: a refusal below rolls back.
         self.expire_due(now)?;
         write(self, Durability::Durable, |tx| {
-            let missing = || NotFound::Call {
-                run: run_id.to_string(),
-                call: call_id.to_string(),
-            };
-            let mut run = tx.lock_run(run_id)?.ok_or_else(missing)?;
-            let call = tx.call(&run, call_id)?.ok_or_else(missing)?;
-            if call.state != CallState::Pending {
-                return Err(Conflict::NotPending {
-                    call: call_id.to_string(),
-                    state: call.state,
-                    by: call.resolved_by,
-                }
-                .into());
-            }
-            if run.status != RunStatus::Suspended {
-                return Err(Conflict::NotSuspended {
-                    run: run.id,
-                    status: run.status,
-                }
-                .into());
-            }
+            let (mut run, call) = pending_call(tx, run_id, call_id)?;
             run.updated_at = now;
-            tx.resolve_call(&run, call_id, resolution)?;
-            let calls = tx.step_calls(&run, call.step)?;
-            let still_pending = calls
-                .iter()
-                .filter(|c| c.state == CallState::Pending)
-                .count();
-            if still_pending > 0 {
+            match policy::ruling(tx, &run, call_id, &call, decision, now)? {
+                Ruling::Partial { needed, decisions } => {
+                    tx.save_run(&run)?;
+                    tx.notify(&run)?;
+                    Ok(Resolved::Partial { needed, decisions })
+                }
+                Ruling::Resolve(r) => {
+                    let (resolution, checked, bound) = *r;
+                    tx.resolve_call(&run, call_id, &bound.resolving(&resolution, &checked))?;
+                    carry_on(tx, run, call.step, driver, now)
+                }
+            }
+        })
+    }
+
+    /// One decision for several approval items of a run (`approve|decline --all`, SPEC
+    /// §14.1), in one transaction: every one is recorded, or (a refusal of any) none is.
+    /// Returns what became of each, in the order given; the run resumes at most once, on
+    /// the last item that resolves its step.
+    fn decide_all(
+        &self,
+        run_id: &str,
+        call_ids: &[String],
+        decision: &Decide,
+        driver: Option<&Lease>,
+    ) -> Result<Vec<(String, Resolved)>> {
+        if decision.args.is_some() {
+            return Err(Error::usage(
+                "changed arguments approve one call; --all approves each call as it is",
+            ));
+        }
+        let now = now_ms();
+        self.expire_due(now)?;
+        write(self, Durability::Durable, |tx| {
+            let mut outcomes = Vec::with_capacity(call_ids.len());
+            let mut last = None;
+            for call_id in call_ids {
+                let (mut run, call) = pending_call(tx, run_id, call_id)?;
+                if call.kind != Some(ItemKind::Approval) {
+                    return Err(Error::usage(format!(
+                        "tool call {call_id} is not an approval; --all decides approval items only"
+                    )));
+                }
+                run.updated_at = now;
+                match policy::ruling(tx, &run, call_id, &call, decision, now)? {
+                    Ruling::Partial { needed, decisions } => {
+                        outcomes.push((call_id.clone(), Resolved::Partial { needed, decisions }));
+                    }
+                    Ruling::Resolve(r) => {
+                        let (resolution, checked, bound) = *r;
+                        tx.resolve_call(&run, call_id, &bound.resolving(&resolution, &checked))?;
+                        outcomes.push((call_id.clone(), Resolved::Recorded { still_pending: 0 }));
+                        last = Some((outcomes.len() - 1, call.step));
+                    }
+                }
+            }
+            let mut run = locked(tx, run_id)?;
+            run.updated_at = now;
+            let Some((at, step)) = last else {
                 tx.save_run(&run)?;
                 tx.notify(&run)?;
-                return Ok(Resolved::Recorded { still_pending });
+                return Ok(outcomes);
+            };
+            let end = carry_on(tx, run, step, driver, now)?;
+            if let Resolved::Recorded { still_pending } = end {
+                for (_, o) in &mut outcomes {
+                    if let Resolved::Recorded { still_pending: n } = o {
+                        *n = still_pending;
+                    }
+                }
+            } else {
+                outcomes[at].1 = end;
             }
-            let waiter = tx.waiters(&run)?.iter().any(|w| holder_alive(w, now));
-            let driver = driver.filter(|_| !waiter);
-            run.status = RunStatus::Running;
-            run.lease = driver.map(|l| renewed(l, now));
-            tx.save_run(&run)?;
-            if calls.iter().any(|c| c.waits_to_run()) {
-                tx.notify(&run)?;
-                return Ok(Resolved::Resumed {
-                    events: Vec::new(),
-                    driving: driver.is_some(),
-                });
+            Ok(outcomes)
+        })
+    }
+
+    /// Claims the escalation of a pending item (SPEC §14): of the watchers that find it
+    /// due (`--escalate-after` since it was created), exactly one gets true and runs its
+    /// command; `escalatedAt` is stored.
+    fn claim_escalation(&self, run_id: &str, call_id: &str) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let Some(run) = tx.lock_run(run_id)? else {
+                return Ok(false);
+            };
+            let Some(after) = tx.policies().gate(&run)?.escalate_after else {
+                return Ok(false);
+            };
+            match tx.call(&run, call_id)? {
+                Some(c) if c.state == CallState::Pending => {}
+                _ => return Ok(false),
             }
-            let results = resumed_results(&calls);
-            let origin = Origin::Results { step: call.step };
-            let batch = appended(origin, &results.messages, &results.events, now);
-            let events = tx.append(&run, &batch)?;
+            let after_ms = i64::try_from(after.as_millis()).unwrap_or(i64::MAX);
+            match tx.policies().escalation(&run, call_id)? {
+                Some((created, None)) if created.saturating_add(after_ms) <= now => {}
+                _ => return Ok(false),
+            }
+            tx.policies().set_escalated(&run, call_id, now)?;
             tx.notify(&run)?;
-            Ok(Resolved::Resumed {
-                events,
-                driving: driver.is_some(),
-            })
+            Ok(true)
         })
     }
 
@@ -323,10 +426,10 @@ pub trait Store: Backend {
                 return Ok(Some(Vec::new()));
             }
             let calls = tx.step_calls(&run, step)?;
-            if let Some(c) = calls.iter().find(|c| c.waits_to_run()) {
+            if let Some(c) = calls.iter().find(|c| c.left_to_driver()) {
                 return Err(Error::Damaged {
                     run: run.id.clone(),
-                    what: format!("the approved tool call {} has no result", c.call_id),
+                    what: format!("the tool call {} has no result", c.call_id),
                 });
             }
             run.lease = Some(renewed(lease, now));
@@ -597,6 +700,76 @@ fn locked(tx: &mut dyn Tx, run_id: &str) -> Result<RunRow> {
     })
 }
 
+/// The run, locked, and its call `call_id`, which must be pending in a suspended run.
+fn pending_call(tx: &mut dyn Tx, run_id: &str, call_id: &str) -> Result<(RunRow, CallHead)> {
+    let missing = || NotFound::Call {
+        run: run_id.to_string(),
+        call: call_id.to_string(),
+    };
+    let run = tx.lock_run(run_id)?.ok_or_else(missing)?;
+    let call = tx.call(&run, call_id)?.ok_or_else(missing)?;
+    if call.state != CallState::Pending {
+        return Err(Conflict::NotPending {
+            call: call_id.to_string(),
+            state: call.state,
+            by: call.resolved_by,
+        }
+        .into());
+    }
+    if run.status != RunStatus::Suspended {
+        return Err(Conflict::NotSuspended {
+            run: run.id,
+            status: run.status,
+        }
+        .into());
+    }
+    Ok((run, call))
+}
+
+/// After an item of `step` was resolved (or closed): the run waits while others are
+/// pending; else it is running again under `driver` (none when a live waiter will drive it)
+/// with the step's results appended, unless some result is the next leg's to make (an
+/// approved tool, an item closed at its deadline).
+fn carry_on(
+    tx: &mut dyn Tx,
+    mut run: RunRow,
+    step: i64,
+    driver: Option<&Lease>,
+    now: i64,
+) -> Result<Resolved> {
+    let calls = tx.step_calls(&run, step)?;
+    let still_pending = calls
+        .iter()
+        .filter(|c| c.state == CallState::Pending)
+        .count();
+    if still_pending > 0 {
+        tx.save_run(&run)?;
+        tx.notify(&run)?;
+        return Ok(Resolved::Recorded { still_pending });
+    }
+    let waiter = tx.waiters(&run)?.iter().any(|w| holder_alive(w, now));
+    let driver = driver.filter(|_| !waiter);
+    run.status = RunStatus::Running;
+    run.lease = driver.map(|l| renewed(l, now));
+    tx.save_run(&run)?;
+    if calls.iter().any(|c| c.left_to_driver()) {
+        tx.notify(&run)?;
+        return Ok(Resolved::Resumed {
+            events: Vec::new(),
+            driving: driver.is_some(),
+        });
+    }
+    let results = resumed_results(&calls);
+    let origin = Origin::Results { step };
+    let batch = appended(origin, &results.messages, &results.events, now);
+    let events = tx.append(&run, &batch)?;
+    tx.notify(&run)?;
+    Ok(Resolved::Resumed {
+        events,
+        driving: driver.is_some(),
+    })
+}
+
 /// Whether `lease` drives the run.
 fn driven_by(run: &RunRow, lease: &Lease) -> bool {
     run.status == RunStatus::Running && run.lease.as_ref().is_some_and(|l| l.token == lease.token)
@@ -658,15 +831,26 @@ fn offset_ms(expires_in: Duration, now: i64) -> Result<i64> {
         })
 }
 
-/// Closes the pending items of every run whose deadline passed and fails those runs; a run
-/// whose row cannot be read is left alone (with a warning).
+/// Closes the pending items of every run whose deadline passed and fails those runs, or,
+/// when the run declared another outcome (`--on-expiry decline|reject`, SPEC §14), sets it
+/// running again with no driver: its waiter (or `resume`) drives on, and the model is told
+/// that the items expired, never that they were approved or answered. A run whose row
+/// cannot be read is left alone (with a warning).
 fn expire_due_runs(tx: &mut dyn Tx, now: i64) -> Result<usize> {
     let mut failed = 0;
     for id in tx.due_runs(now)? {
         match tx.lock_run(&id) {
-            Ok(Some(run)) if run.status == RunStatus::Suspended => {
-                expire(tx, run, EXPIRED_ERROR, now)?;
-                failed += 1;
+            Ok(Some(mut run)) if run.status == RunStatus::Suspended => {
+                if !tx.policies().gate(&run)?.on_expiry.goes_on() {
+                    expire(tx, run, EXPIRED_ERROR, now)?;
+                    failed += 1;
+                    continue;
+                }
+                tx.close_pending(&run, CallState::Expired, now)?;
+                run.updated_at = now;
+                // A suspended run's last message is the step that waits.
+                let step = tx.message_count(&run)?.saturating_sub(1);
+                carry_on(tx, run, step, None, now)?;
             }
             Ok(_) => {}
             Err(Error::Damaged { run, what }) => damage::warn(&run, &what),

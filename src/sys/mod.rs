@@ -182,6 +182,13 @@ pub fn euid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
+/// The name of the effective user, from the password database (never `$USER`, which anyone
+/// can set): the identity a policy checks on this machine (SPEC §14). `uid N` when the
+/// database has no entry for it.
+pub fn effective_user() -> String {
+    whoami::username().unwrap_or_else(|_| format!("uid {}", euid()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +230,16 @@ mod tests {
         let uids = status.lines().find_map(|l| l.strip_prefix("Uid:")).unwrap();
         let effective: u32 = uids.split_whitespace().nth(1).unwrap().parse().unwrap();
         assert_eq!(euid(), effective);
+        // The password database's name for the effective uid, whatever $USER says.
+        let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+        let name = passwd
+            .lines()
+            .map(|l| l.split(':').collect::<Vec<_>>())
+            .find(|f| f.len() > 2 && f[2] == effective.to_string())
+            .map(|f| f[0].to_string());
+        if let Some(name) = name {
+            assert_eq!(effective_user(), name);
+        }
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub struct CommandTool {
     /// allow-list (`program::ALLOWED`): a token it needs, say. Names only, never values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
+    /// Who may approve this tool's calls, in place of the agent's `review` (SPEC §14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<crate::domain::review::RuleSpec>,
 }
 
 impl CommandTool {
@@ -97,6 +100,10 @@ impl CommandTool {
             Some(_) => {}
         }
         self.check_env()?;
+        if let Some(r) = &self.review {
+            r.check()
+                .map_err(|e| format!("command tool \"{name}\": {e}"))?;
+        }
         if let Some(ms) = self.timeout_ms {
             if ms == 0 || ms > MAX_TOOL_TIMEOUT.as_millis() as u64 {
                 return Err(format!(
@@ -276,6 +283,7 @@ mod tests {
             require_approval: false,
             timeout_ms: None,
             env: vec![],
+            review: None,
         }
     }
 

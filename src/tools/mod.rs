@@ -10,6 +10,7 @@ pub mod approval;
 pub mod ask_user;
 pub mod beneath;
 pub mod command;
+pub mod expired;
 pub mod model_path;
 pub mod program;
 pub mod schema;

@@ -31,7 +31,7 @@ pub fn host_port(url: &str) -> String {
 }
 
 /// The database of this test's PostgreSQL store.
-fn database(env: &Env) -> String {
+pub fn database(env: &Env) -> String {
     match &env.store {
         TestDb::Postgres { name, .. } => name.clone(),
         TestDb::Sqlite(_) => unreachable!("a PostgreSQL store"),
@@ -347,13 +347,13 @@ fn pending_says_nothing_is_pending_before_any_store_exists() {
 }
 
 /// A role of the test server that is dropped (with what it owns) at the end.
-struct Role {
+pub struct Role {
     admin: String,
-    name: String,
+    pub name: String,
 }
 
 impl Role {
-    fn new(admin: &str, password: Option<&str>) -> Role {
+    pub fn new(admin: &str, password: Option<&str>) -> Role {
         let name = format!("r_{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
         let password = password
             .map(|p| format!(" PASSWORD '{p}'"))
@@ -369,7 +369,7 @@ impl Role {
     }
 
     /// The URL of database `db` as this role.
-    fn url(&self, db: &str) -> String {
+    pub fn url(&self, db: &str) -> String {
         format!("postgres://{}@{}/{db}", self.name, host_port(&self.admin))
     }
 }

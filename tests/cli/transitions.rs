@@ -15,7 +15,7 @@ use mastra_ask::domain::{
 };
 use mastra_ask::store::{
     self, Access, Conflict, Error, Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState,
-    Location, NewRun, NotFound, Resolved, Store,
+    Location, NewRun, NotFound, Resolved, RunReview, Store,
 };
 use mastra_ask::sys::{self, Process};
 
@@ -54,7 +54,7 @@ impl Fixture {
 }
 
 /// A lease of this process.
-fn lease(token: &str) -> Lease {
+pub fn lease(token: &str) -> Lease {
     let me = Process::me();
     Lease {
         token: token.into(),
@@ -79,6 +79,7 @@ fn create(s: &dyn Store, waiter: Option<&Lease>, expires_in: Option<Duration>) -
         waiter,
         events: &[],
         expires_in,
+        review: &RunReview::local(Default::default()),
     });
     described(stored.map(|_| ()))
 }
@@ -218,6 +219,7 @@ impl Described for Resolved {
             Resolved::Recorded { still_pending } => format!("recorded, {still_pending} pending"),
             Resolved::Resumed { driving: true, .. } => "resumed, driving".into(),
             Resolved::Resumed { driving: false, .. } => "resumed, handed over".into(),
+            Resolved::Partial { needed, .. } => format!("partial, {needed} needed"),
         }
     }
 }

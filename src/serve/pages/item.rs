@@ -19,11 +19,12 @@ use super::layout::{
 use super::run::decided_line;
 use super::{markdown, text};
 use crate::domain::{CallRecord, CallState, ItemKind, Via};
+use crate::policy::ItemGate;
 use crate::serve::app::{for_reviewer, signed_in, Shared, Signed};
 use crate::serve::auth;
 use crate::serve::decide::{self, Answer, Refusal, Target};
 use crate::serve::form::Form;
-use crate::store::{now_ms, Run};
+use crate::store::{now_ms, Run, Store};
 use crate::tools::approval;
 use crate::tools::ask_user::{Mode, Question};
 use crate::tools::submit_plan::Plan;
@@ -65,6 +66,7 @@ fn recorded_text(done: &str) -> String {
         "waiter" => "Recorded. The run's waiting process continues it now.".into(),
         "driven" => "Recorded. This inbox continues the run now.".into(),
         "pending" => "Recorded. Other items of this step must be decided before the run goes on.".into(),
+        "partial" => "Recorded. The run's policy needs more approvals before the run goes on.".into(),
         "here" => "Recorded. The run continues when a waiting process, or `mastra-ask resume` on its host, picks it up.".into(),
         _ => "Recorded. The run continues on the host that started it: its waiting process, or `mastra-ask resume` there.".into(),
     }
@@ -83,10 +85,21 @@ async fn show(
         call_id: Some(call.to_string()),
         agent_id: None,
     };
-    let found = app.pool.with(move |s| Ok(decide::find(s, &target))).await;
+    let found = app
+        .pool
+        .with(move |s| {
+            Ok(match decide::find(s, &target) {
+                Ok((run, item)) => {
+                    let gate = gate_of(s, &run, &item)?;
+                    Ok((run, item, gate))
+                }
+                Err(refusal) => Err(refusal),
+            })
+        })
+        .await;
     match found {
-        Ok(Ok((run, item))) => {
-            let body = render(signed, &run, &item, notice);
+        Ok(Ok((run, item, gate))) => {
+            let body = render(signed, &run, &item, gate.as_ref(), notice);
             respond(
                 status,
                 Some(signed),
@@ -98,7 +111,11 @@ async fn show(
         }
         Ok(Err(Refusal::Failed(e))) | Err(e) => failed(Some(signed), &e),
         // Finding an item by its id refuses nothing else.
-        Ok(Err(Refusal::Invalid { message, .. } | Refusal::Conflict(message))) => problem(
+        Ok(Err(
+            Refusal::Invalid { message, .. }
+            | Refusal::Conflict(message)
+            | Refusal::Forbidden(message),
+        )) => problem(
             StatusCode::CONFLICT,
             Some(signed),
             "Not available",
@@ -113,7 +130,23 @@ async fn show(
     }
 }
 
-fn render(signed: &Signed, run: &Run, item: &CallRecord, notice: Option<Notice>) -> Markup {
+/// Who may decide the item under its run's policy and what was decided so far (SPEC §14);
+/// `None` without a policy (no read then).
+fn gate_of(store: &dyn Store, run: &Run, item: &CallRecord) -> anyhow::Result<Option<ItemGate>> {
+    if run.gate.policy.is_none() {
+        return Ok(None);
+    }
+    let decisions = store.decisions(&run.id)?;
+    Ok(ItemGate::of(run, item, &decisions))
+}
+
+fn render(
+    signed: &Signed,
+    run: &Run,
+    item: &CallRecord,
+    gate: Option<&ItemGate>,
+    notice: Option<Notice>,
+) -> Markup {
     let now = now_ms();
     html! {
         p.muted {
@@ -127,6 +160,13 @@ fn render(signed: &Signed, run: &Run, item: &CallRecord, notice: Option<Notice>)
             None => {},
         }
         (what_it_asks(item))
+        @if let Some(gate) = gate {
+            div #policy {
+                @for line in gate.lines(item.state == CallState::Pending) {
+                    p.muted { (text::line(&line)) }
+                }
+            }
+        }
         @if item.state == CallState::Pending {
             (form(signed, item))
         } @else {
@@ -321,6 +361,7 @@ pub async fn decide(
             (StatusCode::CONFLICT, Notice::Conflict(m))
         }
         Err(Refusal::Conflict(m)) => (StatusCode::CONFLICT, Notice::Conflict(m)),
+        Err(Refusal::Forbidden(m)) => (StatusCode::FORBIDDEN, Notice::Error(m)),
         Err(Refusal::NotFound(m)) => {
             return problem(StatusCode::NOT_FOUND, Some(&signed), "Not found", &m)
         }

@@ -9,10 +9,20 @@ use super::connect::Identity;
 use super::session::Silent;
 use crate::store::{Cause, Engine, Error, Wait};
 
+/// The SQLSTATE the store's guards raise (migration 9): a policy does not allow it.
+const REFUSED: &str = "MA403";
+
 /// `e`, met while `doing` (empty when nothing better is known). A broken connection is
 /// `Lost`; `connect` makes it `Unreachable`.
 pub fn classify(doing: &str, e: tokio_postgres::Error) -> Error {
     let code = e.code().map(|c| c.code().to_string());
+    if code.as_deref() == Some(REFUSED) {
+        // The store's own guards (migration 9): a policy refused what this role asked.
+        let message = e
+            .as_db_error()
+            .map_or_else(|| e.to_string(), |d| d.message().to_string());
+        return Error::Forbidden(message);
+    }
     let shown = e.to_string();
     let silent = silence(&e);
     let closed = e.is_closed()

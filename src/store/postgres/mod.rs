@@ -8,7 +8,9 @@
 
 mod connect;
 mod errors;
+mod grant;
 mod pgpass;
+mod policy;
 mod read;
 mod reviewers;
 mod schema;
@@ -20,10 +22,11 @@ mod tx;
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
+use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
 use crate::store::backend::{Backend, Durability, Work};
 use crate::store::reviewers::{ReviewerRow, SessionRow};
-use crate::store::{redact, Access, Error, Result, Run, RunFilter};
+use crate::store::{redact, Access, Error, Grant, Result, Run, RunFilter};
 use connect::Identity;
 use errors::classify;
 use session::Client;
@@ -173,5 +176,18 @@ impl Backend for PgStore {
 
     fn setting(&self, key: &str) -> Result<Option<String>> {
         self.read(|c| reviewers::setting(c, key))
+    }
+
+    fn decisions(&self, run_id: &str) -> Result<Vec<DecisionRecord>> {
+        self.read(|c| read::decisions(c, run_id))
+    }
+
+    fn due_escalations(&self, now: i64) -> Result<Vec<(String, String)>> {
+        self.read(|c| read::due_escalations(c, now))
+    }
+
+    fn grant(&self, g: &Grant) -> Result<()> {
+        grant::grant(&mut self.client.borrow_mut(), g)
+            .map_err(|e| self.explain(e.doing("granting the store to a role")))
     }
 }

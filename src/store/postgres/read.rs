@@ -7,6 +7,7 @@ use tokio_postgres::Row;
 
 use super::session::Client;
 
+use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
@@ -16,12 +17,17 @@ use crate::store::{Result, Run, RunFilter};
 pub const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name, c.args, \
     c.state, c.payload, false, c.result, c.error, c.resume_data, c.resolved_by, \
     c.resolved_via, c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, \
-    c.tool_start, c.tool_host, c.tool_started_at";
+    c.tool_start, c.tool_host, c.tool_started_at, c.approved_args, c.digest";
 
 /// A run, as `columns::run` reads it.
 const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reason, error, \
     input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid, \
-    lease_start, lease_expires_at, created_at, updated_at, host, os_uid FROM runs";
+    lease_start, lease_expires_at, created_at, updated_at, host, os_uid, policy, started_by, \
+    started_as, on_expiry, escalate_after_ms FROM runs";
+
+/// A decision, as `columns::decision` reads it.
+pub const DECISION_COLUMNS: &str = "run_id, call_id, reviewer, decision, digest, via, at, \
+    resume_data, result FROM decisions";
 
 /// A fetched PostgreSQL row, column by column.
 pub struct PgRow<'a>(pub &'a Row);
@@ -161,4 +167,22 @@ pub fn any_due(c: &mut Client, now: i64) -> Result<bool> {
         &[&now],
     )?
     .get(0))
+}
+
+pub fn decisions(c: &mut Client, run_id: &str) -> Result<Vec<DecisionRecord>> {
+    let sql = format!("SELECT {DECISION_COLUMNS} WHERE run_id = $1 ORDER BY at, call_id, reviewer");
+    let rows = c.query(&sql, &[&run_id])?;
+    let rows = damage::all(decoded(&rows, columns::decision))?;
+    Ok(rows.into_iter().map(|d| d.record).collect())
+}
+
+pub fn due_escalations(c: &mut Client, now: i64) -> Result<Vec<(String, String)>> {
+    let rows = c.query(
+        "SELECT c.run_id, c.call_id FROM calls c JOIN runs r ON r.id = c.run_id \
+         WHERE c.state = 'pending' AND c.escalated_at IS NULL \
+         AND r.escalate_after_ms IS NOT NULL AND c.created_at + r.escalate_after_ms <= $1 \
+         ORDER BY c.created_at, c.run_id, c.call_id",
+        &[&now],
+    )?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }

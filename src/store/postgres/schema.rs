@@ -90,6 +90,10 @@ CREATE TABLE waiters (
     migrations::REVIEWERS,
     migrations::RUN_USERS,
     migrations::LEDGER_STARTS,
+    concat!(
+        crate::store::backend::policy_migration!(),
+        include_str!("migration9.sql")
+    ),
 ];
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:

@@ -15,9 +15,9 @@ use super::errors::classify;
 use super::read::{decoded, PgRow, CALL_COLUMNS};
 
 use crate::domain::{
-    CallRecord, CallState, Message, Resolution, StartedCall, StoredEvent, ToolProcess,
+    CallRecord, CallState, ItemKind, Message, StartedCall, StoredEvent, ToolProcess,
 };
-use crate::store::backend::{Batch, CallHead, RunInsert, RunRow, ToolOutput, Tx};
+use crate::store::backend::{Batch, CallHead, Resolving, RunInsert, RunRow, ToolOutput, Tx};
 use crate::store::columns::{self, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
@@ -59,7 +59,7 @@ fn lease_cols(lease: Option<&Lease>) -> LeaseCols {
     }
 }
 
-fn to_json(v: &impl serde::Serialize) -> String {
+pub(super) fn to_json(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
@@ -170,8 +170,9 @@ impl Tx for PgTx<'_> {
         self.tx.write(
             "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, lease_host, \
              lease_pid, lease_start, lease_expires_at, expires_in_ms, created_at, updated_at, \
-             os_uid) \
-             VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10, $11, $12, $12, $13)",
+             os_uid, policy, started_by, started_as, on_expiry, escalate_after_ms) \
+             VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10, $11, $12, $12, $13, \
+             $14, $15, $16, $17, $18)",
             &[
                 &new.id,
                 &new.agent_id,
@@ -186,6 +187,11 @@ impl Tx for PgTx<'_> {
                 &run.expires_in_ms,
                 &run.at,
                 &i64::from(run.os_uid),
+                &run.policy.map(to_json),
+                &run.started_by.name,
+                &run.started_by.kind.as_str(),
+                &run.on_expiry.as_str(),
+                &run.escalate_after_ms,
             ],
         );
         // A new run has no messages and no events yet.
@@ -228,7 +234,8 @@ impl Tx for PgTx<'_> {
 
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>> {
         let Some(row) = self.tx.query_opt(
-            "SELECT state, step, resolved_by FROM calls WHERE run_id = $1 AND call_id = $2",
+            "SELECT state, step, resolved_by, kind, tool_name, args FROM calls \
+             WHERE run_id = $1 AND call_id = $2",
             &[&run.id, &call_id],
         )?
         else {
@@ -238,14 +245,18 @@ impl Tx for PgTx<'_> {
             state: damage::one(&run.id, columns::call_state(row.get::<_, &str>(0)))?,
             step: row.get(1),
             resolved_by: row.get(2),
+            kind: row.get::<_, Option<&str>>(3).and_then(ItemKind::parse),
+            tool_name: row.get(4),
+            args: damage::one(&run.id, columns::from_json(row.get::<_, &str>(5)))?,
         }))
     }
 
-    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, r: &Resolving) -> Result<()> {
+        let by = r.resolution;
+        // The store's function, so that a role bound by the policy resolves only what its
+        // recorded decisions allow (migration 9).
         self.tx.write(
-            "UPDATE calls SET state = 'resolved', result = $3, resume_data = $4, \
-             resolved_by = $5, resolved_via = $6, resolved_at = $7 \
-             WHERE run_id = $1 AND call_id = $2 AND state = 'pending'",
+            "SELECT resolve_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
             &[
                 &run.id,
                 &call_id,
@@ -253,6 +264,10 @@ impl Tx for PgTx<'_> {
                 &to_json(&by.resume_data),
                 &by.by,
                 &by.via.as_str(),
+                &r.checked.name,
+                &r.checked.kind.as_str(),
+                &r.approved_args.map(to_json),
+                &r.digest,
                 &run.updated_at,
             ],
         );
@@ -547,6 +562,10 @@ impl Tx for PgTx<'_> {
     }
 
     fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
+        self
+    }
+
+    fn policies(&mut self) -> &mut dyn crate::store::policy::PolicyTx {
         self
     }
 }

@@ -10,6 +10,7 @@
 mod compact;
 mod errors;
 mod open;
+mod policy;
 mod read;
 mod reviewers;
 mod schema;
@@ -20,10 +21,11 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
+use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
 use crate::store::backend::{Backend, Durability, Work};
 use crate::store::reviewers::{ReviewerRow, SessionRow};
-use crate::store::{Access, Result, Run, RunFilter};
+use crate::store::{Access, Error, Grant, Result, Run, RunFilter};
 use errors::classify;
 
 /// What reads add to an error without context of its own.
@@ -163,5 +165,20 @@ impl Backend for SqliteStore {
 
     fn setting(&self, key: &str) -> Result<Option<String>> {
         reviewers::setting(&self.conn, key).map_err(|e| classify(READING, e))
+    }
+
+    fn decisions(&self, run_id: &str) -> Result<Vec<DecisionRecord>> {
+        read::decisions(&self.conn, run_id).map_err(|e| e.doing(READING))
+    }
+
+    fn due_escalations(&self, now: i64) -> Result<Vec<(String, String)>> {
+        read::due_escalations(&self.conn, now).map_err(|e| e.doing(READING))
+    }
+
+    fn grant(&self, _grant: &Grant) -> Result<()> {
+        Err(Error::usage(
+            "store grant sets up PostgreSQL roles; a SQLite store has none: it is a file private \
+             to its owner, who can change anything in it (docs/security.md)",
+        ))
     }
 }

@@ -6,6 +6,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{params, CachedStatement, Connection, OptionalExtension, Params, Row};
 
 use super::compact::{self, Cursor, EventRow, Sources};
+use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
@@ -17,7 +18,7 @@ macro_rules! call_fields {
         "c.call_id, c.seq, c.step, c.tool_name, c.args, c.state, c.payload, \
          c.payload_is_args, c.result, c.error, c.resume_data, c.resolved_by, c.resolved_via, \
          c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, c.tool_start, \
-         c.tool_host, c.tool_started_at"
+         c.tool_host, c.tool_started_at, c.approved_args, c.digest"
     };
 }
 
@@ -33,7 +34,8 @@ pub const CALL_RESULT: usize = 9;
 const RUN_COLUMNS: &str = "r.id, r.agent_id, d.body, r.cwd, r.status, r.output, \
     r.finish_reason, r.error, r.input_tokens, r.output_tokens, r.total_tokens, r.lease_token, \
     r.lease_host, r.lease_pid, r.lease_start, r.lease_expires_at, r.created_at, r.updated_at, \
-    r.host, r.os_uid FROM runs r JOIN documents d ON d.key = r.agent";
+    r.host, r.os_uid, r.policy, r.started_by, r.started_as, r.on_expiry, r.escalate_after_ms \
+    FROM runs r JOIN documents d ON d.key = r.agent";
 
 /// A fetched SQLite row, column by column.
 pub struct SqlRow<'a, 'b>(pub &'a Row<'b>);
@@ -219,4 +221,30 @@ pub fn any_due(c: &Connection, now: i64) -> Result<bool> {
          AND expires_at IS NOT NULL AND expires_at <= ?1)",
     )?
     .query_row([now], |r| r.get(0))?)
+}
+
+/// A decision with its run's id (`d` is `decisions`, `r` its run), as `columns::decision`
+/// reads it.
+pub const DECISION_COLUMNS: &str = "r.id, d.call_id, d.reviewer, d.decision, d.digest, d.via, \
+    d.at, d.resume_data, d.result FROM decisions d JOIN runs r ON r.key = d.run";
+
+pub fn decisions(c: &Connection, run_id: &str) -> Result<Vec<DecisionRecord>> {
+    let sql =
+        format!("SELECT {DECISION_COLUMNS} WHERE r.id = ?1 ORDER BY d.at, d.call_id, d.reviewer");
+    let mut stmt = c.prepare_cached(&sql)?;
+    let rows = damage::all(decoded(&mut stmt, [run_id], columns::decision)?)?;
+    Ok(rows.into_iter().map(|d| d.record).collect())
+}
+
+pub fn due_escalations(c: &Connection, now: i64) -> Result<Vec<(String, String)>> {
+    let rows = c
+        .prepare_cached(
+            "SELECT r.id, c.call_id FROM calls c JOIN runs r ON r.key = c.run \
+             WHERE c.state = 'pending' AND c.escalated_at IS NULL \
+             AND r.escalate_after_ms IS NOT NULL AND c.created_at + r.escalate_after_ms <= ?1 \
+             ORDER BY c.created_at, r.id, c.call_id",
+        )?
+        .query_map([now], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
 }

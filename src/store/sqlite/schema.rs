@@ -103,6 +103,24 @@ CREATE TABLE waiters (
     migrations::REVIEWERS,
     migrations::RUN_USERS,
     migrations::LEDGER_STARTS,
+    concat!(
+        crate::store::backend::policy_migration!(),
+        "
+CREATE TABLE decisions (
+    run INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    digest TEXT,
+    resume_data TEXT NOT NULL,
+    result TEXT,
+    via TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (run, call_id, reviewer),
+    FOREIGN KEY (run, call_id) REFERENCES calls (run, call_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+"
+    ),
 ];
 
 /// How long a command waits for another one's write lock before it fails.

@@ -12,10 +12,11 @@ use super::errors::classify;
 use super::read::{decoded, SqlRow, CALL_OF_RUN, CALL_RESULT};
 
 use crate::domain::{
-    CallRecord, CallState, Event, Message, NewCall, Resolution, StartedCall, StoredEvent,
-    ToolProcess,
+    CallRecord, CallState, Event, ItemKind, Message, NewCall, StartedCall, StoredEvent, ToolProcess,
 };
-use crate::store::backend::{Batch, CallHead, Origin, RunInsert, RunRow, ToolOutput, Tx};
+use crate::store::backend::{
+    Batch, CallHead, Origin, Resolving, RunInsert, RunRow, ToolOutput, Tx,
+};
 use crate::store::columns::{self, from_json, stored, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
@@ -252,8 +253,10 @@ impl Tx for SqliteTx<'_> {
             .prepare_cached(
                 "INSERT INTO runs (id, agent_id, agent, cwd, host, status, lease_token, \
                  lease_host, lease_pid, lease_start, lease_expires_at, expires_in_ms, \
-                 created_at, updated_at, os_uid) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
+                 created_at, updated_at, os_uid, policy, started_by, started_as, on_expiry, \
+                 escalate_after_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, \
+                 ?13, ?14, ?15, ?16, ?17, ?18)",
             )?
             .execute(params![
                 new.id,
@@ -268,7 +271,12 @@ impl Tx for SqliteTx<'_> {
                 expires,
                 run.expires_in_ms,
                 run.at,
-                i64::from(run.os_uid)
+                i64::from(run.os_uid),
+                run.policy.map(to_json),
+                run.started_by.name,
+                run.started_by.kind.as_str(),
+                run.on_expiry.as_str(),
+                run.escalate_after_ms
             ])?;
         Ok(self.tx.last_insert_rowid())
     }
@@ -302,31 +310,45 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>> {
-        let row: Option<(String, i64, Option<String>)> = self
+        type Head = (String, i64, Option<String>, Option<String>, String, String);
+        let row: Option<Head> = self
             .tx
             .prepare_cached(
-                "SELECT state, step, resolved_by FROM calls WHERE run = ?1 AND call_id = ?2",
+                "SELECT state, step, resolved_by, kind, tool_name, args FROM calls \
+                 WHERE run = ?1 AND call_id = ?2",
             )?
             .query_row(params![run.key, call_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
             })
             .optional()?;
-        let Some((state, step, resolved_by)) = row else {
+        let Some((state, step, resolved_by, kind, tool_name, args)) = row else {
             return Ok(None);
         };
         Ok(Some(CallHead {
             state: damage::one(&run.id, columns::call_state(&state))?,
             step,
             resolved_by,
+            kind: kind.as_deref().and_then(ItemKind::parse),
+            tool_name,
+            args: damage::one(&run.id, from_json(&args))?,
         }))
     }
 
-    fn resolve_call(&mut self, run: &RunRow, call_id: &str, by: &Resolution) -> Result<()> {
+    fn resolve_call(&mut self, run: &RunRow, call_id: &str, r: &Resolving) -> Result<()> {
         self.results = None;
+        let by = r.resolution;
         self.tx
             .prepare_cached(
                 "UPDATE calls SET state = 'resolved', result = ?3, resume_data = ?4, \
-                 resolved_by = ?5, resolved_via = ?6, resolved_at = ?7 \
+                 resolved_by = ?5, resolved_via = ?6, resolved_at = ?7, checked_by = ?8, \
+                 checked_as = ?9, approved_args = ?10, digest = ?11 \
                  WHERE run = ?1 AND call_id = ?2 AND state = 'pending'",
             )?
             .execute(params![
@@ -336,7 +358,11 @@ impl Tx for SqliteTx<'_> {
                 to_json(&by.resume_data),
                 by.by,
                 by.via.as_str(),
-                run.updated_at
+                run.updated_at,
+                r.checked.name,
+                r.checked.kind.as_str(),
+                r.approved_args.map(to_json),
+                r.digest
             ])?;
         Ok(())
     }
@@ -647,6 +673,10 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {
+        self
+    }
+
+    fn policies(&mut self) -> &mut dyn crate::store::policy::PolicyTx {
         self
     }
 }

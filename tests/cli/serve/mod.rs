@@ -11,5 +11,6 @@ mod drive;
 pub mod harness;
 mod links;
 mod pages;
+mod policy;
 mod reviewers;
 mod webdriver;

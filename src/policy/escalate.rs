@@ -1,0 +1,43 @@
+//! Escalation (SPEC §14): an item still pending `--escalate-after` after it was created runs
+//! the watcher's own `--on-escalate CMD` once, as `--on-suspend` runs its command (the
+//! item's JSON line on stdin). Of every watcher (a run's waiter, `serve`), the first to claim
+//! the item in the store's transaction runs it; the others never do. The command is never
+//! stored, and its failure is reported, never fatal.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+
+use crate::runner::notify;
+use crate::runner::Context;
+use crate::store::{now_ms, Store};
+
+/// Escalates what is due: for one run (a waiter) or for every run (`serve`). `tried` keeps
+/// the items this watcher claimed or saw claimed, so it asks the store about each once.
+pub fn due(
+    ctx: &Context,
+    store: &dyn Store,
+    run_id: Option<&str>,
+    cmd: &str,
+    tried: &mut HashSet<(String, String)>,
+) -> Result<()> {
+    let due = store.due_escalations(now_ms())?;
+    for (run, call) in due {
+        if run_id.is_some_and(|r| r != run) || tried.contains(&(run.clone(), call.clone())) {
+            continue;
+        }
+        tried.insert((run.clone(), call.clone()));
+        if !store.claim_escalation(&run, &call)? {
+            continue;
+        }
+        let item = store
+            .pending(Some(&run))?
+            .into_iter()
+            .find(|i| i.call.call_id == call);
+        if let Some(item) = item {
+            let shown = crate::items::ItemView::pending(&item);
+            notify::run_hook_reporting(ctx, cmd, "--on-escalate", &shown);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,234 @@
+//! An item's policy and its decisions so far, as `pending`, `show`, the inbox and a partial
+//! decision show them (SPEC §14): "1 of 2 approvals: alice approved; waiting for 1 more
+//! from bob or carol", and the `policy` and `decisions` of the JSON lines. What counts is
+//! judged by the store; this only counts again to say what is still needed.
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use crate::domain::review::{or_list, DecisionRecord, Rule, Verdict};
+use crate::domain::{CallRecord, ItemKind};
+use crate::output::format;
+use crate::store::{PendingItem, Run, Store};
+
+/// Who may decide an item and what was decided so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ItemGate {
+    pub kind: ItemKind,
+    pub rule: Rule,
+    /// The run's starter, when they are a reviewer the rule names.
+    pub starter: Option<String>,
+    /// This item's decisions, oldest first.
+    pub decisions: Vec<DecisionRecord>,
+}
+
+impl ItemGate {
+    /// The gate of `call` of `run`, when the run's policy governs it; `decisions` may hold
+    /// other items' decisions too.
+    pub fn of(run: &Run, call: &CallRecord, decisions: &[DecisionRecord]) -> Option<ItemGate> {
+        let kind = call.kind?;
+        let rule = run.gate.policy.as_ref()?.rule_for(kind, &call.tool_name)?;
+        let starter = run.gate.started_by.as_ref().and_then(|s| s.reviewer());
+        Some(ItemGate {
+            kind,
+            rule: rule.clone(),
+            starter: starter.map(str::to_string),
+            decisions: decisions
+                .iter()
+                .filter(|d| d.run_id == call.run_id && d.call_id == call.call_id)
+                .cloned()
+                .collect(),
+        })
+    }
+
+    /// The gates of pending items, keyed by run and tool call (one read per run listed).
+    pub fn of_pending(
+        store: &dyn Store,
+        items: &[PendingItem],
+    ) -> Result<HashMap<(String, String), ItemGate>> {
+        let mut runs: HashMap<&str, Option<(Run, Vec<DecisionRecord>)>> = HashMap::new();
+        let mut gates = HashMap::new();
+        for item in items {
+            let run_id = item.call.run_id.as_str();
+            if !runs.contains_key(run_id) {
+                let read = match store.run(run_id)? {
+                    Some(run) if run.gate.policy.is_some() => {
+                        let decisions = store.decisions(run_id)?;
+                        Some((run, decisions))
+                    }
+                    _ => None,
+                };
+                runs.insert(run_id, read);
+            }
+            if let Some(Some((run, decisions))) = runs.get(run_id) {
+                if let Some(gate) = ItemGate::of(run, &item.call, decisions) {
+                    gates.insert((item.call.run_id.clone(), item.call.call_id.clone()), gate);
+                }
+            }
+        }
+        Ok(gates)
+    }
+
+    /// The approvals that count now: the most of those that approved the same arguments
+    /// (changed arguments restart the count), by the reviewers the rule names.
+    fn approvers(&self) -> Vec<&str> {
+        let mut by_digest: BTreeMap<Option<&str>, Vec<&str>> = BTreeMap::new();
+        for d in &self.decisions {
+            if d.verdict == Verdict::Approved && self.rule.allows(&d.reviewer) {
+                by_digest
+                    .entry(d.digest.as_deref())
+                    .or_default()
+                    .push(&d.reviewer);
+            }
+        }
+        by_digest
+            .into_values()
+            .max_by_key(|names| names.len())
+            .unwrap_or_default()
+    }
+
+    /// Who may still decide: the rule's reviewers who have not, without the starter unless
+    /// the rule allows self-approval.
+    fn still_may(&self) -> Vec<String> {
+        self.rule
+            .reviewers
+            .iter()
+            .filter(|r| !self.decisions.iter().any(|d| &d.reviewer == *r))
+            .filter(|r| self.rule.allow_self || self.starter.as_deref() != Some(r.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    /// One line: who may decide and what is still needed.
+    pub fn summary(&self) -> String {
+        let others = or_list(&self.still_may());
+        if self.kind == ItemKind::Question {
+            return format!("{others} may answer");
+        }
+        let needed = self.rule.approvals;
+        let approvers = self.approvers();
+        let have = u32::try_from(approvers.len())
+            .unwrap_or(u32::MAX)
+            .min(needed);
+        let noun = if needed == 1 { "approval" } else { "approvals" };
+        if have == 0 {
+            return format!("0 of {needed} {noun}; waiting for {needed} from {others}");
+        }
+        format!(
+            "{have} of {needed} {noun}: {} approved; waiting for {} more from {others}",
+            approvers.join(", "),
+            needed - have
+        )
+    }
+
+    /// `show`'s lines: who may decide (and, while pending, what is still needed), then
+    /// each decision.
+    pub fn lines(&self, pending: bool) -> Vec<String> {
+        let mut lines = vec![if pending {
+            self.summary()
+        } else {
+            let needs = match self.kind {
+                ItemKind::Question => String::new(),
+                _ => format!(" ({} of them)", self.rule.approvals),
+            };
+            format!("policy: {}{needs}", or_list(&self.rule.reviewers))
+        }];
+        lines.extend(self.decisions.iter().map(|d| {
+            format!(
+                "{} {} via {} at {}",
+                d.reviewer,
+                d.verdict,
+                d.via,
+                format::time(d.at)
+            )
+        }));
+        lines
+    }
+
+    /// `{reviewers, approvals, allowSelf}`.
+    pub fn policy_json(&self) -> Value {
+        json!({
+            "reviewers": self.rule.reviewers,
+            "approvals": self.rule.approvals,
+            "allowSelf": self.rule.allow_self,
+        })
+    }
+
+    /// `[{by, decision, at, via}]`, oldest first.
+    pub fn decisions_json(&self) -> Value {
+        decisions_json(&self.decisions)
+    }
+}
+
+/// Decisions as the JSON lines show them: `[{by, decision, at, via}]`.
+pub fn decisions_json(decisions: &[DecisionRecord]) -> Value {
+    Value::Array(
+        decisions
+            .iter()
+            .map(|d| {
+                json!({
+                    "by": d.reviewer,
+                    "decision": d.verdict.as_str(),
+                    "at": format::time(d.at),
+                    "via": d.via,
+                })
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decision(by: &str, verdict: Verdict, digest: Option<&str>) -> DecisionRecord {
+        DecisionRecord {
+            run_id: "r".into(),
+            call_id: "c".into(),
+            reviewer: by.into(),
+            verdict,
+            digest: digest.map(str::to_string),
+            via: "flag".into(),
+            at: 0,
+        }
+    }
+
+    fn gate(kind: ItemKind, approvals: u32, decisions: Vec<DecisionRecord>) -> ItemGate {
+        ItemGate {
+            kind,
+            rule: Rule {
+                reviewers: vec!["alice".into(), "bob".into(), "carol".into()],
+                approvals,
+                allow_self: false,
+            },
+            starter: Some("carol".into()),
+            decisions,
+        }
+    }
+
+    #[test]
+    fn the_summary_says_who_approved_and_what_is_still_needed() {
+        assert_eq!(
+            gate(ItemKind::Plan, 2, vec![]).summary(),
+            "0 of 2 approvals; waiting for 2 from alice or bob"
+        );
+        let alice = decision("alice", Verdict::Approved, Some("d1"));
+        assert_eq!(
+            gate(ItemKind::Approval, 2, vec![alice.clone()]).summary(),
+            "1 of 2 approvals: alice approved; waiting for 1 more from bob"
+        );
+        // Changed arguments restart the count: the larger group counts.
+        let bob = decision("bob", Verdict::Approved, Some("d2"));
+        let carol = decision("carol", Verdict::Approved, Some("d2"));
+        assert_eq!(
+            gate(ItemKind::Approval, 3, vec![alice, bob, carol]).summary(),
+            "2 of 3 approvals: bob, carol approved; waiting for 1 more from nobody"
+        );
+        assert_eq!(
+            gate(ItemKind::Question, 1, vec![]).summary(),
+            "alice or bob may answer"
+        );
+    }
+}

@@ -1,0 +1,482 @@
+//! Who may answer (SPEC §14, §14.1) through the real binary, on the backend the suite runs
+//! against: the review flags of `run`, `ask` and `plan` resolved at start (refusals at
+//! start, exit 2), a decision that is not yet the last one needed (exit 75, "1 of 2
+//! approvals: me approved; waiting for 1 more from bob"), someone outside the policy
+//! (exit 77, nothing changed), the starter without and with `--allow-self`, `pending` and
+//! `show` with the policy and decisions, `approve --args` and `--all`, `--on-expiry` and
+//! escalation. This process's user is the reviewer `me` (by OS user, and on PostgreSQL by
+//! the session's role); other reviewers decide through the store's API as `serve` does.
+
+use serde_json::{json, Value};
+
+use mastra_ask::domain::{Resolution, Via};
+use mastra_ask::store::{self, Access, Decide, Identity, Location, Resolved, Store};
+use mastra_ask::sys;
+
+use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent, tool_message};
+use crate::common::{assert_same_store, Env};
+use crate::policy::session_role;
+
+/// Adds the reviewer `me` (this process's user) and `others`, all in group release.
+fn team(env: &Env, me: &str, others: &[&str]) {
+    let user = sys::effective_user();
+    let mut add = vec![
+        "reviewer",
+        "add",
+        me,
+        "--group",
+        "release",
+        "--os-user",
+        &user,
+    ];
+    let role = session_role(&env.store);
+    if let Some(role) = role.as_deref() {
+        add.extend(["--pg-role", role]);
+    }
+    env.run(&add).assert_code(0);
+    for name in others {
+        env.run(&["reviewer", "add", name, "--group", "release"])
+            .assert_code(0);
+    }
+}
+
+fn open(env: &Env) -> Box<dyn Store> {
+    store::open(&Location::resolve(Some(&env.store.url())), Access::Existing)
+        .unwrap()
+        .unwrap()
+}
+
+/// `who` decides the only pending item of `run` through the store, as serve would.
+fn decides(env: &Env, run: &str, who: &str, resume_data: Value) -> store::Result<Resolved> {
+    let store = open(env);
+    let item = store.pending(Some(run)).unwrap().remove(0);
+    let resolution = Resolution {
+        resume_data,
+        result: None,
+        by: who.into(),
+        via: Via::Api,
+    };
+    let identity = Identity::Reviewer(who.into());
+    let d = Decide {
+        resolution: &resolution,
+        identity: &identity,
+        claimed: false,
+        args: None,
+    };
+    store.decide(run, &item.call.call_id, &d, None)
+}
+
+fn plan(env: &Env, extra: &[&str]) -> String {
+    let file = env.write("work/plan.md", "# Release\n\nTag v2.\n");
+    let mut args = vec!["plan", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = env.run(&args);
+    out.assert_code(75);
+    out.stdout.trim().to_string()
+}
+
+#[test]
+fn two_allowed_approvals_resolve_a_plan_and_the_first_is_partial() {
+    let env = Env::new();
+    team(&env, "me", &["bob", "carol"]);
+    let run = plan(
+        &env,
+        &[
+            "--reviewer",
+            "group:release",
+            "--approvals",
+            "2",
+            "--allow-self",
+        ],
+    );
+    let out = env.run(&["pending"]);
+    assert!(
+        out.stdout
+            .contains("\n    0 of 2 approvals; waiting for 2 from bob, carol or me\n"),
+        "{}",
+        out.stdout
+    );
+    let out = env.run(&["review", &run, "--approve"]);
+    out.assert_code(75);
+    assert!(
+        out.stderr.contains(
+            "recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob or carol"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.status(&run), "suspended");
+    let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
+    assert_eq!(
+        line["policy"],
+        json!({"reviewers": ["bob", "carol", "me"], "approvals": 2, "allowSelf": true})
+    );
+    assert_eq!(line["decisions"][0]["by"], "me");
+    assert_eq!(line["decisions"][0]["decision"], "approved");
+    assert_eq!(line["decisions"][0]["via"], "flag");
+    // The same reviewer twice is a conflict, and changes nothing.
+    let before = env.dump();
+    let out = env.run(&["review", &run, "--approve"]);
+    out.assert_code(4);
+    assert_same_store(&env.dump(), &before);
+    // The second allowed reviewer resolves it; the plan run completes approved.
+    let r = decides(&env, &run, "bob", json!({"action": "approved"})).unwrap();
+    assert!(matches!(r, Resolved::Resumed { .. }), "{r:?}");
+    env.run(&["resume", &run]).assert_code(0);
+    let shown = env.show(&run);
+    let item = &shown["suspensions"][0];
+    let by: Vec<&str> = item["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["by"].as_str().unwrap())
+        .collect();
+    assert_eq!(by, ["me", "bob"]);
+    assert_eq!(shown["policy"]["rule"]["approvals"], 2);
+    let text = env.run(&["show", &run]).stdout;
+    assert!(text.contains("    me approved via flag at "), "{text}");
+    assert!(text.contains("    bob approved via api at "), "{text}");
+}
+
+#[test]
+fn someone_outside_the_policy_gets_77_and_nothing_changes() {
+    let env = Env::new();
+    team(&env, "carol", &["alice", "bob"]);
+    let out = env.run(&[
+        "ask",
+        "Ship it?",
+        "--option",
+        "yes",
+        "--option",
+        "no",
+        "--reviewer",
+        "alice",
+        "--reviewer",
+        "bob",
+    ]);
+    out.assert_code(75);
+    let run = out.stdout.trim().to_string();
+    let out = env.run(&["pending"]);
+    assert!(
+        out.stdout.contains("\n    alice or bob may answer\n"),
+        "{}",
+        out.stdout
+    );
+    let before = env.dump();
+    let out = env.run(&["answer", &run, "yes"]);
+    out.assert_code(77);
+    assert_eq!(
+        out.stderr.lines().next().unwrap(),
+        format!("error: reviewer carol may not decide the question ask-1 of run {run}; its policy lets alice or bob decide")
+            .replace("ask-1", &open(&env).pending(Some(&run)).unwrap()[0].call.call_id)
+    );
+    let out = env.run(&["-o", "json", "answer", &run, "yes"]);
+    out.assert_code(77);
+    let line: Value = serde_json::from_str(out.stderr.lines().last().unwrap()).unwrap();
+    assert_eq!(line["error"]["code"], "FORBIDDEN");
+    // --as is a claim: refused under a policy, whatever name it gives.
+    let out = env.run(&["answer", &run, "yes", "--as", "alice"]);
+    out.assert_code(2);
+    assert_same_store(&env.dump(), &before);
+    // An allowed reviewer's answer resolves it.
+    decides(&env, &run, "alice", json!("yes")).unwrap();
+    env.run(&["resume", &run]).assert_code(0);
+}
+
+#[test]
+fn the_starter_is_refused_without_allow_self_and_accepted_with_it() {
+    let env = Env::new();
+    team(&env, "me", &["bob"]);
+    let run = plan(&env, &["--reviewer", "me", "--reviewer", "bob"]);
+    let before = env.dump();
+    let out = env.run(&["review", &run, "--approve"]);
+    out.assert_code(77);
+    assert!(
+        out.stderr.starts_with(&format!(
+            "error: reviewer me started run {run} and its policy does not allow self-approval"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_same_store(&env.dump(), &before);
+    // They may still reject their own plan.
+    env.run(&["review", &run, "--reject"]).assert_code(0);
+
+    let run = plan(
+        &env,
+        &["--reviewer", "me", "--reviewer", "bob", "--allow-self"],
+    );
+    env.run(&["review", &run, "--approve"]).assert_code(0);
+    assert_eq!(env.status(&run), "completed");
+}
+
+#[test]
+fn policies_that_cannot_be_met_are_refused_at_start_and_nothing_is_stored() {
+    let env = Env::new();
+    team(&env, "me", &["bob"]);
+    let refused = |args: &[&str], says: &str| {
+        let mut all = vec!["ask", "Ship?"];
+        all.extend_from_slice(args);
+        let out = env.run(&all);
+        out.assert_code(2);
+        assert!(
+            out.stderr.starts_with(&format!("error: {says}")),
+            "{args:?}: {}",
+            out.stderr
+        );
+    };
+    refused(
+        &["--reviewer", "dave"],
+        "the run's review: no reviewer dave",
+    );
+    refused(
+        &["--reviewer", "group:qa"],
+        "the run's review: group qa has no reviewers",
+    );
+    refused(
+        &["--reviewer", "group:release", "--approvals", "3"],
+        "the run's review needs 3 approvals, but only 2 reviewer(s) may decide: bob, me",
+    );
+    refused(&["--policy", "release"], "no policy release");
+    refused(
+        &["--approvals", "2"],
+        "the following required arguments were not provided",
+    );
+    refused(
+        &["--reviewer", "bob", "--policy", "release"],
+        "the argument '--reviewer",
+    );
+    refused(
+        &["--on-expiry", "decline"],
+        "the following required arguments were not provided",
+    );
+    assert_eq!(env.count("SELECT count(*) FROM runs", &[]), 0);
+    // A named policy an administrator keeps.
+    env.run(&[
+        "policy",
+        "set",
+        "release",
+        "--reviewer",
+        "group:release",
+        "--approvals",
+        "2",
+    ])
+    .assert_code(0);
+    let out = env.run(&["ask", "Ship?", "--policy", "release"]);
+    out.assert_code(75);
+    let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
+    assert_eq!(
+        line["policy"],
+        json!({"reviewers": ["bob", "me"], "approvals": 2, "allowSelf": false})
+    );
+}
+
+/// A run suspended on approvals of `tag_release` calls `c1` (and `c2` when `two`).
+fn approvals(env: &Env, two: bool, extra: &[&str], review: Option<Value>) -> String {
+    let tag = tagger(env);
+    let mut calls = vec![json!({"id": "c1", "name": "tag_release", "args": {"version": "v2"}})];
+    if two {
+        calls.push(json!({"id": "c2", "name": "tag_release", "args": {"version": "v3"}}));
+    }
+    let mut t = json!({"requireApproval": true});
+    if let Some(r) = review {
+        t["review"] = r;
+    }
+    let agent = tool_agent(
+        env,
+        json!([{"toolCalls": calls}, {"text": "done"}]),
+        vec![tool("tag_release", &[&tag], t)],
+    );
+    let (out, run) = env.start(&agent, extra);
+    out.assert_code(75);
+    run
+}
+
+#[test]
+fn a_partial_approval_exits_75_and_the_tool_waits_for_the_last() {
+    let env = Env::new();
+    team(&env, "me", &["bob"]);
+    let run = approvals(
+        &env,
+        false,
+        &[],
+        Some(json!({"reviewers": ["group:release"], "approvals": 2, "allowSelf": true})),
+    );
+    let out = env.run(&["approve", &run]);
+    out.assert_code(75);
+    assert!(
+        out.stderr
+            .contains("recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(tag_runs(&env), 0);
+    decides(&env, &run, "bob", json!({"approved": true})).unwrap();
+    env.run(&["resume", &run]).assert_code(0);
+    assert_eq!(tag_runs(&env), 1, "the tool ran once");
+}
+
+#[test]
+fn approve_with_changed_arguments_checks_them_and_runs_them() {
+    let env = Env::new();
+    let run = approvals(&env, false, &[], None);
+    let before = env.dump();
+    for bad in [r#"{"version": 3}"#, r#"{"other": "x"}"#, "not json"] {
+        let out = env.run(&["approve", &run, "--args", bad]);
+        out.assert_code(2);
+        assert!(
+            out.stderr.starts_with("error: --args"),
+            "{bad}: {}",
+            out.stderr
+        );
+    }
+    assert_same_store(&env.dump(), &before);
+    // Refused with --server before any request (nothing listens there).
+    let out = env.run(&[
+        "--server",
+        "http://127.0.0.1:9",
+        "approve",
+        &run,
+        "--args",
+        "{}",
+    ]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .starts_with("error: approve --args does not work with --server"),
+        "{}",
+        out.stderr
+    );
+    env.run(&["approve", &run, "--args", r#"{"version":"v3"}"#])
+        .assert_code(0);
+    assert_eq!(
+        std::fs::read_to_string(env.path("work/tagged.log")).unwrap(),
+        "{\"version\":\"v3\"}\n"
+    );
+    assert!(tool_message(&env, &run, "c1").starts_with("The user changed the arguments"));
+    let item = &env.show(&run)["suspensions"][0];
+    assert_eq!(item["args"], json!({"version": "v2"}));
+    assert_eq!(item["approvedArgs"], json!({"version": "v3"}));
+    let text = env.run(&["show", &run]).stdout;
+    assert!(
+        text.contains(
+            r#"    approved with changes: {"version":"v3"} (proposed: {"version":"v2"})"#
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn all_approvals_of_a_run_in_one_decision_all_or_none() {
+    let env = Env::new();
+    let run = approvals(&env, true, &[], None);
+    let before = env.dump();
+    let out = env.run(&["approve", &run, "--all"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains("error: approve --all without a terminal needs --yes"),
+        "{}",
+        out.stderr
+    );
+    assert_same_store(&env.dump(), &before);
+    let out = env.run(&["approve", &run, "--all", "--yes"]);
+    out.assert_code(0);
+    assert!(
+        out.stderr.starts_with(&format!(
+            "approve all 2 tool call(s) of run {run}:\n  c1 approval: tag_release {{\"version\":\"v2\"}}\n  c2 approval: tag_release {{\"version\":\"v3\"}}\n"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(tag_runs(&env), 2);
+    assert_eq!(env.status(&run), "completed");
+
+    // Under a policy one call of which this user may not approve: nothing is recorded.
+    let env = Env::new();
+    team(&env, "me", &["bob"]);
+    let run = approvals(&env, true, &["--reviewer", "bob"], None);
+    let before = env.dump();
+    let out = env.run(&["decline", &run, "--all", "--yes"]);
+    out.assert_code(77);
+    assert_same_store(&env.dump(), &before);
+}
+
+#[test]
+fn an_approval_declined_at_its_deadline_by_the_flag_never_runs() {
+    let env = Env::new();
+    let run = approvals(
+        &env,
+        false,
+        &["--expires-in", "1s", "--on-expiry", "decline"],
+        None,
+    );
+    env.poll("the deadline", || {
+        env.run(&["pending", "-q"]);
+        env.status(&run) == "running"
+    });
+    env.run(&["resume", &run]).assert_code(0);
+    assert_eq!(env.status(&run), "completed");
+    assert_eq!(tag_runs(&env), 0, "a declined tool never runs");
+    assert_eq!(
+        tool_message(&env, &run, "c1"),
+        mastra_ask::tools::expired::DECLINED
+    );
+}
+
+#[test]
+fn the_waiter_escalates_an_item_once() {
+    let env = Env::new();
+    let tag = tagger(&env);
+    let agent = tool_agent(
+        &env,
+        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
+        vec![tool(
+            "tag_release",
+            &[&tag],
+            json!({"requireApproval": true}),
+        )],
+    );
+    let log = env.path("work/escalated.log");
+    let hook = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+    let child = env.spawn(&[
+        "run",
+        "--agent",
+        &agent,
+        "--wait",
+        "--escalate-after",
+        "1s",
+        "--on-escalate",
+        &hook,
+        "Go",
+    ]);
+    let run = env.first_pending();
+    env.poll("the escalation", || log.exists());
+    // A while longer: the waiter keeps waiting and never escalates the item again.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    env.run(&["approve", &run]).assert_code(0);
+    crate::common::finish(child).assert_code(0);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    let item: Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(
+        (item["runId"].as_str(), item["toolCallId"].as_str()),
+        (Some(run.as_str()), Some("c1"))
+    );
+    assert_eq!(
+        env.count(
+            "SELECT count(*) FROM calls WHERE escalated_at IS NOT NULL",
+            &[]
+        ),
+        1
+    );
+    // Without a waiter nobody here escalates: the run says so at its start.
+    let out = env.run(&["ask", "Ship?", "--escalate-after", "1m"]);
+    out.assert_code(75);
+    assert!(
+        out.stderr.contains("warning: --escalate-after 1m: no waiter will watch this run (--wait); a serve with --on-escalate may escalate its items"),
+        "{}",
+        out.stderr
+    );
+}
