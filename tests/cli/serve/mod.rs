@@ -7,6 +7,7 @@
 mod api;
 mod attacks;
 mod browser;
+mod client_policy;
 mod drive;
 pub mod harness;
 mod links;
