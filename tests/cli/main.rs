@@ -25,6 +25,7 @@ mod pg_safety;
 mod pg_tls;
 mod policy;
 mod policy_cli;
+mod policy_race;
 mod policy_runs;
 mod postgres;
 mod prompts;

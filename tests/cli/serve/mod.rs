@@ -13,5 +13,6 @@ pub mod harness;
 mod links;
 mod pages;
 mod policy;
+mod race_policy;
 mod reviewers;
 mod webdriver;
