@@ -56,6 +56,8 @@ pub struct Serving {
     pub location: Location,
     /// `--db` as given, for the commands a wording names.
     pub db_flag: Option<String>,
+    /// What chose the store (`--db`, `MASTRA_ASK_DB` or the default), as the commands say it.
+    pub store_from: crate::runner::StoreFrom,
     /// `--drive`.
     pub drive: bool,
 }
@@ -150,10 +152,7 @@ fn continue_after(
         let ctx = Context {
             location: serving.location.clone(),
             db_flag: serving.db_flag.clone(),
-            store_from: match serving.db_flag {
-                Some(_) => crate::runner::StoreFrom::Flag,
-                None => crate::runner::StoreFrom::Default,
-            },
+            store_from: serving.store_from,
             on_suspend: None,
             interactive: false,
             server: None,

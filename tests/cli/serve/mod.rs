@@ -9,6 +9,7 @@ mod attacks;
 mod browser;
 mod client_policy;
 mod drive;
+mod escalate;
 pub mod harness;
 mod links;
 mod pages;
