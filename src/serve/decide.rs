@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 use super::app::Shared;
 use super::frames::{self, Frames};
 use super::pool::{broken, Reuse};
+use crate::agent::approved::check_changed_args;
 use crate::domain::{CallRecord, CallState, Event, ItemKind, Resolution, RunStatus, Via};
 use crate::items;
 use crate::runner::advance::model_for;
@@ -38,6 +39,10 @@ pub enum Answer {
     /// An approval decision (`approve-tool-call`, `decline-tool-call`, the approval form):
     /// only for approval items.
     Approval(approval::Decision),
+    /// Approve with these arguments in place of the proposed ones (the approval form's
+    /// `args`, SPEC §14.1): checked against the tool's input schema, then recorded as
+    /// `approve --args` records them. The proposed arguments themselves are a plain approval.
+    Changed(Value),
 }
 
 /// The item a decision is about.
@@ -231,10 +236,14 @@ fn record<'a>(
         pending_in_run: 1,
         url: None,
     };
+    let (answer, changed) = changes(&run, &item, answer)?;
     let resolution = resolution(&stored, answer, by, via)?;
     // A run whose model cannot be had here is still answered: recorded for its host.
     let drive = drive && model_for(&run).is_ok();
     let mut advance = Advance::new(ctx, store, &run.id, Policy::serving(drive, &run, by));
+    if let Some(args) = changed {
+        advance.place().approving_with(args);
+    }
     let outcome = advance
         .record(&run, &item, &resolution)
         .map_err(|e| refusal_of(e, store, &run, &item))?;
@@ -246,6 +255,40 @@ fn record<'a>(
             outcome,
         },
     ))
+}
+
+/// An approval with changed arguments as a plain approval and the arguments approved, once
+/// they fit the tool's schema (`approve --args`'s check); unchanged ones are no change.
+fn changes(
+    run: &Run,
+    item: &CallRecord,
+    answer: Answer,
+) -> Result<(Answer, Option<Value>), Refusal> {
+    let Answer::Changed(args) = answer else {
+        return Ok((answer, None));
+    };
+    if item.kind() != ItemKind::Approval {
+        return Err(Refusal::Invalid {
+            field: "args",
+            message: format!(
+                "tool call {} is a {}, not an approval: only an approval is approved with changed arguments",
+                item.call_id,
+                item.kind().noun()
+            ),
+        });
+    }
+    let approve = Answer::Approval(approval::Decision::approve());
+    if args == item.args {
+        return Ok((approve, None));
+    }
+    check_changed_args(run, &item.tool_name, &args).map_err(|problems| Refusal::Invalid {
+        field: "args",
+        message: format!(
+            "the arguments do not fit tool {}: {problems}; nothing was recorded",
+            item.tool_name
+        ),
+    })?;
+    Ok((approve, Some(args)))
 }
 
 /// Why recording failed, as a refusal.
@@ -363,6 +406,11 @@ fn resolution(
         (ItemKind::Approval, Answer::Approval(decision)) => {
             Ok(items::approval::decided(&decision, by, via))
         }
+        // Made a plain approval (`changes`) before this.
+        (_, Answer::Changed(_)) => Err(Refusal::Invalid {
+            field: "args",
+            message: "only an approval is approved with changed arguments".into(),
+        }),
         (kind, Answer::Approval(_)) => Err(Refusal::Invalid {
             field: "toolCallId",
             message: format!(

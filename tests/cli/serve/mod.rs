@@ -7,6 +7,7 @@
 mod api;
 mod attacks;
 mod browser;
+mod changes;
 mod client_policy;
 mod drive;
 mod escalate;
