@@ -21,6 +21,7 @@ mod mastra;
 mod model_paths;
 mod net;
 mod pg_grants;
+mod pg_guards;
 mod pg_safety;
 mod pg_tls;
 mod policy;
