@@ -67,6 +67,22 @@ pub struct Serving {
     pub drive: bool,
 }
 
+impl Serving {
+    /// The run layer's context for work serve does on its own (no terminal, no hook of a
+    /// run's), reporting to `report`.
+    pub fn context<'a>(&self, report: &'a dyn crate::report::Report) -> Context<'a> {
+        Context {
+            location: self.location.clone(),
+            db_flag: self.db_flag.clone(),
+            store_from: self.store_from,
+            on_suspend: None,
+            interactive: false,
+            server: None,
+            report,
+        }
+    }
+}
+
 /// A decision that was recorded.
 #[derive(Clone, Debug)]
 pub struct Decided {
@@ -154,15 +170,7 @@ fn continue_after(
 ) -> Reuse {
     let mut reuse = Reuse::Yes;
     {
-        let ctx = Context {
-            location: serving.location.clone(),
-            db_flag: serving.db_flag.clone(),
-            store_from: serving.store_from,
-            on_suspend: None,
-            interactive: false,
-            server: None,
-            report: &frames,
-        };
+        let ctx = serving.context(&frames);
         let (mut advance, decided) =
             match record(&ctx, store, serving.drive, target, answer, by, via) {
                 Ok(recorded) => recorded,

@@ -18,7 +18,6 @@ use super::decide::Serving;
 use super::pool;
 use crate::output::Out;
 use crate::policy::escalate;
-use crate::runner::Context;
 use crate::store::Store;
 
 /// How often the store is asked what is due.
@@ -54,15 +53,7 @@ impl Drop for Escalator {
 
 fn watch(serving: &Serving, cmd: &str, stop: &AtomicBool) {
     let out = Out::new(false);
-    let ctx = Context {
-        location: serving.location.clone(),
-        db_flag: serving.db_flag.clone(),
-        store_from: serving.store_from,
-        on_suspend: None,
-        interactive: false,
-        server: None,
-        report: &out,
-    };
+    let ctx = serving.context(&out);
     let mut store: Option<Box<dyn Store>> = None;
     let mut failing = false;
     while !stop.load(Ordering::Relaxed) {

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::harness::{item_state, only_item, reviewer, Served};
+use super::harness::{item_state, reviewer, Served};
 use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent};
 use crate::common::{Env, Out};
 
@@ -30,22 +30,7 @@ fn a_plan_through_the_client_is_77_outside_the_policy_then_75_then_resolved() {
     let bob = reviewer(&env, "bob");
     reviewer(&env, "carol");
     let dave = reviewer(&env, "dave");
-    env.write("work/PLAN.md", "# Ship\n\n- tag v2\n");
-    let out = env.run(&[
-        "plan",
-        "PLAN.md",
-        "--reviewer",
-        "alice",
-        "--reviewer",
-        "bob",
-        "--reviewer",
-        "carol",
-        "--approvals",
-        "2",
-    ]);
-    out.assert_code(75);
-    let run = out.stdout.trim().to_string();
-    let call = only_item(&env, &run);
+    let (run, call) = super::policy::two_of_three(&env);
     let served = Served::start(&env, &[]);
     let api = format!("{}/api", served.base);
 
