@@ -2,6 +2,7 @@
 
 mod approval;
 mod bad_input;
+mod cancelled;
 mod ci_docs;
 mod command_tools;
 mod common;
@@ -27,6 +28,7 @@ mod policy;
 mod policy_cli;
 mod policy_runs;
 mod postgres;
+mod prompt_watch;
 mod prompts;
 mod providers;
 mod pty;
