@@ -58,6 +58,12 @@ fn a_plan_waiters_open_menu_is_left_when_a_colleague_rejects() {
     pty.expect("split the tag step");
     let (code, text) = pty.finish();
     assert_eq!(code, 5, "{text}");
+    // The menu (prompt line and its four entries) is cleared before the line is printed.
+    let said = text.find("was rejected by colleague").unwrap();
+    let menu_end = text[..said].rfind("Reject with feedback written in an editor").unwrap();
+    let cleared = &text[menu_end..said];
+    assert!(cleared.contains("\x1b[5A"), "{cleared:?}");
+    assert_eq!(cleared.matches("\x1b[2K").count(), 5, "{cleared:?}");
     // The cursor comes back (console's "show cursor") after the menu hid it.
     let shown = text.rfind("\x1b[?25h").expect("the cursor is shown again");
     let hidden = text.rfind("\x1b[?25l").expect("the menu hid the cursor");
