@@ -31,9 +31,9 @@ pub const TABLE: [(Exit, i32, &str); 13] = [
     (Exit::Suspended, 75, "suspended: the run waits for human input"),
     (Exit::Forbidden, 77, "not permitted: a policy does not let this identity make this decision; nothing changed"),
     (Exit::TimedOut, 124, "timed out (`--timeout`), items expired"),
-    (Exit::HungUp, 129, "a one-step run's waiter got SIGHUP: its run was cancelled (a `run --wait` waiter: it stopped waiting)"),
-    (Exit::Interrupted, 130, "interrupted; nothing recorded (a one-step run's waiter got SIGINT: its run was cancelled)"),
-    (Exit::Terminated, 143, "a one-step run's waiter got SIGTERM: its run was cancelled (a `run --wait` waiter: it stopped waiting)"),
+    (Exit::HungUp, 129, "the waiter of a one-step run got SIGHUP: its run was cancelled (a `run --wait` waiter: it stopped waiting)"),
+    (Exit::Interrupted, 130, "interrupted; nothing recorded (the waiter of a one-step run got SIGINT: its run was cancelled)"),
+    (Exit::Terminated, 143, "the waiter of a one-step run got SIGTERM: its run was cancelled (a `run --wait` waiter: it stopped waiting)"),
 ];
 
 impl Exit {

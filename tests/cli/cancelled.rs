@@ -60,7 +60,9 @@ fn a_sigtermed_plan_waiter_cancels_its_run_and_a_later_review_says_the_job_is_go
     assert!(
         later.stderr.contains(&format!(
             "run {run} is cancelled (the job that waited for it was stopped: its waiter, pid "
-        )) && later.stderr.contains(", got SIGTERM): nothing waits for review"),
+        )) && later
+            .stderr
+            .contains(", got SIGTERM): nothing waits for review"),
         "{}",
         later.stderr
     );
@@ -69,15 +71,25 @@ fn a_sigtermed_plan_waiter_cancels_its_run_and_a_later_review_says_the_job_is_go
 #[test]
 fn a_sighupped_ask_waiter_exits_129_and_a_sigint_one_130() {
     let env = Env::new();
-    let ask = ["ask", "Ship it?", "--option", "yes", "--option", "no", "--wait"];
+    let ask = [
+        "ask", "Ship it?", "--option", "yes", "--option", "no", "--wait",
+    ];
     let (first, hup) = signalled(&env, &ask, libc::SIGHUP);
     hup.assert_code(129);
-    assert!(hup.stderr.contains("error: got SIGHUP: cancelled run"), "{}", hup.stderr);
+    assert!(
+        hup.stderr.contains("error: got SIGHUP: cancelled run"),
+        "{}",
+        hup.stderr
+    );
     assert_eq!(env.status(&first), "cancelled");
 
     let (second, int) = signalled(&env, &ask, libc::SIGINT);
     int.assert_code(130);
-    assert!(int.stderr.contains("error: got SIGINT: cancelled run"), "{}", int.stderr);
+    assert!(
+        int.stderr.contains("error: got SIGINT: cancelled run"),
+        "{}",
+        int.stderr
+    );
     assert_eq!(env.status(&second), "cancelled");
     assert!(env.run(&["pending", "-q"]).stdout.is_empty());
 
@@ -89,7 +101,11 @@ fn a_sighupped_ask_waiter_exits_129_and_a_sigint_one_130() {
 #[test]
 fn a_json_waiter_ends_with_a_terminated_error_line() {
     let env = Env::new();
-    let (_, out) = signalled(&env, &["-o", "json", "ask", "Ship it?", "--wait"], libc::SIGTERM);
+    let (_, out) = signalled(
+        &env,
+        &["-o", "json", "ask", "Ship it?", "--wait"],
+        libc::SIGTERM,
+    );
     out.assert_code(143);
     let last: serde_json::Value = serde_json::from_str(out.stderr.trim_end()).unwrap();
     assert_eq!(last["error"]["code"], "TERMINATED", "{last}");

@@ -45,6 +45,7 @@ mod several;
 mod snapshots;
 mod steps;
 mod store;
+mod store_flag;
 mod store_safety;
 mod stress;
 mod tool_processes;

@@ -60,7 +60,9 @@ fn a_plan_waiters_open_menu_is_left_when_a_colleague_rejects() {
     assert_eq!(code, 5, "{text}");
     // The menu (prompt line and its four entries) is cleared before the line is printed.
     let said = text.find("was rejected by colleague").unwrap();
-    let menu_end = text[..said].rfind("Reject with feedback written in an editor").unwrap();
+    let menu_end = text[..said]
+        .rfind("Reject with feedback written in an editor")
+        .unwrap();
     let cleared = &text[menu_end..said];
     assert!(cleared.contains("\x1b[5A"), "{cleared:?}");
     assert_eq!(cleared.matches("\x1b[2K").count(), 5, "{cleared:?}");
@@ -112,9 +114,7 @@ fn a_run_waiters_open_approval_menu_is_left_and_the_waiter_drives_the_leg() {
 #[test]
 fn a_run_waiter_answered_elsewhere_prompts_for_what_comes_next() {
     let env = Env::new();
-    let ask = |id: &str, question: &str| {
-        json!({"toolCalls": [{"id": id, "name": "ask_user", "args": {"question": question}}]})
-    };
+    let ask = |id: &str, question: &str| json!({"toolCalls": [{"id": id, "name": "ask_user", "args": {"question": question}}]});
     let agent = env.agent(json!([
         ask("q1", "Which version?"),
         ask("q2", "Which channel?"),
@@ -123,7 +123,8 @@ fn a_run_waiter_answered_elsewhere_prompts_for_what_comes_next() {
     let mut pty = Pty::spawn(&env, &["run", "--wait", "--agent", &agent, "Go"], &[]);
     pty.expect("Which version?");
     let run = env.first_pending();
-    env.run(&["answer", &run, "v2", "--as", "bob"]).assert_code(0);
+    env.run(&["answer", &run, "v2", "--as", "bob"])
+        .assert_code(0);
     pty.expect(&format!(
         "tool call q1 of run {run} was answered by bob from another process"
     ));
