@@ -57,6 +57,9 @@ pub struct Wait {
     pub expire_at_deadline: bool,
     /// In JSON mode, end with the run's summary line (`wait`).
     pub summary: bool,
+    /// This process started the run (`run`/`ask`/`plan --wait`, not `wait --drive`): a
+    /// one-step run is its own, and a signal that stops it cancels the run (SPEC §5.3).
+    pub started_it: bool,
 }
 
 impl Policy {
@@ -289,8 +292,9 @@ impl<'a, P: Place> Advance<'a, P> {
     /// A waiter that got SIGHUP, SIGINT or SIGTERM stops here: the place says what became
     /// of the run (SPEC §5.3).
     fn stop_if_signalled(&mut self) -> Result<()> {
+        let started_it = self.policy.wait.as_ref().is_some_and(|w| w.started_it);
         match signals::ended() {
-            Some(signal) => Err(self.place.stop_waiting(signal)?.into()),
+            Some(signal) => Err(self.place.stop_waiting(signal, started_it)?.into()),
             None => Ok(()),
         }
     }

@@ -478,10 +478,10 @@ impl Place for Local<'_> {
         ))
     }
 
-    fn stop_waiting(&mut self, signal: Ending) -> Result<Error> {
+    fn stop_waiting(&mut self, signal: Ending, started_it: bool) -> Result<Error> {
         let run = self.read()?;
         let id = run.id.clone();
-        if self.is_one_shot(&run) {
+        if started_it && self.is_one_shot(&run) {
             let why = format!(
                 "the job that waited for it was stopped: its waiter, pid {}, got {}",
                 std::process::id(),

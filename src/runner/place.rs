@@ -124,9 +124,10 @@ pub trait Place: Plans {
     /// pending items as expired, where that can be done).
     fn timed_out(&mut self, expire: bool) -> Result<Error>;
 
-    /// A waiter got `signal` (SPEC §5.3): it stops waiting, cancelling a one-step run where
-    /// the place holds one; the error that says what became of the run.
-    fn stop_waiting(&mut self, signal: Ending) -> Result<Error> {
+    /// A waiter got `signal` (SPEC §5.3): it stops waiting, cancelling a one-step run that
+    /// it started (`started_it`) where the place holds one; the error that says what became
+    /// of the run.
+    fn stop_waiting(&mut self, signal: Ending, _started_it: bool) -> Result<Error> {
         Ok(stopped_by(
             signal,
             format!("stopped waiting for run {}", self.run_id()),

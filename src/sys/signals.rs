@@ -256,6 +256,24 @@ mod tests {
     }
 
     #[test]
+    fn an_ending_signal_is_recorded_while_caught_and_its_action_comes_back() {
+        // SIGHUP: no other test of this process raises it.
+        let before = current(libc::SIGHUP);
+        {
+            let _ends = catch_ends();
+            assert_eq!(ended(), None);
+            assert_eq!(current(libc::SIGHUP), address(on_end));
+            raise(libc::SIGHUP);
+            assert_eq!(ended(), Some(Ending::HangUp));
+            assert_eq!(Ending::HangUp.name(), "SIGHUP");
+        }
+        assert_eq!(current(libc::SIGHUP), before);
+        // A new catch forgets what the last one recorded.
+        let _ends = catch_ends();
+        assert_eq!(ended(), None);
+    }
+
+    #[test]
     fn sigxfsz_is_ignored() {
         ignore_sigxfsz();
         assert!(ignored(libc::SIGXFSZ));

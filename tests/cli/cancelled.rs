@@ -180,3 +180,29 @@ fn a_run_answered_on_another_host_says_it_waits_for_its_host() {
     on("ci-box", &["resume", &run]).assert_code(0);
     assert_eq!(env.status(&run), "completed");
 }
+
+/// `wait --drive` only watches a run another job started: a signal stops it and leaves even
+/// a one-step run pending for its own waiter or a reviewer.
+#[test]
+fn a_sigtermed_wait_drive_leaves_a_plan_run_pending() {
+    let env = Env::new();
+    env.write("work/PLAN.md", "# Ship it\n");
+    env.run(&["plan", "PLAN.md"]).assert_code(75);
+    let run = env.first_pending();
+    let watcher = env.spawn(&["wait", &run, "--drive"]);
+    env.wait_for_waiter(&run);
+    send(&watcher, libc::SIGTERM);
+    let out = finish(watcher);
+    out.assert_code(143);
+    assert!(
+        out.stderr.contains(&format!(
+            "error: got SIGTERM: stopped waiting for run {run}, which stays suspended"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.status(&run), "suspended");
+    assert_eq!(waiters(&env, &run), 0);
+    env.run(&["review", &run, "--approve"]).assert_code(0);
+    assert_eq!(env.status(&run), "completed");
+}
