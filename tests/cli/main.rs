@@ -2,6 +2,7 @@
 
 mod approval;
 mod bad_input;
+mod cancelled;
 mod ci_docs;
 mod command_tools;
 mod common;
@@ -29,6 +30,7 @@ mod policy_cli;
 mod policy_race;
 mod policy_runs;
 mod postgres;
+mod prompt_watch;
 mod prompts;
 mod providers;
 mod pty;
@@ -45,6 +47,7 @@ mod several;
 mod snapshots;
 mod steps;
 mod store;
+mod store_flag;
 mod store_safety;
 mod stress;
 mod tool_processes;
