@@ -118,11 +118,14 @@ pub fn assert_told_once(env: &Env, run: &str, first: &str, outs: &[Out], gone_is
         (json!("resolved"), json!(decisions[1])),
         "{show}"
     );
-    // Each loser is told who decided first.
+    // Each loser is told who decided first, or that the run no longer waits.
     let by = format!(" by {} ", decisions[1]);
+    // (One that looked after the winner's leg began is told nothing waits any more.)
     for o in outs.iter().filter(|o| o.code == 4) {
         assert!(
-            o.stderr.contains(&by) || o.stderr.ends_with(&format!("{}\n", by.trim_end())),
+            o.stderr.contains(&by)
+                || o.stderr.ends_with(&format!("{}\n", by.trim_end()))
+                || o.stderr.contains(&format!("error: run {run} is ")),
             "{}",
             o.stderr
         );
