@@ -582,9 +582,16 @@ pub trait Store: Backend {
 
     /// The server accepted the answer of `holder` and streamed the resumed leg, which ended
     /// as `outcome`. False when the entry is not that holder's.
+    ///
+    /// Handed to the OS only (`Deferred`): the server holds the run and how its leg ended,
+    /// durably; the ledger's durable fact is the claim, committed before anything was sent.
+    /// A settle lost to a power cut leaves a claim whose holder is gone, which the next
+    /// command treats as delivered unless the server still lists the call (`claims`), so an
+    /// answer the server consumed is not sent again; only `wait` then cannot say how the
+    /// leg ended.
     fn settle_answer(&self, key: &LedgerKey, holder: &str, outcome: &str) -> Result<bool> {
         let now = now_ms();
-        write(self, Durability::Durable, |tx| {
+        write(self, Durability::Deferred, |tx| {
             let Some(mut entry) = tx.ledger_entry(key)?.filter(|e| e.holder.token == holder) else {
                 return Ok(false);
             };
