@@ -353,7 +353,7 @@ pub trait Backend: Send {
     /// The calls of the run's suspended steps, in order.
     fn calls(&self, run_id: &str) -> Result<Vec<CallRecord>>;
     /// Every pending call with its run's agent id, oldest first; deadlines are not looked at.
-    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>>;
+    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>>;
     /// Whether some pending call's deadline is `now` or earlier.
     fn any_due(&self, now: i64) -> Result<bool>;
     /// A mark of what is pending (how many items, and when the newest was created): it

@@ -107,10 +107,10 @@ pub trait Store: Backend {
         let live: Vec<_> = self
             .pending_calls(run_id)?
             .into_iter()
-            .filter(|(call, _)| call.expires_at.is_none_or(|at| at > now))
+            .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
             .collect();
         let mut per_run: HashMap<String, usize> = HashMap::new();
-        for (call, _) in &live {
+        for (call, ..) in &live {
             *per_run.entry(call.run_id.clone()).or_default() += 1;
         }
         let base = match live.is_empty() {
@@ -119,13 +119,14 @@ pub trait Store: Backend {
         };
         Ok(live
             .into_iter()
-            .map(|(call, agent_id)| PendingItem {
+            .map(|(call, agent_id, gated)| PendingItem {
                 pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
                 url: base
                     .as_deref()
                     .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
                 call,
                 agent_id,
+                gated,
             })
             .collect())
     }
