@@ -1,15 +1,9 @@
-//! Build script. For the tests: when the real Mastra server's npm packages are not
+//! Build script, for the tests only: when the real Mastra server's npm packages are not
 //! installed (tests/fixtures/mastra-server/node_modules), it sets `cfg(mastra_fixture_missing)`,
 //! which marks the tests that need that server as ignored, so a plain `cargo test` lists
 //! them as ignored with the reason instead of passing them. With `CI` set it never does:
 //! there those tests must run, and fail without the fixture. The program is built the same
 //! either way.
-//!
-//! For start-up: on x86_64 Linux with glibc the binary is linked at a fixed address
-//! (`-no-pie`), so the dynamic loader has no relative relocations to apply and does not
-//! touch (and copy) every page of pointers in `.data.rel.ro` at each start
-//! (docs/performance.md). It changes nothing but the link of the binary itself; other
-//! targets (the aarch64 release build among them) link as before.
 
 use std::path::Path;
 
@@ -22,12 +16,5 @@ fn main() {
     let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
     if !installed && !ci {
         println!("cargo::rustc-cfg=mastra_fixture_missing");
-    }
-    let target = |key: &str| std::env::var(key).unwrap_or_default();
-    let fixed_address = target("CARGO_CFG_TARGET_ARCH") == "x86_64"
-        && target("CARGO_CFG_TARGET_OS") == "linux"
-        && target("CARGO_CFG_TARGET_ENV") == "gnu";
-    if fixed_address {
-        println!("cargo::rustc-link-arg-bins=-no-pie");
     }
 }
