@@ -45,6 +45,7 @@ mod steps;
 mod store;
 mod store_safety;
 mod stress;
+mod suite;
 mod tool_processes;
 mod tools;
 mod transitions;
