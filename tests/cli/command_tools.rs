@@ -3,8 +3,6 @@
 //! against the schema, and its failures (a non-zero exit, a timeout that ends the whole
 //! process group, too much output) as tool errors with the tail of its stderr.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
 use crate::common::{alive, assert_one_line_error, Env};
@@ -353,14 +351,9 @@ fn a_timeout_ends_the_whole_process_group() {
         .trim()
         .parse()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(child) {
-        assert!(
-            Instant::now() < deadline,
-            "the tool's child {child} lives on"
-        );
-        std::thread::yield_now();
-    }
+    env.poll(&format!("the tool's child {child} lives on"), || {
+        !alive(child)
+    });
 }
 
 #[test]

@@ -241,21 +241,14 @@ impl Env {
         (out, id)
     }
 
-    /// Waits (10 s at most) until `pending -q` lists an item; returns its run id.
+    /// Waits until `pending -q` lists an item; returns its run id.
     #[track_caller]
     pub fn first_pending(&self) -> String {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        loop {
+        poll_for("nothing became pending", PATIENCE, || {
             let out = self.run(&["pending", "-q"]);
-            if let Some(line) = out.stdout.lines().next() {
-                return line.split(' ').next().unwrap().to_string();
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "nothing became pending"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+            let line = out.stdout.lines().next()?;
+            Some(line.split(' ').next().unwrap().to_string())
+        })
     }
 
     /// Waits until the run has a registered waiter (`--wait`, `wait --drive`).
@@ -291,15 +284,10 @@ impl Env {
         });
     }
 
-    /// Polls `ready` every 20 ms until it holds; fails with `what` after 30 s (a bound for a
-    /// loaded machine, never a measure of speed).
+    /// [`poll`] with the suite's [`PATIENCE`].
     #[track_caller]
-    pub fn poll(&self, what: &str, mut ready: impl FnMut() -> bool) {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !ready() {
-            assert!(std::time::Instant::now() < deadline, "{what}");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+    pub fn poll(&self, what: &str, ready: impl FnMut() -> bool) {
+        poll(what, PATIENCE, ready)
     }
 
     pub fn latest_run(&self) -> Option<String> {
@@ -494,4 +482,62 @@ pub fn run_measured(mut c: Command, limit: std::time::Duration) -> (Out, u64, st
         stderr: stderr.join().unwrap(),
     };
     (out, peak, ran)
+}
+
+// ---- Waiting: the suite's one poll loop. Every wait of a test goes through it, so each
+// has a deadline and fails naming what it waited for.
+
+/// How long a test waits for something at most: a bound for a loaded machine shared by
+/// several builds, never a measure of speed.
+pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Calls `ready` every 20 ms until it gives a value, for `within` at most; `None` past that.
+pub fn try_poll<T>(within: std::time::Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if let Some(value) = ready() {
+            return Some(value);
+        }
+        if std::time::Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Calls `ready` every 20 ms until it gives a value; fails with `what` after `within`.
+#[track_caller]
+pub fn poll_for<T>(what: &str, within: std::time::Duration, ready: impl FnMut() -> Option<T>) -> T {
+    try_poll(within, ready).unwrap_or_else(|| panic!("{what} (waited {within:?})"))
+}
+
+/// Polls `ready` until it holds; fails with `what` after `within`.
+#[track_caller]
+pub fn poll(what: &str, within: std::time::Duration, mut ready: impl FnMut() -> bool) {
+    poll_for(what, within, || ready().then_some(()))
+}
+
+/// Waits for `child` to exit, for `within` at most; one still running then is killed (no
+/// process outlives its test) and the test fails with `what`.
+#[track_caller]
+pub fn exit_within(
+    child: &mut Child,
+    what: &str,
+    within: std::time::Duration,
+) -> std::process::ExitStatus {
+    match try_poll(within, || child.try_wait().unwrap()) {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} (killed after {within:?})")
+        }
+    }
+}
+
+/// [`exit_within`], then what the child printed.
+#[track_caller]
+pub fn finish_within(mut child: Child, what: &str, within: std::time::Duration) -> Out {
+    exit_within(&mut child, what, within);
+    finish(child)
 }

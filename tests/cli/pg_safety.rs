@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_one_line_error, assert_same_store, Env, Out};
+use crate::common::{assert_one_line_error, assert_same_store, finish_within, Env, Out};
 use crate::db::TestDb;
 
 /// The test server's admin URL, when the suite runs against PostgreSQL.
@@ -35,26 +35,6 @@ pub fn database(env: &Env) -> String {
     match &env.store {
         TestDb::Postgres { name, .. } => name.clone(),
         TestDb::Sqlite(_) => unreachable!("a PostgreSQL store"),
-    }
-}
-
-/// Waits for `child` at most `limit`; a child still running then is killed and the test
-/// fails.
-pub fn finish_within(mut child: Child, limit: Duration) -> Out {
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the command was still running after {limit:?}");
-        }
-        sleep(Duration::from_millis(20));
-    }
-    let o = child.wait_with_output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
 }
 
@@ -170,7 +150,11 @@ fn a_network_that_goes_dark_while_a_command_waits_for_a_lock_ends_the_command() 
     for args in [vec!["pending"], vec!["answer", &run, "yes"]] {
         let mut cmd = env.command(&args);
         cmd.env("MASTRA_ASK_DB", &url);
-        assert_silence(&finish_within(spawn(cmd), Duration::from_secs(40)));
+        assert_silence(&finish_within(
+            spawn(cmd),
+            "the command",
+            Duration::from_secs(40),
+        ));
     }
     drop(holder);
     assert_same_store(&env.dump(), &before);
@@ -188,7 +172,11 @@ fn a_network_that_goes_dark_while_a_waiter_listens_ends_the_waiter() {
         "MASTRA_ASK_DB",
         url_at(&env, &format!("127.0.0.1:{}", relay.port)),
     );
-    assert_silence(&finish_within(spawn(cmd), Duration::from_secs(40)));
+    assert_silence(&finish_within(
+        spawn(cmd),
+        "the command",
+        Duration::from_secs(40),
+    ));
     env.run(&["answer", &run, "yes"]).assert_code(0);
 }
 
@@ -235,7 +223,11 @@ fn a_stopped_server_process_ends_the_command_that_waits_for_it() {
         .status()
         .unwrap()
         .success());
-    assert_silence(&finish_within(child, Duration::from_secs(40)));
+    assert_silence(&finish_within(
+        child,
+        "the command",
+        Duration::from_secs(40),
+    ));
     drop(stopped);
     drop(holder);
     assert_same_store(&env.dump(), &before);

@@ -4,12 +4,11 @@
 //! in the middle of a command: every wait is bounded and no password is ever shown.
 
 use std::process::Stdio;
-use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::{assert_one_line_error, finish, Env};
+use crate::common::{assert_one_line_error, finish, poll_for, Env, PATIENCE};
 use crate::steps::{plan, say};
 
 /// A command as another machine would run it: its own HOME, data dir and working directory.
@@ -28,15 +27,11 @@ fn on_machine(env: &Env, machine: &str, args: &[&str]) -> std::process::Command 
 
 /// Polls `pending -o json` from machine B until an item of `tool` shows up.
 fn wait_for_item(env: &Env, tool: &str) -> (serde_json::Value, Instant) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    let item = poll_for(&format!("no {tool} item showed up"), PATIENCE, || {
         let out = env.run_with(on_machine(env, "b", &["pending", "-o", "json"]));
-        if let Some(item) = out.json_lines().into_iter().find(|i| i["toolName"] == tool) {
-            return (item, Instant::now());
-        }
-        assert!(Instant::now() < deadline, "no {tool} item showed up");
-        sleep(Duration::from_millis(10));
-    }
+        out.json_lines().into_iter().find(|i| i["toolName"] == tool)
+    });
+    (item, Instant::now())
 }
 
 #[test]

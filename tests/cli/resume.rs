@@ -1,9 +1,6 @@
 //! The driver lease: a killed driver is taken over by `resume`, a failed run can be
 //! resumed, a live lease is respected, and `cancel` stops a running driver.
 
-use std::thread::sleep;
-use std::time::{Duration, Instant};
-
 use serde_json::json;
 
 use crate::common::{assert_one_line_error, finish, Env};
@@ -11,11 +8,9 @@ use crate::steps::{ask, say};
 
 /// Waits until the run's status is `status`.
 fn wait_for(env: &Env, run: &str, status: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while env.status(run) != status {
-        assert!(Instant::now() < deadline, "run never became {status}");
-        sleep(Duration::from_millis(20));
-    }
+    env.poll(&format!("run never became {status}"), || {
+        env.status(run) == status
+    });
 }
 
 /// A run that asks a question, then thinks for a long time before finishing.

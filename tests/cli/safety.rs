@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{alive, assert_one_line_error, assert_same_store, Env, Out, BIN};
+use crate::common::{
+    alive, assert_one_line_error, assert_same_store, finish_within, poll, poll_for, Env, Out, BIN,
+    PATIENCE,
+};
 use crate::steps::{ask, plan, say};
 
 /// The first character that must never reach a terminal raw: a control character other
@@ -324,17 +327,7 @@ fn swapper(dir: &Path, a: &str, b: &str, stop: Arc<AtomicBool>) -> std::thread::
 /// the test fails: a hang.
 #[track_caller]
 fn run_within(env: &Env, args: &[&str], limit: Duration) -> Out {
-    let mut child = env.spawn(args);
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} still ran after {limit:?}: a hang");
-        }
-        sleep(Duration::from_millis(10));
-    }
-    crate::common::finish(child)
+    finish_within(env.spawn(args), &format!("{args:?} hangs"), limit)
 }
 
 /// Submits `path` `per_run` times in one step, over `runs` runs, while `swap` races; returns
@@ -628,14 +621,11 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
 
 #[track_caller]
 fn wait_gone(pid: i32) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(pid) {
-        assert!(
-            Instant::now() < deadline,
-            "process {pid} outlived the model"
-        );
-        sleep(Duration::from_millis(10));
-    }
+    poll(
+        &format!("process {pid} outlived the model"),
+        PATIENCE,
+        || !alive(pid),
+    );
 }
 
 /// A `command:` model that starts a grandchild (`sleep 30`), writes its pid, and hangs.
@@ -653,14 +643,10 @@ fn hanging_model(env: &Env) -> (String, std::path::PathBuf) {
 
 #[track_caller]
 fn read_pid(pidfile: &Path) -> i32 {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(s) = std::fs::read_to_string(pidfile) {
-            return s.trim().parse().unwrap();
-        }
-        assert!(Instant::now() < deadline, "the model never started");
-        sleep(Duration::from_millis(10));
-    }
+    let pid = poll_for("the model never started", PATIENCE, || {
+        std::fs::read_to_string(pidfile).ok()
+    });
+    pid.trim().parse().unwrap()
 }
 
 #[test]

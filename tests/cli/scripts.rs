@@ -1,12 +1,9 @@
 //! Shell scripts and CI jobs: `ask`, `plan`, `wait`, waiters, `reply`, `prune`, `cancel`,
 //! `--on-suspend`, audit fields and expiry.
 
-use std::thread::sleep;
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, finish, Env};
+use crate::common::{assert_one_line_error, finish, poll_for, Env, PATIENCE};
 use crate::steps::{ask, plan, say};
 
 #[test]
@@ -264,15 +261,10 @@ fn a_waiter_drives_the_next_leg_in_its_own_working_directory() {
     );
 
     // The waiter drove the leg: the plan was read from its directory.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let plan = loop {
+    let plan = poll_for("the waiter's plan never became pending", PATIENCE, || {
         let items = env.run(&["pending", "-o", "json"]).json_lines();
-        if let Some(item) = items.first() {
-            break item.clone();
-        }
-        assert!(Instant::now() < deadline);
-        sleep(Duration::from_millis(20));
-    };
+        items.first().cloned()
+    });
     assert_eq!(plan["suspendPayload"]["title"], "Waiter's plan");
     let mut review = env.command(&["review", &run, "--approve"]);
     review.current_dir(env.path("answerer"));
@@ -536,16 +528,10 @@ fn a_waiters_json_stream_carries_every_stored_event() {
     let waiter = env.spawn(&["-o", "json", "run", "--wait", "--agent", &agent, "go"]);
     let run = env.first_pending();
     env.run(&["answer", &run, "yes"]).assert_code(0);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while env.run(&["pending", "-q"]).stdout.contains(" q ")
-        || env.run(&["pending", "-q"]).stdout.is_empty()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the waiter never drove the next leg"
-        );
-        sleep(Duration::from_millis(20));
-    }
+    env.poll("the waiter never drove the next leg", || {
+        let pending = env.run(&["pending", "-q"]).stdout;
+        !pending.is_empty() && !pending.contains(" q ")
+    });
     env.run(&["answer", &run, "sure"]).assert_code(0);
     let out = finish(waiter);
     out.assert_code(0);

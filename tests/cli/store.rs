@@ -4,7 +4,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
 
-use crate::common::{assert_one_line_error, Env};
+use crate::common::{assert_one_line_error, exit_within, Env, PATIENCE};
 
 #[test]
 fn read_only_commands_never_create_a_store() {
@@ -178,17 +178,7 @@ fn a_command_started_with_its_standard_descriptors_closed_has_dev_null_on_them()
         );
     }
     env.run(&["answer", &run, "Ada"]).assert_code(0);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the waiter never ended"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let status = exit_within(&mut child, "the waiter never ended", PATIENCE);
     assert_eq!(status.code(), Some(0));
 }
 

@@ -4,8 +4,6 @@
 //! backend), stop signals that do not drop a leg, and `-o json` passing the server's chunks
 //! through byte for byte.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
 use super::fixture::{shared, Fixture, Tap};
@@ -610,14 +608,9 @@ fn stop_during_a_leg(sig: libc::c_int) {
     let run = start(&env, &url, "planner", "[scenario:chain] [slow:3000]");
     let call = id_of(&only(&env, &url, &run));
     let child = env.spawn(&["--server", &url, "answer", &run, "darkMode"]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while fx.calls("planner", "resume-stream", &run, Some(&call)) == 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the answer never reached the server"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    env.poll("the answer never reached the server", || {
+        fx.calls("planner", "resume-stream", &run, Some(&call)) > 0
+    });
     // SAFETY: signals our own child, which has not been waited for.
     unsafe { libc::kill(child.id() as libc::pid_t, sig) };
     let out = crate::common::finish(child);

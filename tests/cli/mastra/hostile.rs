@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, finish, run_measured, Env, Out};
+use crate::common::{assert_one_line_error, finish, poll, run_measured, Env, Out};
 use crate::fake_server::{FakeServer, Recorded, Reply};
 
 const RUN: &str = "run-0001-aaaa";
@@ -250,14 +250,9 @@ fn mastra_wait_timeout_is_a_hard_deadline_whatever_the_server_does() {
 
 /// Polls until the fake server has seen a POST.
 fn until_posted(fake: &FakeServer) {
-    let deadline = Instant::now() + SOON;
-    while posts(fake) == 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the answer never reached the server"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll("the answer never reached the server", SOON, || {
+        posts(fake) > 0
+    });
 }
 
 fn signal(child: &std::process::Child, sig: libc::c_int) {
