@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::command_tools::{
     call, event, model_text, openai, openai_agent, openai_text, script, sent_tool_messages,
     tag_runs, tagger, tool, tool_agent, tool_message,
@@ -133,7 +134,7 @@ fn approve_runs_the_tool_once_and_the_run_goes_on_with_its_result() {
     let before = env.dump();
     let again = env.run(&["approve", &run]);
     again.assert_code(4);
-    assert_one_line_error(&again, "nothing waits for approval");
+    assert_shown!(env, again.stderr, @"error: run [RUN] is completed: nothing waits for approval");
     assert_same_store(&env.dump(), &before);
     assert_eq!(tag_runs(&env), 1);
 }
@@ -284,7 +285,10 @@ fn the_json_decision_must_agree_with_the_verb_and_wrong_commands_are_named() {
     let (_, asked) = env.start(&question, &[]);
     let out = env.run(&["approve", &asked]);
     out.assert_code(2);
-    assert_one_line_error(&out, "is a question, not an approval");
+    assert_shown!(env, out.stderr, @"
+        error: tool call q of run [RUN] is a question, not an approval
+        hint: use: mastra-ask answer [RUN]
+        ");
     assert!(out
         .stderr
         .contains(&format!("hint: use: mastra-ask answer {asked}")));

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env, Out};
 use crate::steps::plan;
 
@@ -164,7 +165,7 @@ fn free_text_must_not_be_empty() {
     let before = env.dump();
     let out = env.run(&["answer", &run, "  "]);
     out.assert_code(2);
-    assert_one_line_error(&out, "the answer is empty");
+    assert_shown!(env, out.stderr, @"error: the answer is empty; this question takes free text");
     let out = env.run_stdin(&["answer", &run, "-"], "\n");
     out.assert_code(2);
     assert_eq!(env.dump(), before);
@@ -208,7 +209,7 @@ fn malformed_agent_files_are_rejected_before_anything_is_stored() {
     );
     let out = env.run(&["run", "--agent", "agent.json", "hi"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "unknown field `txt`");
+    assert_shown!(env, out.stderr, @"error: script [DIR]/work/s.json: unknown field `txt`, expected one of `id`, `text`, `toolCalls`, `delayMs`, `next` at line 1 column 16");
     assert!(!env.has_store(), "no store was created");
 }
 
@@ -220,7 +221,10 @@ fn an_exhausted_script_fails_the_run() {
     let (_, run) = env.start(&agent, &[]);
     let out = env.run(&["answer", &run, "Ada"]);
     out.assert_code(1);
-    assert_one_line_error(&out, "failed: script");
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: script [DIR]/work/script.json has no step 2 (it has 1); your answer was recorded, and resume continues the run
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
     assert!(
         out.stderr.contains("has no step 2 (it has 1)"),
         "{}",

@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{alive, assert_one_line_error, Env};
 use crate::fake_server::{FakeServer, Reply};
 
@@ -439,12 +440,9 @@ fn tool_write_file_writes_beneath_the_current_directory_only() {
         r#"{"path": "../escape.md", "content": "x"}"#,
     );
     out.assert_code(2);
-    assert_one_line_error(
-        &out,
-        "cannot write ../escape.md: the path leaves the working directory",
-    );
+    assert_shown!(env, out.stderr, @"error: cannot write ../escape.md: the path leaves the working directory");
     assert!(!env.path("escape.md").exists());
     let out = env.run(&["tool", "write_file", "--json", r#"{"path": "a.md"}"#]);
     out.assert_code(2);
-    assert_one_line_error(&out, "- content: Required");
+    assert_shown!(env, out.stderr, @r#"error: Tool input validation failed for write_file. Please fix the following errors and try again:\n- content: Required\n\nProvided arguments: {\n  "path": "a.md"\n}"#);
 }

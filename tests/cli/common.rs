@@ -541,3 +541,67 @@ pub fn finish_within(mut child: Child, what: &str, within: std::time::Duration) 
     exit_within(&mut child, what, within);
     finish(child)
 }
+
+// ---- What a person reads: the suite's snapshot filters, in one place. Ids, times, ages,
+// temporary paths, the repository and the store change from run to run and between the
+// backends; everything else of a snapshot is the text itself.
+
+/// The insta settings every snapshot of the suite is taken with; `store` (a path or a URL)
+/// shown as `[STORE]`.
+pub fn snapshot_settings(store: Option<&str>) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    if let Some(store) = store {
+        settings.add_filter(&regex_escape(store), "[STORE]");
+    }
+    for (pattern, replacement) in [
+        (
+            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+            "[RUN]",
+        ),
+        (r"call_[0-9a-f]{24}", "[CALL]"),
+        (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
+        (r"\b\d+[smhd] ago\b", "[AGE] ago"),
+        (r"/tmp/\.tmp[A-Za-z0-9]+", "[DIR]"),
+        (r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]"),
+        (
+            r"process group \d+ on host [^ )]+\)",
+            "process group [PGID] on host [HOST])",
+        ),
+    ] {
+        settings.add_filter(pattern, replacement);
+    }
+    settings.add_filter(&regex_escape(env!("CARGO_MANIFEST_DIR")), "[REPO]");
+    settings
+}
+
+/// `text` as a regular expression that matches it literally.
+pub fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(
+            |c| match c.is_ascii_alphanumeric() || c == '/' || c == '_' {
+                true => vec![c],
+                false => vec!['\\', c],
+            },
+        )
+        .collect()
+}
+
+impl Env {
+    /// The suite's snapshot filters, and this test's store as `[STORE]` (a path on SQLite,
+    /// a URL on PostgreSQL: the same snapshot on both), for the rest of the scope.
+    pub fn filters(&self) -> insta::internals::SettingsBindDropGuard {
+        snapshot_settings(Some(&self.store.url())).bind_to_scope()
+    }
+}
+
+/// Asserts what a person reads against an inline snapshot, with the suite's filters and the
+/// test's store (`Env::filters`): `assert_shown!(env, out.stderr, @"error: ...")`.
+#[macro_export]
+macro_rules! assert_shown {
+    ($env:expr, $text:expr, @$snapshot:literal) => {{
+        let _filters = $env.filters();
+        insta::assert_snapshot!($text, @$snapshot);
+    }};
+}

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, assert_same_store, Env, Out, BIN};
 use crate::rng::Rng;
 use crate::steps::{ask, say};
@@ -362,5 +363,5 @@ fn a_bad_busy_timeout_setting_is_a_usage_error() {
     c.env("MASTRA_ASK_BUSY_TIMEOUT", "soon");
     let out = env.run_with(c);
     out.assert_code(2);
-    assert_one_line_error(&out, "MASTRA_ASK_BUSY_TIMEOUT");
+    assert_shown!(env, out.stderr, @r#"error: MASTRA_ASK_BUSY_TIMEOUT: "soon" is not a duration; write e.g. 500ms, 30s, 5m, 1h, 1d or 45"#);
 }

@@ -10,6 +10,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, assert_same_store, Env};
 use crate::fake_server::{FakeServer, Reply};
 use crate::pty::{Pty, DOWN, ENTER};
@@ -479,5 +480,5 @@ fn write_file_never_leaves_an_executable_and_takes_a_whole_mebibyte_on_stdin() {
     );
     let out = env.run_stdin(&["tool", "write_file"], &input);
     out.assert_code(2);
-    assert_one_line_error(&out, "the content is larger than 1 MiB");
+    assert_shown!(env, out.stderr, @"error: cannot write over.md: the content is larger than 1 MiB");
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, finish, poll_for, Env, PATIENCE};
 use crate::steps::{plan, say};
 
@@ -146,10 +147,10 @@ fn a_wrong_password_is_refused_without_echoing_it() {
     cmd.env_remove("MASTRA_ASK_DB");
     let out = env.run_with(cmd);
     out.assert_code(1);
-    assert_one_line_error(
-        &out,
-        "password authentication failed for user \"mastra_pw\"",
-    );
+    assert_shown!(env, out.stderr, @r#"
+        error: connecting to the store at postgres://mastra_pw@127.0.0.1:[PORT]/postgres: db error: FATAL: password authentication failed for user "mastra_pw"
+        hint: check the store URL (host, port, user, password in PGPASSWORD) and that the server is up
+        "#);
     assert!(!out.stderr.contains("not-the-password"), "{}", out.stderr);
     assert!(
         out.stderr.contains("postgres://mastra_pw@"),

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, finish, Env};
 use crate::steps::{ask, say};
 
@@ -190,7 +191,7 @@ fn cancel_closes_pending_items() {
     assert_eq!(env.run(&["pending"]).stdout, "");
     let out = env.run(&["answer", &run, "--tool-call", "q", "late"]);
     out.assert_code(4);
-    assert_one_line_error(&out, "is not pending: it was cancelled");
+    assert_shown!(env, out.stderr, @"error: tool call q is not pending: it was cancelled");
 }
 
 #[test]
@@ -291,7 +292,10 @@ fn an_answer_from_another_host_is_recorded_and_driven_by_the_runs_host() {
 
     let out = env.run_with(on("laptop", &["resume", &run]));
     out.assert_code(4);
-    assert_one_line_error(&out, "belongs to another host");
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] belongs to another host (host id ci-runner): only a process there may drive it
+        hint: run this command on the machine that started the run
+        ");
     // A watcher there only watches: it never drives the run.
     let out = env.run_with(on(
         "laptop",

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{
     alive, assert_one_line_error, assert_same_store, finish_within, poll, poll_for, Env, Out, BIN,
     PATIENCE,
@@ -276,7 +277,7 @@ fn a_duration_past_its_maximum_is_refused_and_pending_keeps_working() {
     let agent = env.agent(json!([{"delayMs": 99_999_999_999_999u64, "text": "x"}]));
     let out = env.run(&["run", "--agent", &agent, "go"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "delayMs longer than the maximum");
+    assert_shown!(env, out.stderr, @"error: script [DIR]/work/script.json: step 1 has a delayMs longer than the maximum, 3600000 ms");
     for var in [
         "MASTRA_ASK_RETRY_DELAY",
         "MASTRA_ASK_READ_TIMEOUT",
@@ -457,7 +458,7 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
     let before = env.dump();
     let out = env.run(&["plan", "/proc/self/environ"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "it is not a Markdown file (.md or .markdown)");
+    assert_shown!(env, out.stderr, @"error: plan file /proc/self/environ: environ cannot be a plan: it is not a Markdown file (.md or .markdown)");
     assert_same_store(&env.dump(), &before);
 
     let agent = env.agent(json!([plan("h", "h.md"), say("done")]));
@@ -471,7 +472,7 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
     let before = env.dump();
     let out = env.run(&["plan", "w/h.md"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "h.md has 2 hard links");
+    assert_shown!(env, out.stderr, @"error: plan file w/h.md: h.md has 2 hard links; submit a file with one (a copy, not a link)");
     assert_same_store(&env.dump(), &before);
 }
 

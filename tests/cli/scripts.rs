@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, finish, poll_for, Env, PATIENCE};
 use crate::steps::{ask, plan, say};
 
@@ -37,26 +38,26 @@ fn ask_rejects_bad_input_before_creating_anything() {
     let env = Env::new();
     let out = env.run(&["ask", ""]);
     out.assert_code(2);
-    assert_one_line_error(&out, "invalid question: question:");
+    assert_shown!(env, out.stderr, @"error: invalid question: question: String must contain at least 1 non-blank character");
     let out = env.run(&[
         "ask",
         "--json",
         r#"{"question":"Q","selectionMode":"multi_select"}"#,
     ]);
     out.assert_code(2);
-    assert_one_line_error(&out, "selectionMode requires options");
+    assert_shown!(env, out.stderr, @"error: invalid question: Failed to ask user: selectionMode requires options.");
     let out = env.run(&["ask", "Q", "--multi"]);
     out.assert_code(2);
     let out = env.run(&["ask", "--json", "{not json"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "--json is not valid JSON");
+    assert_shown!(env, out.stderr, @"error: --json is not valid JSON: key must be a string at line 1 column 2");
     let out = env.run(&["ask", "Q", "--timeout", "5s"]);
     out.assert_code(2);
     let out = env.run(&["ask", "Q", "--expires-in", "soon"]);
     out.assert_code(2);
     let out = env.run(&["plan", "missing.md"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "plan file missing.md");
+    assert_shown!(env, out.stderr, @"error: plan file missing.md: No such file or directory (os error 2)");
     assert!(!env.has_store());
 }
 
@@ -330,7 +331,7 @@ fn reply_runs_a_completed_run_again() {
     let suspended = env.run(&["ask", "Q?"]).stdout.trim().to_string();
     let out = env.run(&["reply", &suspended, "hi"]);
     out.assert_code(4);
-    assert_one_line_error(&out, "is not completed");
+    assert_shown!(env, out.stderr, @"error: run [RUN] is not completed (it is suspended); reply continues a completed run");
 }
 
 #[test]
@@ -361,7 +362,7 @@ fn prune_deletes_finished_runs_only() {
     assert_eq!(rows, kept, "a pruned run's messages go with it");
     let out = env.run(&["prune", "--older-than", "0s", "--status", "suspended"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "only finished runs are pruned");
+    assert_shown!(env, out.stderr, @"error: only finished runs are pruned; --status suspended is not finished (use completed, failed or cancelled)");
 }
 
 #[test]
@@ -595,7 +596,10 @@ fn a_lone_argument_to_answer_is_the_run() {
     );
     let out = env.run(&["answer", &run]);
     out.assert_code(2);
-    assert_one_line_error(&out, "no answer given");
+    assert_shown!(env, out.stderr, @"
+        error: no answer given
+        hint: mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE
+        ");
 
     let multi = env
         .run(&[

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, Env};
+use crate::assert_shown;
+use crate::common::Env;
 use crate::steps::say;
 
 fn two_questions(env: &Env) -> String {
@@ -40,10 +41,7 @@ fn both_pending_then_answered_in_any_order() {
     let before = env.dump();
     let out = env.run(&["answer", &run, "hello"]);
     out.assert_code(4);
-    assert_one_line_error(
-        &out,
-        "has 2 pending questions; choose one with --tool-call: first, second",
-    );
+    assert_shown!(env, out.stderr, @"error: run [RUN] has 2 pending questions; choose one with --tool-call: first, second");
     assert_eq!(env.dump(), before);
 
     // The second one first: recorded, the run stays suspended, nothing is emitted.

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, Env};
+use crate::assert_shown;
+use crate::common::Env;
 use crate::steps::say;
 
 fn call(id: &str, name: &str, args: Value) -> Value {
@@ -247,10 +248,10 @@ fn tool_fallbacks_outside_a_run() {
     let out = env.run(&["tool", "ask_user", "--json", r#"{"question":""}"#]);
     out.assert_code(2);
     assert_eq!(out.json_lines()[0]["error"], true);
-    assert_one_line_error(&out, "invalid input for ask_user: question:");
+    assert_shown!(env, out.stderr, @"error: invalid input for ask_user: question: String must contain at least 1 non-blank character");
 
     let out = env.run(&["tool", "delete_everything", "--json", "{}"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "unknown tool");
+    assert_shown!(env, out.stderr, @r#"error: unknown tool "delete_everything"; the tools are ask_user, submit_plan and write_file"#);
     assert!(!env.has_store(), "the tool command never creates a store");
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, finish, poll, run_measured, Env, Out};
 use crate::fake_server::{FakeServer, Recorded, Reply};
 
@@ -112,10 +113,10 @@ fn mastra_an_answer_the_server_never_answers_ends_at_the_idle_deadline() {
         &["answer", RUN, "x"],
     ));
     out.assert_code(1);
-    assert_one_line_error(
-        &out,
-        "no answer to the request within 2s (MASTRA_ASK_SERVER_IDLE_TIMEOUT); stopped waiting (the server may or may not have received the request); the answer to tool call call-1 of run run-0001-aaaa may have reached the server",
-    );
+    assert_shown!(env, out.stderr, @"
+        error: http://127.0.0.1:[PORT]/v1: no answer to the request within 2s (MASTRA_ASK_SERVER_IDLE_TIMEOUT); stopped waiting (the server may or may not have received the request); the answer to tool call call-1 of run run-0001-aaaa may have reached the server
+        hint: see whether it still waits with: mastra-ask --server http://127.0.0.1:[PORT]/v1 pending; if it does, answering again sends it (this store keeps the claim until its process has ended)
+        ");
     assert_eq!(
         ledger(&env),
         [[Some(CALL.into()), Some("sending".into())].to_vec()],
@@ -438,10 +439,10 @@ fn mastra_thousands_of_agents_are_not_walked_and_agent_names_one() {
     let fake = FakeServer::start(vec![Reply::ok(Value::Object(many))]);
     let out = env.run_with(command(&env, &fake.base_url(), None, &["pending"]));
     out.assert_code(1);
-    assert_one_line_error(
-        &out,
-        "it has 3000 agents, more than the 1000 one listing walks",
-    );
+    assert_shown!(env, out.stderr, @"
+        error: http://127.0.0.1:[PORT]/v1: it has 3000 agents, more than the 1000 one listing walks
+        hint: list one agent's runs with --agent ID (pending, answer, review, approve and decline take it)
+        ");
     assert_eq!(fake.count(), 1, "no agent's runs were asked for");
 
     // --agent lists that agent only: no walk over the agents at all.

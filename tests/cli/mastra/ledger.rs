@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env, Out};
 use crate::fake_server::{End, FakeServer, Reply};
 
@@ -59,10 +60,7 @@ fn mastra_an_answer_refused_before_it_was_acted_on_is_released_and_can_be_given_
     let fake = FakeServer::start(replies);
     let out = answer(&env, &url(&fake), &[]);
     out.assert_code(2);
-    assert_one_line_error(
-        &out,
-        "rejected the request: Invalid request body; resumeData: resumeData is required; the answer was not delivered",
-    );
+    assert_shown!(env, out.stderr, @"error: http://127.0.0.1:[PORT]/v1 rejected the request: Invalid request body; resumeData: resumeData is required; the answer was not delivered");
     assert_eq!(ledger(&env), Vec::<Vec<Option<String>>>::new(), "released");
 
     let mut replies = listing();

@@ -2,17 +2,17 @@
 //! kept out of the store, the events and the output.
 
 use super::*;
+use crate::assert_shown;
 
 #[test]
 fn a_missing_key_fails_before_anything_is_stored() {
     let env = Env::new();
     let out = env.run(&["run", "--model", MODEL, "Greet me"]);
     out.assert_code(2);
-    assert!(
-        out.stderr.starts_with("error: openai models need an API key: OPENAI_API_KEY is not set\nhint: export OPENAI_API_KEY=<your key>"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: openai models need an API key: OPENAI_API_KEY is not set
+        hint: export OPENAI_API_KEY=<your key>
+        ");
     assert_eq!(env.dump(), "no store");
 }
 
@@ -21,10 +21,10 @@ fn unknown_model_specs_list_the_forms() {
     let env = Env::new();
     let out = env.run(&["run", "--model", "gpt-4o", "Greet me"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "unknown model spec \"gpt-4o\"; use one of: script:PATH, openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV");
+    assert_shown!(env, out.stderr, @r#"error: unknown model spec "gpt-4o"; use one of: script:PATH, openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV"#);
     let out = env.run(&["run", "--model", "openai-compatible/qwen", "Greet me"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "needs a base URL");
+    assert_shown!(env, out.stderr, @r#"error: "openai-compatible/qwen" needs a base URL: openai-compatible/MODEL@URL, e.g. openai-compatible/qwen2.5@http://localhost:8080/v1"#);
     assert_eq!(env.dump(), "no store");
 }
 

@@ -5,7 +5,8 @@
 use serde_json::json;
 
 use super::harness::{csrf_of, form, reviewer, Served};
-use crate::common::{assert_one_line_error, assert_same_store, Env};
+use crate::assert_shown;
+use crate::common::{assert_same_store, Env};
 
 #[test]
 fn a_token_is_printed_once_on_stdout_alone_and_stored_only_as_a_hash() {
@@ -58,7 +59,10 @@ fn a_token_is_printed_once_on_stdout_alone_and_stored_only_as_a_hash() {
 
     let again = env.run(&["reviewer", "add", "alice"]);
     again.assert_code(4);
-    assert_one_line_error(&again, "reviewer alice exists already");
+    assert_shown!(env, again.stderr, @"
+        error: reviewer alice exists already
+        hint: to give alice a new token: mastra-ask reviewer rotate alice
+        ");
     let taken = env.run(&["reviewer", "add", "bob", "--os-user", "al"]);
     taken.assert_code(2);
     let before = env.dump();
@@ -152,10 +156,13 @@ fn serve_refuses_an_open_address_without_tls_and_records_its_public_url_once() {
     let before = env.dump();
     let out = env.run(&["serve", "--listen", "0.0.0.0:0"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "without TLS");
+    assert_shown!(env, out.stderr, @"
+        error: serve would listen on 0.0.0.0:0 without TLS: tokens and answers would cross the network in clear
+        hint: give --tls-cert FILE --tls-key FILE, or --behind-proxy with an https --public-url when a TLS-terminating proxy is in front
+        ");
     let out = env.run(&["serve", "--listen", "0.0.0.0:0", "--behind-proxy"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "--behind-proxy needs --public-url https://");
+    assert_shown!(env, out.stderr, @"error: --behind-proxy needs --public-url https://...: the address people reach through the proxy");
     let out = env.run(&["serve", "--public-url", "ftp://x"]);
     out.assert_code(2);
     assert_same_store(&env.dump(), &before);
@@ -178,7 +185,7 @@ fn serve_refuses_an_open_address_without_tls_and_records_its_public_url_once() {
         "https://elsewhere.example",
     ]);
     out.assert_code(2);
-    assert_one_line_error(&out, "this store's public URL is https://inbox.example.com");
+    assert_shown!(env, out.stderr, @"error: this store's public URL is https://inbox.example.com, not https://elsewhere.example: links already given out point there");
     let mut served = Served::start(
         &env,
         &[

@@ -2,6 +2,7 @@
 //! --plan-root, or not readable), custom suspensions; bad answers refused with nothing sent.
 
 use super::*;
+use crate::assert_shown;
 
 #[test]
 #[cfg_attr(
@@ -227,7 +228,10 @@ fn mastra_cli_custom_suspension_takes_json() {
     let run = start(&env, &url, "planner", "[scenario:custom]");
     let out = at(&env, &url, &["answer", &run, "tonight"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "is an `other` item");
+    assert_shown!(env, out.stderr, @"
+        error: tool call w_9ffe20cbe2 is an `other` item: its resume data is JSON of the tool's own shape
+        hint: pass it with --json VALUE
+        ");
     let out = at(
         &env,
         &url,

@@ -2,6 +2,7 @@
 //! the same call, a terminal's prompt starting on decline.
 
 use super::*;
+use crate::assert_shown;
 
 #[test]
 #[cfg_attr(
@@ -23,7 +24,10 @@ fn mastra_cli_an_approval_approved_and_another_declined_with_a_reason() {
     // The wrong verb for the item, or a --json that disagrees with the verb: nothing sent.
     let out = at(&env, &url, &["answer", &yes, "yes"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "is an approval, not a question or an `other`");
+    assert_shown!(env, out.stderr, @"
+        error: tool call a_2e3e5ec55b of run [RUN] is an approval, not a question or an `other`
+        hint: use: mastra-ask --server http://127.0.0.1:[PORT]/api approve [RUN], or mastra-ask --server http://127.0.0.1:[PORT]/api decline [RUN]
+        ");
     let out = at(
         &env,
         &url,

@@ -2,6 +2,7 @@
 //! server URL from the environment that leaves local commands local.
 
 use super::*;
+use crate::assert_shown;
 
 #[test]
 #[cfg_attr(
@@ -70,7 +71,7 @@ fn mastra_cli_agents_and_pending_in_every_shape() {
 
     let nope = at(&env, &url, &["pending", "--agent", "nope"]);
     nope.assert_code(3);
-    assert_one_line_error(&nope, "no agent \"nope\" on");
+    assert_shown!(lister, nope.stderr, @r#"error: no agent "nope" on http://127.0.0.1:[PORT]/api"#);
 }
 
 #[test]
@@ -96,13 +97,19 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
     }
     let out = env.run(&["agents"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "agents works on a Mastra server's runs only");
+    assert_shown!(env, out.stderr, @"
+        error: agents works on a Mastra server's runs only
+        hint: pass --server URL (or set MASTRA_SERVER_URL)
+        ");
     let out = env.run(&["--server", "ftp://h/api", "pending"]);
     out.assert_code(2);
-    assert_one_line_error(&out, "bad server URL ftp://h/api");
+    assert_shown!(env, out.stderr, @"error: bad server URL ftp://h/api: the scheme must be http or https, not ftp");
     let out = env.run(&["--server", "http://127.0.0.1:9", "pending"]);
     out.assert_code(1);
-    assert_one_line_error(&out, "connection refused");
+    assert_shown!(env, out.stderr, @"
+        error: http://127.0.0.1:[PORT]/api: connection refused (the request did not reach the server)
+        hint: is the server running, and is the URL right?
+        ");
 }
 
 /// `MASTRA_SERVER_URL` exported is a default, as a kubectl context is: the commands that
@@ -133,5 +140,8 @@ fn mastra_cli_server_url_from_the_environment_leaves_local_commands_local() {
     with_url(&["completions", "bash"]).assert_code(0);
     let pending = with_url(&["pending"]);
     pending.assert_code(1);
-    assert_one_line_error(&pending, "connection refused");
+    assert_shown!(env, pending.stderr, @"
+        error: http://127.0.0.1:[PORT]/api: connection refused (the request did not reach the server)
+        hint: is the server running, and is the URL right?
+        ");
 }
