@@ -318,13 +318,7 @@ fn a_failing_program_is_a_tool_error_with_the_tail_of_its_stderr() {
     );
     assert_eq!(model_text(&tool_message(&env, &run, "c1")), message);
     // Shown on stderr as it happens (SPEC §5.3).
-    assert!(
-        out.stderr.contains(
-            "warning: tool call c1 (tag_release) failed: Tool \"tag_release\" exited with status 3; its stderr ends with:\\nwarming up\\nfatal: tag v2 exists"
-        ),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"warning: tool call c1 (tag_release) failed: Tool "tag_release" exited with status 3; its stderr ends with:\nwarming up\nfatal: tag v2 exists"#);
 }
 
 #[test]

@@ -175,19 +175,7 @@ impl Env {
     }
 
     pub fn run_stdin(&self, args: &[&str], input: &str) -> Out {
-        use std::io::Write;
-        let mut c = self.command(args);
-        c.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        finish(child)
+        self.cmd(args).stdin(input).out()
     }
 
     pub fn run_with(&self, mut c: Command) -> Out {
@@ -565,6 +553,8 @@ pub fn snapshot_settings(store: Option<&str>) -> insta::Settings {
         (r"\b\d+[smhd] ago\b", "[AGE] ago"),
         (r"/tmp/\.tmp[A-Za-z0-9]+", "[DIR]"),
         (r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]"),
+        (r"\br_[0-9a-f]{12}\b", "[ROLE]"),
+        (r"\bt_[0-9a-f]{32}\b", "[DB]"),
         (
             r"process group \d+ on host [^ )]+\)",
             "process group [PGID] on host [HOST])",
@@ -604,4 +594,88 @@ macro_rules! assert_shown {
         let _filters = $env.filters();
         insta::assert_snapshot!($text, @$snapshot);
     }};
+}
+
+// ---- One command of a test and what it must end with: the suite's common shape "args,
+// expect the code, then read stdout/stderr", e.g.
+// `let out = env.cmd(&["answer", &run, "--multi", "a", "b"]).code(0);`.
+
+/// A command being set up (`Env::cmd`); `code` runs it.
+pub struct Cmd<'e> {
+    env: &'e Env,
+    args: Vec<String>,
+    vars: Vec<(String, String)>,
+    input: Option<String>,
+}
+
+impl Env {
+    /// The binary with `args`, in this test's environment, to run with [`Cmd::code`].
+    pub fn cmd(&self, args: &[&str]) -> Cmd<'_> {
+        Cmd {
+            env: self,
+            args: args.iter().map(|a| a.to_string()).collect(),
+            vars: Vec::new(),
+            input: None,
+        }
+    }
+
+    /// Starts a run of `agent` that must suspend (exit 75); its id.
+    #[track_caller]
+    pub fn suspended(&self, agent: &str) -> String {
+        let (out, run) = self.start(agent, &[]);
+        out.assert_code(75);
+        run
+    }
+}
+
+impl Cmd<'_> {
+    /// `text` on the command's stdin (else it reads nothing: stdin is /dev/null).
+    pub fn stdin(mut self, text: &str) -> Self {
+        self.input = Some(text.to_string());
+        self
+    }
+
+    /// An environment variable for this command only.
+    pub fn var(mut self, name: &str, value: &str) -> Self {
+        self.vars.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    /// Runs the command to its end, whatever its exit code.
+    pub fn out(&self) -> Out {
+        use std::io::Write;
+        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        let mut command = self.env.command(&args);
+        command.envs(self.vars.iter().map(|(k, v)| (k, v)));
+        let Some(input) = &self.input else {
+            return self.env.run_with(command);
+        };
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        finish(child)
+    }
+
+    /// Runs the command; fails, naming it and showing both streams, unless it exits `code`.
+    #[track_caller]
+    pub fn code(self, code: i32) -> Out {
+        let out = self.out();
+        assert_eq!(
+            out.code,
+            code,
+            "exit code of mastra-ask {}; stdout:\n{}\nstderr:\n{}",
+            self.args.join(" "),
+            out.stdout,
+            out.stderr
+        );
+        out
+    }
 }

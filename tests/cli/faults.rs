@@ -213,7 +213,10 @@ fn a_full_disk_refuses_writes_clearly_and_loses_nothing() {
     let out = run_limited(&env, &["review", &plan, "--approve"], 40 << 10);
     out.assert_code(1);
     assert_one_line_error(&out, "writing to the store: disk I/O error");
-    assert!(out.stderr.contains("free space"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"
+        error: writing to the store: disk I/O error
+        hint: check the free space (and any file size limit) where the store is
+        ");
     // No room at all: even reading needs the store's index, and says so.
     for args in [vec!["pending"], vec!["answer", waiting.as_str(), "yes"]] {
         let out = run_limited(&env, &args, 4 << 10);

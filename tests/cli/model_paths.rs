@@ -319,13 +319,7 @@ fn a_server_approval_sends_the_plan_as_read_says_so_and_the_ledger_keeps_no_text
         json!({"action": "approved", "path": path, "title": "Dark mode", "plan": "1. Add a setting."})
     );
     // "Dark mode" and "1. Add a setting.": 9 + 17 bytes.
-    assert!(
-        out.stderr.contains(
-            "sending the approval with the plan .mastracode/plans/dark.md (26 bytes: its title and text as shown)"
-        ),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"sending the approval with the plan .mastracode/plans/dark.md (26 bytes: its title and text as shown)");
     assert_eq!(
         ledger_data(&env),
         json!({"action": "approved", "path": path})

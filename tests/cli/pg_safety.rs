@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, assert_same_store, finish_within, Env, Out};
 use crate::db::TestDb;
 
@@ -395,14 +396,10 @@ fn first_use_by_an_ordinary_role_names_the_privilege_it_lacks() {
             runner.name
         ),
     );
-    assert!(
-        out.stderr.contains(&format!(
-            "hint: as the database's owner: GRANT CREATE ON DATABASE {db} TO {}",
-            runner.name
-        )),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: preparing the store at postgres://[ROLE]@127.0.0.1:[PORT]/[DB]: db error: ERROR: permission denied for database [DB]: the role [ROLE] needs CREATE on database [DB] to create the schema mastra_ask at first use
+        hint: as the database's owner: GRANT CREATE ON DATABASE [DB] TO [ROLE]; or let the owner run the first mastra-ask command
+        ");
     assert!(!env.has_store());
     // The grant the hint names is all it takes.
     let mut superuser = postgres::Client::connect(&env.store.url(), postgres::NoTls).unwrap();
@@ -422,9 +419,10 @@ fn first_use_by_an_ordinary_role_names_the_privilege_it_lacks() {
             reviewer.name
         ),
     );
-    assert!(out
-        .stderr
-        .contains("hint: as the schema's owner: GRANT USAGE ON SCHEMA mastra_ask"));
+    assert_shown!(env, out.stderr, @"
+        error: opening the store at postgres://[ROLE]@127.0.0.1:[PORT]/[DB]: db error: ERROR: permission denied for schema mastra_ask: the role [ROLE] needs USAGE on schema mastra_ask
+        hint: as the schema's owner: GRANT USAGE ON SCHEMA mastra_ask TO [ROLE]; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA mastra_ask TO [ROLE]
+        ");
     superuser
         .batch_execute(&format!(
             "GRANT USAGE ON SCHEMA mastra_ask TO {0}; \
@@ -473,11 +471,10 @@ fn the_password_file_is_read_as_libpq_reads_it() {
     // PGPASSWORD comes first, as in libpq.
     let out = run(&[("PGPASSWORD", "not-it")], &["pending"]);
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(
-        out.stderr.contains("password authentication failed"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        error: connecting to the store at postgres://mastra_pw@127.0.0.1:[PORT]/[DB]: db error: FATAL: password authentication failed for user "mastra_pw"
+        hint: check the store URL (host, port, user, password in PGPASSWORD) and that the server is up
+        "#);
     // A file others may read is ignored, with libpq's warning.
     std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o644)).unwrap();
     let out = run(&[], &["pending"]);

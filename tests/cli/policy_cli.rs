@@ -13,6 +13,7 @@ use mastra_ask::domain::{Resolution, Via};
 use mastra_ask::store::{self, Access, Decide, Identity, Location, Resolved, Store};
 use mastra_ask::sys;
 
+use crate::assert_shown;
 use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent, tool_message};
 use crate::common::{assert_same_store, Env};
 use crate::policy::session_role;
@@ -98,13 +99,7 @@ fn two_allowed_approvals_resolve_a_plan_and_the_first_is_partial() {
     );
     let out = env.run(&["review", &run, "--approve"]);
     out.assert_code(75);
-    assert!(
-        out.stderr.contains(
-            "recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob or carol"
-        ),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob or carol");
     assert_eq!(env.status(&run), "suspended");
     let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
     assert_eq!(
@@ -304,12 +299,7 @@ fn a_partial_approval_exits_75_and_the_tool_waits_for_the_last() {
     );
     let out = env.run(&["approve", &run]);
     out.assert_code(75);
-    assert!(
-        out.stderr
-            .contains("recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob");
     assert_eq!(tag_runs(&env), 0);
     decides(&env, &run, "bob", json!({"approved": true})).unwrap();
     env.run(&["resume", &run]).assert_code(0);
@@ -373,12 +363,13 @@ fn all_approvals_of_a_run_in_one_decision_all_or_none() {
     let before = env.dump();
     let out = env.run(&["approve", &run, "--all"]);
     out.assert_code(2);
-    assert!(
-        out.stderr
-            .contains("error: approve --all without a terminal needs --yes"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        approve all 2 tool call(s) of run [RUN]:
+          c1 approval: tag_release {"version":"v2"}
+          c2 approval: tag_release {"version":"v3"}
+        error: approve --all without a terminal needs --yes
+        hint: nothing was recorded; add --yes to approve all 2
+        "#);
     assert_same_store(&env.dump(), &before);
     let out = env.run(&["approve", &run, "--all", "--yes"]);
     out.assert_code(0);
@@ -474,9 +465,10 @@ fn the_waiter_escalates_an_item_once() {
     // Without a waiter nobody here escalates: the run says so at its start.
     let out = env.run(&["ask", "Ship?", "--escalate-after", "1m"]);
     out.assert_code(75);
-    assert!(
-        out.stderr.contains("warning: --escalate-after 1m: no waiter will watch this run (--wait); a serve with --on-escalate may escalate its items"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        warning: --escalate-after 1m: no waiter will watch this run (--wait); a serve with --on-escalate may escalate its items
+        run [RUN] is waiting for input (1 pending):
+          [CALL] question: Ship?
+            mastra-ask answer [RUN] <answer>
+        ");
 }

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use mastra_ask::domain::{Resolution, Via};
 use mastra_ask::store::{self, Access, Decide, Identity, Location, Resolved, Store};
 
+use crate::assert_shown;
 use crate::command_tools::{call, event, tag_runs, tagger, tool, tool_agent, tool_message};
 use crate::common::Env;
 
@@ -241,9 +242,7 @@ fn named_policies_are_set_listed_and_removed() {
     };
     let out = set("3");
     out.assert_code(2);
-    assert!(out.stderr.contains(
-        "policy release needs 3 approvals, but only 2 reviewer(s) may decide: alice, bob"
-    ));
+    assert_shown!(env, out.stderr, @"error: policy release needs 3 approvals, but only 2 reviewer(s) may decide: alice, bob");
     let out = set("2");
     out.assert_code(0);
     assert_eq!(
@@ -286,11 +285,9 @@ fn named_policies_are_set_listed_and_removed() {
     env.run(&["policy", "remove", "release"]).assert_code(0);
     let out = env.run(&["policy", "remove", "release"]);
     out.assert_code(3);
-    assert!(
-        out.stderr
-            .contains("error: no policy release\nhint: list policies with: mastra-ask policy list"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: no policy release
+        hint: list policies with: mastra-ask policy list
+        ");
     assert_eq!(env.count("SELECT count(*) FROM policies", &[]), 0);
 }

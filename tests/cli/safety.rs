@@ -658,11 +658,10 @@ fn a_command_models_whole_process_group_ends_at_its_timeout() {
     c.env("MASTRA_ASK_READ_TIMEOUT", "1s");
     let out = env.run_with(c);
     out.assert_code(1);
-    assert!(
-        out.stderr.contains("did not answer within 1s"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: model command sh model.sh did not answer within 1s (raise MASTRA_ASK_READ_TIMEOUT)
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
     wait_gone(read_pid(&pidfile));
 }
 

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::cli::{at, id_of, on_the_shared_server, only};
 use super::fixture::Fixture;
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env};
 use crate::fake_server::{FakeServer, Reply};
 
@@ -110,12 +111,13 @@ fn mastra_a_failing_hook_never_loses_the_suspension() {
         "{}",
         out.stderr
     );
-    assert!(
-        out.stderr
-            .contains(&format!("run {run} is waiting for input (1 pending):\n")),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        warning: --on-suspend command for [RUN] a_b1f6fe8a11 failed (exit status: 3)
+        run [RUN] is waiting for input (1 pending):
+          a_b1f6fe8a11 approval: deploy {"target":"prod-db"}
+            mastra-ask --server http://127.0.0.1:[PORT]/api approve [RUN]
+            mastra-ask --server http://127.0.0.1:[PORT]/api decline [RUN] --reason <reason>
+        "#);
 }
 
 /// A leg that ran out of steps while the model still called tools (the canned fake server:

@@ -2,6 +2,7 @@
 //! is missing.
 
 use super::*;
+use crate::assert_shown;
 
 fn command_agent(env: &Env, program: &str) -> String {
     let agent = json!({"id": "cmd", "instructions": "Test agent.", "model": format!("command:{program} --flag 'two words'")});
@@ -31,11 +32,11 @@ esac
     let agent = command_agent(&env, "./model.sh");
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
-    assert!(
-        out.stderr.contains("question: What is your name?"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        run [RUN] is waiting for input (1 pending):
+          [CALL] question: What is your name?
+            mastra-ask answer [RUN] <answer>
+        ");
     let out = env.run(&["answer", &run, "Ada"]);
     out.assert_code(0);
     assert_eq!(out.stdout, "Hello, Ada.\n");
@@ -80,18 +81,17 @@ esac
 #[test]
 fn a_command_model_that_fails_shows_its_last_stderr_line() {
     let env = Env::new();
-    let program = script(
+    script(
         &env,
         "agents/fail.sh",
         "cat >/dev/null\necho 'loading' >&2\necho 'error: no weights in /models' >&2\nexit 3\n",
     );
     let (out, run) = env.start(&command_agent(&env, "./fail.sh"), &[]);
     out.assert_code(1);
-    assert!(
-        out.stderr.contains(&format!("failed: model command {program} --flag 'two words' exited with status 3: error: no weights in /models")),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: model command [DIR]/agents/fail.sh --flag 'two words' exited with status 3: error: no weights in /models
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
     assert_eq!(env.status(&run), "failed");
     assert_eq!(
         env.messages(&run),
@@ -114,17 +114,18 @@ fn a_command_model_printing_bad_json_is_a_clear_error() {
     script(&env, "agents/bad.sh", "echo 'Sure! Here is my answer.'\n");
     let (out, run) = env.start(&command_agent(&env, "./bad.sh"), &[]);
     out.assert_code(1);
-    assert!(out.stderr.contains("printed an invalid message: expected value at line 1 column 1; it must print one assistant message"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @r#"
+        error: run [RUN] failed: model command [DIR]/agents/bad.sh --flag 'two words' printed an invalid message: expected value at line 1 column 1; it must print one assistant message {"content"?, "toolCalls"?: [{"id"?, "name", "args"}]}
+        hint: retry it with: mastra-ask resume [RUN]
+        "#);
     assert_eq!(env.status(&run), "failed");
     script(&env, "agents/bad.sh", "echo '{\"tool_calls\":[]}'\n");
     let out = env.run(&["resume", &run]);
     out.assert_code(1);
-    assert!(
-        out.stderr
-            .contains("unknown field `tool_calls`, expected `content` or `toolCalls`"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        error: run [RUN] failed: model command [DIR]/agents/bad.sh --flag 'two words' printed an invalid message: unknown field `tool_calls`, expected `content` or `toolCalls` at line 1 column 13; it must print one assistant message {"content"?, "toolCalls"?: [{"id"?, "name", "args"}]}
+        hint: retry it with: mastra-ask resume [RUN]
+        "#);
 }
 
 #[test]
@@ -142,12 +143,10 @@ fn a_command_model_that_hangs_is_stopped_at_the_read_timeout() {
         began.elapsed()
     );
     out.assert_code(1);
-    assert!(
-        out.stderr
-            .contains("did not answer within 300ms (raise MASTRA_ASK_READ_TIMEOUT)"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: model command [DIR]/agents/slow.sh --flag 'two words' did not answer within 300ms (raise MASTRA_ASK_READ_TIMEOUT)
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
 }
 
 #[test]
@@ -155,15 +154,9 @@ fn a_missing_command_fails_before_anything_is_stored() {
     let env = Env::new();
     let out = env.run(&["run", "--agent", &command_agent(&env, "./nope.sh"), "Go"]);
     out.assert_code(2);
-    assert!(out.stderr.contains("command: program"), "{}", out.stderr);
-    assert!(out.stderr.contains("nope.sh not found"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"error: command: program [DIR]/agents/nope.sh not found");
     let out = env.run(&["run", "--model", "command:no-such-program-xyz", "Go"]);
     out.assert_code(2);
-    assert!(
-        out.stderr
-            .contains("command: program no-such-program-xyz not found in PATH"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"error: command: program no-such-program-xyz not found in PATH");
     assert_eq!(env.dump(), "no store");
 }

@@ -45,12 +45,10 @@ fn the_api_key_never_reaches_the_store_the_events_or_the_output() {
     let mut outputs = Vec::new();
     let (out, run) = start(&env, &server);
     out.assert_code(1);
-    assert!(
-        out.stderr
-            .contains("Incorrect API key provided: [redacted]."),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: openai at http://127.0.0.1:[PORT]/v1 refused the request (401 unauthorized): Incorrect API key provided: [redacted].; check that OPENAI_API_KEY holds a valid API key
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
     outputs.push(out);
     outputs.push(run_openai(&env, &server, &["-o", "json", "resume", &run]));
     outputs.push(run_openai(&env, &server, &["answer", &run, "Ada"]));
@@ -129,6 +127,9 @@ fn a_person_without_the_key_can_answer_for_a_waiter_that_has_it() {
     let before = env.dump();
     let out = env.run(&["answer", &run, "Ada"]);
     out.assert_code(2);
-    assert!(out.stderr.contains("OPENAI_API_KEY"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"
+        error: openai models need an API key: OPENAI_API_KEY is not set
+        hint: export OPENAI_API_KEY=<your key>
+        ");
     assert_eq!(env.dump(), before);
 }

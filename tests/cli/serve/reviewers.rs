@@ -26,7 +26,7 @@ fn a_token_is_printed_once_on_stdout_alone_and_stored_only_as_a_hash() {
     let token = out.stdout.trim();
     assert_eq!(out.stdout.lines().count(), 1);
     assert!(token.starts_with("mra_") && token.len() > 40, "{token}");
-    assert!(out.stderr.contains("shown only now"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"reviewer alice added; the token above is shown only now (it signs in to serve, and is the API's Bearer token)");
     assert!(
         !env.dump().contains(token),
         "the token in clear in the store"
@@ -95,7 +95,7 @@ fn rotating_a_token_ends_the_old_one_and_every_session() {
     assert_eq!(served.page(&s, "/").status, 303, "removing ends sessions");
     assert_eq!(served.api_get("/agents", &new).status, 401, "and tokens");
     let list = env.run(&["reviewer", "list"]);
-    assert!(list.stdout.contains("removed "), "{}", list.stdout);
+    assert_shown!(env, list.stdout, @"alice  added [TIME]  token rotated [TIME]  removed [TIME]");
     // The name may be given again, to someone with a new token.
     let again = reviewer(&env, "alice");
     assert_eq!(served.api_get("/agents", &again).status, 200);
@@ -125,7 +125,10 @@ fn a_sign_in_link_works_once_even_under_concurrency() {
     out.assert_code(0);
     let path = out.stdout.trim().to_string();
     assert!(path.starts_with("/login/"), "{path}");
-    assert!(out.stderr.contains("no public URL yet"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"
+        a sign-in link for alice: it works once, until [TIME]
+        hint: this store has no public URL yet (serve --public-url URL records it); open the path above on the address serve listens at
+        ");
     let served = std::sync::Arc::new(Served::start(&env, &[]));
     // Previews (GETs) first: they spend nothing.
     for _ in 0..3 {

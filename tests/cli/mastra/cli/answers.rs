@@ -27,13 +27,12 @@ fn mastra_cli_free_text_question_answered() {
         .strip_prefix("run ")
         .unwrap()
         .to_string();
-    assert!(
-        out.stderr
-            .contains(&format!("run {run} is waiting for input (1 pending):")),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains(&format!("answer {run} <answer>")));
+    assert_shown!(env, out.stderr, @"
+        run [RUN]
+        run [RUN] is waiting for input (1 pending):
+          q_f36488b3d2 question: What should the new setting be called?
+            mastra-ask --server http://127.0.0.1:[PORT]/api answer [RUN] <answer>
+        ");
     let out = at(&env, &url, &["answer", &run[..8], "darkMode"]);
     out.assert_code(0);
     assert_eq!(

@@ -109,11 +109,11 @@ fn mastra_cli_require_tool_approval_approve_then_answer_the_same_call() {
 
     let out = at(&env, &url, &["approve", &run]);
     out.assert_code(75);
-    assert!(
-        out.stderr.contains(&format!("answer {run} <answer>")),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        run [RUN] is waiting for input (1 pending):
+          q_f36488b3d2 question: What should the new setting be called?
+            mastra-ask --server http://127.0.0.1:[PORT]/api answer [RUN] <answer>
+        ");
     let question = only(&env, &url, &run);
     assert_eq!(question["kind"], "question");
     assert_eq!(id_of(&question), call, "Mastra reuses the call id");

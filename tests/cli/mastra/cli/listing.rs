@@ -136,7 +136,31 @@ fn mastra_cli_server_url_from_the_environment_leaves_local_commands_local() {
         show.stderr,
         "note: show works on this store's runs; MASTRA_SERVER_URL is for the commands that work on a Mastra server\n"
     );
-    assert!(show.stdout.contains(&run), "{}", show.stdout);
+    assert_shown!(env, show.stdout, @r#"
+        run      [RUN]
+        agent    ask
+        model    none
+        status   suspended
+        cwd      [DIR]/work/.
+        created  [TIME]
+        updated  [TIME]
+        usage    0 in, 0 out
+
+        transcript
+          user: Ship it?
+          assistant calls ask_user ([CALL]): {"question":"Ship it?"}
+
+        items
+          [CALL] question: Ship it?
+            pending since [TIME]
+
+        events
+          [TIME]  start                agent ask
+          [TIME]  step-start           step 1
+          [TIME]  tool-call            [CALL] ask_user {"question":"Ship it?"}
+          [TIME]  step-finish          tool-calls
+          [TIME]  tool-call-suspended  [CALL] ask_user waits: question "Ship it?"
+        "#);
     with_url(&["completions", "bash"]).assert_code(0);
     let pending = with_url(&["pending"]);
     pending.assert_code(1);

@@ -2,6 +2,7 @@
 //! exit, `wait` until the run is no longer suspended.
 
 use super::*;
+use crate::assert_shown;
 
 #[test]
 #[cfg_attr(
@@ -48,12 +49,10 @@ fn mastra_cli_failing_agent_exits_1_without_a_stack() {
         &["run", "--agent", "planner", "[scenario:boom]"],
     );
     out.assert_code(1);
-    assert!(
-        out.stderr.contains("failed on")
-            && out.stderr.contains("the scripted model failed on purpose"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        run [RUN]
+        error: run [RUN] failed on http://127.0.0.1:[PORT]/api: the scripted model failed on purpose
+        ");
     assert!(!out.stderr.contains("    at "), "no stack: {}", out.stderr);
     let json = at(
         &env,
