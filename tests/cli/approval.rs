@@ -38,8 +38,7 @@ fn tagging_agent(env: &Env) -> String {
 /// "done"; suspended on the approval.
 pub fn suspended(env: &Env) -> String {
     let agent = tagging_agent(env);
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     run
 }
 
@@ -82,8 +81,7 @@ fn approve_runs_the_tool_once_and_the_run_goes_on_with_its_result() {
         Some("c1 approval: tag_release {\"version\":\"v2\"}")
     );
 
-    let out = env.run(&["approve", &run, "--as", "alice"]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run, "--as", "alice"]).code(0);
     assert_eq!(out.stdout, "done\n");
     assert_eq!(tag_runs(&env), 1);
     assert_eq!(
@@ -130,8 +128,7 @@ fn approve_runs_the_tool_once_and_the_run_goes_on_with_its_result() {
 
     // Exactly once: a second decision changes nothing.
     let before = env.dump();
-    let again = env.run(&["approve", &run]);
-    again.assert_code(4);
+    let again = env.cmd(&["approve", &run]).code(4);
     assert_shown!(env, again.stderr, @"error: run [RUN] is completed: nothing waits for approval");
     assert_same_store(&env.dump(), &before);
     assert_eq!(tag_runs(&env), 1);
@@ -253,8 +250,7 @@ fn the_json_decision_must_agree_with_the_verb_and_wrong_commands_are_named() {
         ");
     assert_same_store(&env.dump(), &before);
     // RUN is required.
-    let out = env.run(&["approve"]);
-    out.assert_code(2);
+    env.cmd(&["approve"]).code(2);
     // --json that agrees is recorded as json.
     env.run(&[
         "decline",
@@ -278,8 +274,7 @@ fn the_json_decision_must_agree_with_the_verb_and_wrong_commands_are_named() {
         {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Q?"}}]}
     ]));
     let (_, asked) = env.start(&question, &[]);
-    let out = env.run(&["approve", &asked]);
-    out.assert_code(2);
+    let out = env.cmd(&["approve", &asked]).code(2);
     assert_shown!(env, out.stderr, @"
         error: tool call q of run [RUN] is a question, not an approval
         hint: use: mastra-ask answer [RUN]
@@ -357,8 +352,7 @@ fn run_require_approval_makes_every_command_tool_wait_beside_questions() {
         env.run(&["pending", "-q"]).stdout,
         format!("{run} q question\n{run} c1 approval\n")
     );
-    let out = env.run(&["approve", &run]);
-    out.assert_code(75);
+    let out = env.cmd(&["approve", &run]).code(75);
     assert!(
         out.stderr.starts_with(
             "recorded; 1 more item(s) of this step must be resolved before the run continues\n"
@@ -367,8 +361,7 @@ fn run_require_approval_makes_every_command_tool_wait_beside_questions() {
         out.stderr
     );
     assert_eq!(tag_runs(&env), 0, "the tool runs when the run goes on");
-    let out = env.run(&["answer", &run, "v2"]);
-    out.assert_code(0);
+    env.cmd(&["answer", &run, "v2"]).code(0);
     assert_eq!(tag_runs(&env), 1);
     let results: Vec<String> = env
         .tool_results(&run)
@@ -384,8 +377,7 @@ fn a_waiter_runs_the_approved_tool() {
     let agent = tagging_agent(&env);
     let waiter = env.spawn(&["run", "--agent", &agent, "--wait", "Go"]);
     let run = env.first_pending();
-    let out = env.run(&["approve", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run]).code(0);
     assert_eq!(
         out.stderr,
         "answer recorded; the waiting process continues the run\n"
@@ -419,8 +411,7 @@ fn a_driver_killed_while_the_tool_runs_is_resumed_without_a_second_copy() {
         json!([call("c1", "deploy", json!({})), {"text": "done"}]),
         vec![tool("deploy", &[&slow], json!({"requireApproval": true}))],
     );
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     let mut driver = env.spawn(&["approve", &run]);
     env.poll("the tool's start never happened", || {
         tool_log(&env).len() == 1
@@ -480,8 +471,9 @@ fn keys(v: &Value) -> Vec<String> {
 fn pending_and_the_event_stream_have_mastras_chunk_shapes() {
     let env = Env::new();
     let agent = tagging_agent(&env);
-    let out = env.run(&["-o", "json", "run", "--agent", &agent, "Go"]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&["-o", "json", "run", "--agent", &agent, "Go"])
+        .code(75);
     let run = env.latest_run().unwrap();
     let lines = out.json_lines();
     let approval = lines.last().unwrap();
@@ -529,15 +521,16 @@ fn pending_and_the_event_stream_have_mastras_chunk_shapes() {
     );
     assert_eq!(item["command"], item["commands"][0]);
 
-    let out = env.run(&[
-        "-o",
-        "json",
-        "decline",
-        &run,
-        "--reason",
-        "Not on prod, please.",
-    ]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&[
+            "-o",
+            "json",
+            "decline",
+            &run,
+            "--reason",
+            "Not on prod, please.",
+        ])
+        .code(0);
     let lines = out.json_lines();
     // A resumed leg begins with the denial (no `start`).
     let denied = &lines[0];
@@ -599,16 +592,14 @@ fn at_a_terminal_the_approval_menu_starts_on_decline_and_shows_the_arguments_esc
 fn an_approval_only_recorded_is_run_by_resume() {
     let env = Env::new();
     let run = suspended(&env);
-    let out = env.run(&["approve", &run, "--no-resume"]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run, "--no-resume"]).code(0);
     assert_eq!(
         out.stderr,
         format!("recorded; a waiting process, or `mastra-ask resume {run}`, continues the run\n")
     );
     assert_eq!(tag_runs(&env), 0, "recording runs nothing");
     assert_eq!(env.status(&run), "running");
-    let out = env.run(&["resume", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["resume", &run]).code(0);
     assert_eq!(out.stdout, "done\n");
     assert_eq!(tag_runs(&env), 1);
     assert_eq!(

@@ -408,8 +408,7 @@ fn bad_command_tools_in_an_agent_file_are_refused_before_anything_is_stored() {
     ];
     for (tools, needle) in cases {
         let agent = tool_agent(&env, json!([{"text": "x"}]), tools);
-        let out = env.run(&["run", "--agent", &agent, "Go"]);
-        out.assert_code(2);
+        let out = env.cmd(&["run", "--agent", &agent, "Go"]).code(2);
         assert_one_line_error(&out, needle);
         assert!(!env.has_store(), "{needle}");
     }
@@ -436,7 +435,8 @@ fn tool_write_file_writes_beneath_the_current_directory_only() {
     out.assert_code(2);
     assert_shown!(env, out.stderr, @"error: cannot write ../escape.md: the path leaves the working directory");
     assert!(!env.path("escape.md").exists());
-    let out = env.run(&["tool", "write_file", "--json", r#"{"path": "a.md"}"#]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["tool", "write_file", "--json", r#"{"path": "a.md"}"#])
+        .code(2);
     assert_shown!(env, out.stderr, @r#"error: Tool input validation failed for write_file. Please fix the following errors and try again:\n- content: Required\n\nProvided arguments: {\n  "path": "a.md"\n}"#);
 }

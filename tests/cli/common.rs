@@ -604,7 +604,6 @@ macro_rules! assert_shown {
 pub struct Cmd<'e> {
     env: &'e Env,
     args: Vec<String>,
-    vars: Vec<(String, String)>,
     input: Option<String>,
 }
 
@@ -614,7 +613,6 @@ impl Env {
         Cmd {
             env: self,
             args: args.iter().map(|a| a.to_string()).collect(),
-            vars: Vec::new(),
             input: None,
         }
     }
@@ -635,18 +633,11 @@ impl Cmd<'_> {
         self
     }
 
-    /// An environment variable for this command only.
-    pub fn var(mut self, name: &str, value: &str) -> Self {
-        self.vars.push((name.to_string(), value.to_string()));
-        self
-    }
-
     /// Runs the command to its end, whatever its exit code.
     pub fn out(&self) -> Out {
         use std::io::Write;
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
         let mut command = self.env.command(&args);
-        command.envs(self.vars.iter().map(|(k, v)| (k, v)));
         let Some(input) = &self.input else {
             return self.env.run_with(command);
         };

@@ -51,8 +51,7 @@ fn populated(env: &Env) -> (String, String) {
     let (_, done) = env.start(&agent, &[]);
     env.run(&["answer", &done, "yes"]).assert_code(0);
     env.run(&["plan", "plan.md"]).assert_code(75);
-    let (out, waiting) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let waiting = env.suspended(&agent);
     (agent, waiting)
 }
 
@@ -196,8 +195,7 @@ fn big_plan(env: &Env) -> String {
         plan.push_str(&format!("{i}. Do step {i} with care and write it down.\n"));
     }
     env.write("work/big.md", &plan);
-    let out = env.run(&["plan", "big.md"]);
-    out.assert_code(75);
+    let out = env.cmd(&["plan", "big.md"]).code(75);
     out.stdout.trim().to_string()
 }
 
@@ -237,8 +235,7 @@ fn a_full_disk_refuses_writes_clearly_and_loses_nothing() {
     }
     let stray = env.latest_run().unwrap();
     assert_eq!(env.status(&stray), "running");
-    let out = env.run(&["resume", &stray]);
-    out.assert_code(1);
+    let out = env.cmd(&["resume", &stray]).code(1);
     assert_one_line_error(&out, "stopped before its item was stored; start it again");
     assert_eq!(env.status(&stray), "failed");
     env.run(&["review", &plan, "--approve"]).assert_code(0);

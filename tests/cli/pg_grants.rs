@@ -183,13 +183,13 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
         &reviewer.name,
     ])
     .assert_code(0);
-    let added = env.run(&["reviewer", "add", "carol", "--group", "release"]);
-    added.assert_code(0);
+    let added = env
+        .cmd(&["reviewer", "add", "carol", "--group", "release"])
+        .code(0);
     let carol_token = added.stdout.trim().to_string();
     env.run(&["store", "grant", &runner.name, &reviewer.name])
         .assert_code(0);
-    let out = env.run(&["store", "grant", &inbox.name, "--serve"]);
-    out.assert_code(0);
+    let out = env.cmd(&["store", "grant", &inbox.name, "--serve"]).code(0);
     assert_shown!(env, out.stderr, @"granted the store to role [ROLE]: it may run serve: sign reviewers in, and decide as the reviewer signed in");
     let as_role = |role: &Role, args: &[&str]| {
         let mut cmd = env.command(args);
@@ -323,8 +323,7 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
 #[test]
 fn store_grant_is_for_postgresql_and_its_owner() {
     let env = Env::sqlite();
-    let out = env.run(&["store", "grant", "ci"]);
-    out.assert_code(2);
+    let out = env.cmd(&["store", "grant", "ci"]).code(2);
     assert!(
         out.stderr
             .starts_with("error: store grant sets up PostgreSQL roles; a SQLite store has none"),
@@ -335,8 +334,7 @@ fn store_grant_is_for_postgresql_and_its_owner() {
     let (stranger, other) = (Role::new(&admin, None), Role::new(&admin, None));
     let env = Env::new();
     let db = database(&env);
-    let out = env.run(&["store", "grant", "no_such_role_here"]);
-    out.assert_code(2);
+    let out = env.cmd(&["store", "grant", "no_such_role_here"]).code(2);
     assert_shown!(env, out.stderr, @r#"error: there is no PostgreSQL role no_such_role_here; create it first (CREATE ROLE "no_such_role_here" LOGIN), then grant it"#);
     env.run(&["store", "grant", &stranger.name]).assert_code(0);
     let mut cmd = env.command(&["store", "grant", &other.name]);

@@ -330,8 +330,7 @@ fn a_corrupt_schema_version_is_one_short_line_without_the_migration_sql() {
 #[test]
 fn pending_says_nothing_is_pending_before_any_store_exists() {
     let env = Env::new();
-    let out = env.run(&["pending"]);
-    out.assert_code(0);
+    let out = env.cmd(&["pending"]).code(0);
     assert_eq!(
         (out.stdout.as_str(), out.stderr.as_str()),
         ("", env.nothing_pending().as_str())

@@ -30,8 +30,7 @@ fn suspended(env: &Env, review: Option<Value>) -> String {
         json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
         vec![tool("tag_release", &[&tag], extra)],
     );
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     run
 }
 
@@ -216,8 +215,9 @@ fn eight_reviewers_racing_on_the_last_approval_resolve_it_once_and_the_tool_runs
 fn named_policies_are_set_listed_and_removed() {
     let env = Env::new();
     // Names must resolve when the policy is set.
-    let out = env.run(&["policy", "set", "release", "--reviewer", "group:release"]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["policy", "set", "release", "--reviewer", "group:release"])
+        .code(2);
     assert!(
         out.stderr.starts_with(
             "error: policy release: group release has no reviewers (add one with: mastra-ask reviewer add NAME --group release)"
@@ -249,8 +249,7 @@ fn named_policies_are_set_listed_and_removed() {
         out.stderr,
         "policy release set: alice, bob may decide (2 approvals; never the run's starter)\n"
     );
-    let out = env.run(&["policy", "list"]);
-    out.assert_code(0);
+    let out = env.cmd(&["policy", "list"]).code(0);
     assert_eq!(
         out.stdout,
         "release  group:release  alice, bob may decide (2 approvals; never the run's starter)\n"
@@ -283,8 +282,7 @@ fn named_policies_are_set_listed_and_removed() {
         assert_eq!(env.run(&bad).code, 2, "{bad:?}");
     }
     env.run(&["policy", "remove", "release"]).assert_code(0);
-    let out = env.run(&["policy", "remove", "release"]);
-    out.assert_code(3);
+    let out = env.cmd(&["policy", "remove", "release"]).code(3);
     assert_shown!(env, out.stderr, @"
         error: no policy release
         hint: list policies with: mastra-ask policy list

@@ -20,8 +20,7 @@ fn slow_after_answer(env: &Env) -> String {
         ask("q", "Go?"),
         {"delayMs": 30000, "text": "finished"}
     ]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     run
 }
 
@@ -44,8 +43,7 @@ fn a_killed_driver_is_taken_over_with_one_set_of_results() {
         ]})
         .to_string(),
     );
-    let out = env.run(&["resume", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["resume", &run]).code(0);
     assert_eq!(out.stdout, "finished\n");
     assert_eq!(
         env.tool_results(&run).len(),
@@ -76,8 +74,7 @@ fn a_live_lease_makes_resume_exit_4() {
     let mut driver = env.spawn(&["answer", &run, "yes"]);
     wait_for(&env, &run, "running");
     let before = env.dump();
-    let out = env.run(&["resume", &run]);
-    out.assert_code(4);
+    let out = env.cmd(&["resume", &run]).code(4);
     assert_one_line_error(&out, "is being driven by process");
     assert_eq!(env.dump(), before);
     driver.kill().unwrap();
@@ -109,8 +106,7 @@ fn lease_rules_expired_and_other_host() {
     let far = i64::MAX / 2;
     // Another host's live lease: busy.
     set("some-other-host", 1, far);
-    let out = env.run(&["resume", &run]);
-    out.assert_code(4);
+    let out = env.cmd(&["resume", &run]).code(4);
     assert_one_line_error(&out, "is being driven by process 1 on some-other-host");
     // A lease held by a live process on this host: busy.
     set(&hostname(), std::process::id(), far);
@@ -142,8 +138,7 @@ fn a_failed_run_can_be_resumed() {
         ]})
         .to_string(),
     );
-    let out = env.run(&["resume", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["resume", &run]).code(0);
     assert_eq!(out.stdout, "Hello Ada\n");
     assert_eq!(env.tool_results(&run).len(), 1);
     let errors = env.count("SELECT count(*) FROM events WHERE kind = 'error'", &[]);
@@ -160,8 +155,7 @@ fn cancel_stops_a_running_driver_at_its_next_commit() {
     let (_, run) = env.start(&agent, &[]);
     let driver = env.spawn(&["answer", &run, "yes"]);
     wait_for(&env, &run, "running");
-    let out = env.run(&["cancel", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["cancel", &run]).code(0);
     assert_eq!(
         out.stdout,
         format!("cancelled run {run} (it was running)\n")
@@ -185,8 +179,9 @@ fn cancel_closes_pending_items() {
     env.run(&["cancel", &run[..8]]).assert_code(0);
     assert_eq!(env.status(&run), "cancelled");
     assert_eq!(env.run(&["pending"]).stdout, "");
-    let out = env.run(&["answer", &run, "--tool-call", "q", "late"]);
-    out.assert_code(4);
+    let out = env
+        .cmd(&["answer", &run, "--tool-call", "q", "late"])
+        .code(4);
     assert_shown!(env, out.stderr, @"error: tool call q is not pending: it was cancelled");
 }
 

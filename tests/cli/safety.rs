@@ -257,8 +257,7 @@ fn a_duration_past_its_maximum_is_refused_and_pending_keeps_working() {
         &["prune", "--older-than", "18446744073709551616s"],
         &["wait", "0000abcd", "--timeout", huge],
     ] {
-        let out = env.run(args);
-        out.assert_code(2);
+        let out = env.cmd(args).code(2);
         assert!(
             out.stderr.contains("is longer than the maximum, 365d")
                 || out.stderr.contains("must be more than 0"),
@@ -267,16 +266,16 @@ fn a_duration_past_its_maximum_is_refused_and_pending_keeps_working() {
         );
         assert_same_store(&env.dump(), &before);
     }
-    let json = env.run(&["-o", "json", "ask", "q", "--expires-in", huge]);
-    json.assert_code(2);
+    let json = env
+        .cmd(&["-o", "json", "ask", "q", "--expires-in", huge])
+        .code(2);
     let line: Value = serde_json::from_str(json.stderr.trim()).unwrap();
     assert_eq!(line["error"]["code"], "USAGE");
     assert_same_store(&env.dump(), &before);
 
     // Environment durations and a script's delay: refused before anything is stored.
     let agent = env.agent(json!([{"delayMs": 99_999_999_999_999u64, "text": "x"}]));
-    let out = env.run(&["run", "--agent", &agent, "go"]);
-    out.assert_code(2);
+    let out = env.cmd(&["run", "--agent", &agent, "go"]).code(2);
     assert_shown!(env, out.stderr, @"error: script [DIR]/work/script.json: step 1 has a delayMs longer than the maximum, 3600000 ms");
     for var in [
         "MASTRA_ASK_RETRY_DELAY",
@@ -295,8 +294,7 @@ fn a_duration_past_its_maximum_is_refused_and_pending_keeps_working() {
         assert_one_line_error(&out, &format!("{var}: duration \"99999999999d\" is longer"));
     }
     assert_same_store(&env.dump(), &before);
-    let pending = env.run(&["pending"]);
-    pending.assert_code(0);
+    let pending = env.cmd(&["pending"]).code(0);
     assert_eq!(pending.stdout.matches("first?").count(), 1);
 }
 
@@ -456,22 +454,20 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
     );
     assert!(!env.show(&run).to_string().contains("sk-must-not-be-stored"));
     let before = env.dump();
-    let out = env.run(&["plan", "/proc/self/environ"]);
-    out.assert_code(2);
+    let out = env.cmd(&["plan", "/proc/self/environ"]).code(2);
     assert_shown!(env, out.stderr, @"error: plan file /proc/self/environ: environ cannot be a plan: it is not a Markdown file (.md or .markdown)");
     assert_same_store(&env.dump(), &before);
 
     let agent = env.agent(json!([plan("h", "h.md"), say("done")]));
-    let out = env.run(&["run", "--agent", &agent, "--cwd", "w", "go"]);
-    out.assert_code(0);
+    env.cmd(&["run", "--agent", &agent, "--cwd", "w", "go"])
+        .code(0);
     let run = env.latest_run().unwrap();
     assert_eq!(
         env.tool_results(&run)[0].1["content"],
         "Failed to submit plan: h.md has 2 hard links; submit a file with one (a copy, not a link)"
     );
     let before = env.dump();
-    let out = env.run(&["plan", "w/h.md"]);
-    out.assert_code(2);
+    let out = env.cmd(&["plan", "w/h.md"]).code(2);
     assert_shown!(env, out.stderr, @"error: plan file w/h.md: h.md has 2 hard links; submit a file with one (a copy, not a link)");
     assert_same_store(&env.dump(), &before);
 }
@@ -529,8 +525,7 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
     let env = Env::new();
     let agent = env.agent(json!([ask("q", "Q?"), plan("p", "plan.md"), say("done")]));
     env.write("work/plan.md", "# Plan\n\nok\n");
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     // Sparse files: gigabytes to read, no disk used.
     for name in ["big-agent.json", "big-script.json"] {
         File::create(env.path(&format!("work/{name}")))
@@ -706,8 +701,7 @@ fn invisible_characters_and_parser_errors_are_escaped() {
     );
 
     let hostile = "x\u{9b}31m\rCR\u{202e}\u{200b}\u{1b}[2J";
-    let out = env.run(&["runs", "--status", hostile]);
-    out.assert_code(2);
+    let out = env.cmd(&["runs", "--status", hostile]).code(2);
     assert_clean("parser error", &out);
     // (The parser itself drops the escape sequence; the rest is escaped.)
     assert!(
@@ -716,8 +710,9 @@ fn invisible_characters_and_parser_errors_are_escaped() {
         "{}",
         out.stderr
     );
-    let out = env.run(&["-o", "json", "runs", "--status", hostile]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["-o", "json", "runs", "--status", hostile])
+        .code(2);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     let line: Value = serde_json::from_str(&out.stderr).unwrap();
     assert_eq!(line["error"]["code"], "USAGE");
@@ -767,8 +762,7 @@ fn feedback_must_go_with_a_rejection_and_must_not_be_empty() {
             "the feedback is empty",
         ),
     ] {
-        let out = env.run(args);
-        out.assert_code(2);
+        let out = env.cmd(args).code(2);
         assert!(
             out.stderr.starts_with("error: ") && out.stderr.contains(needle),
             "{args:?}: {}",

@@ -104,16 +104,14 @@ fn show_after_the_tour() {
         &cwd,
         "Prepare the next release",
     ];
-    let out = env.run(&start);
-    out.assert_code(75);
+    let out = env.cmd(&start).code(75);
     let run = out.stdout.trim().to_string();
     for (args, code) in steps {
         let mut args = args.to_vec();
         args.insert(1, &run);
         env.run(&args).assert_code(code);
     }
-    let out = env.run(&["show", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["show", &run]).code(0);
     stable(|| insta::assert_snapshot!("show-tour", out.stdout));
 }
 

@@ -10,8 +10,7 @@ use crate::common::{assert_one_line_error, exit_within, Env, PATIENCE};
 #[test]
 fn read_only_commands_never_create_a_store() {
     let env = Env::new();
-    let out = env.run(&["pending"]);
-    out.assert_code(0);
+    let out = env.cmd(&["pending"]).code(0);
     assert_eq!(out.stdout, "");
     env.run(&["runs"]).assert_code(0);
     env.run(&["pending", "-o", "json"]).assert_code(0);
@@ -188,11 +187,9 @@ fn a_command_started_with_its_standard_descriptors_closed_has_dev_null_on_them()
 #[test]
 fn an_empty_pending_and_a_missing_run_name_the_store_and_what_chose_it() {
     let env = Env::new();
-    let out = env.run(&["pending"]);
-    out.assert_code(0);
+    let out = env.cmd(&["pending"]).code(0);
     assert_eq!(out.stderr, env.nothing_pending());
-    let out = env.run(&["show", "deadbeef"]);
-    out.assert_code(3);
+    let out = env.cmd(&["show", "deadbeef"]).code(3);
     assert_shown!(env, out.stderr, @"
         error: no run deadbeef
         hint: looked in the store [STORE] (from MASTRA_ASK_DB); list runs with: mastra-ask runs

@@ -468,8 +468,7 @@ fn mastra_thousands_of_agents_are_not_walked_and_agent_names_one() {
         &["approve", RUN, "--agent", "planner"],
         &["decline", RUN, "--agent", "planner"],
     ] {
-        let out = env.run(args);
-        out.assert_code(2);
+        let out = env.cmd(args).code(2);
         assert_one_line_error(
             &out,
             &format!("{} --agent works on a Mastra server's runs only", args[0]),
@@ -631,8 +630,9 @@ fn mastra_files_named_by_the_environment_or_a_flag_never_block_nor_flood() {
 
     // --feedback-file, here and on a server; --plan-file.
     env.write("work/plan.md", "# Plan\n\nDo it.\n");
-    let planned = env.run(&["plan", env.path("work/plan.md").to_str().unwrap()]);
-    planned.assert_code(75);
+    let planned = env
+        .cmd(&["plan", env.path("work/plan.md").to_str().unwrap()])
+        .code(75);
     let run = planned.stdout.trim().to_string();
     let mut c = env.command(&["review", &run, "--reject", "--feedback-file", &fifo]);
     c.current_dir(env.work());

@@ -137,8 +137,9 @@ fn mastra_the_step_budget_warning_is_worded_as_for_a_local_run() {
             json!({"type": "finish", "runId": run, "from": "AGENT", "payload": {"stepResult": {"reason": "tool-calls"}, "output": {"text": ""}}}).to_string(),
         ]),
     ]);
-    let out = env.run(&["--server", &fake.base_url(), "answer", run, "x"]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&["--server", &fake.base_url(), "answer", run, "x"])
+        .code(0);
     assert_eq!(
         out.stderr,
         format!("warning: run {run} stopped after its step budget: the model was still calling tools (raise it with --max-steps)\n")

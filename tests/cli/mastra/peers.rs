@@ -715,16 +715,17 @@ fn a_409_from_serve_is_exit_4_naming_who_decided() {
         ),
         Reply::ok(empty),
     ]);
-    let out = env.run(&[
-        "--server",
-        &fake.base_url(),
-        "answer",
-        "run-0001",
-        "--agent",
-        "planner",
-        "Ada",
-    ]);
-    out.assert_code(4);
+    let out = env
+        .cmd(&[
+            "--server",
+            &fake.base_url(),
+            "answer",
+            "run-0001",
+            "--agent",
+            "planner",
+            "Ada",
+        ])
+        .code(4);
     assert_shown!(env, out.stderr, @"error: http://127.0.0.1:[PORT]/v1 refused the answer: tool call q1 was already decided by bob at [TIME]");
     let state = env.value("SELECT state FROM ledger WHERE run_id = ?1", &["run-0001"]);
     assert_ne!(state.as_deref(), Some("delivered"));

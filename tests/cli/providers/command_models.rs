@@ -37,8 +37,7 @@ esac
           [CALL] question: What is your name?
             mastra-ask answer [RUN] <answer>
         ");
-    let out = env.run(&["answer", &run, "Ada"]);
-    out.assert_code(0);
+    let out = env.cmd(&["answer", &run, "Ada"]).code(0);
     assert_eq!(out.stdout, "Hello, Ada.\n");
     assert_eq!(env.status(&run), "completed");
 
@@ -103,8 +102,7 @@ fn a_command_model_that_fails_shows_its_last_stderr_line() {
         "agents/fail.sh",
         "cat >/dev/null\necho '{\"content\":\"Fine now.\"}'\n",
     );
-    let out = env.run(&["resume", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["resume", &run]).code(0);
     assert_eq!(out.stdout, "Fine now.\n");
 }
 
@@ -120,8 +118,7 @@ fn a_command_model_printing_bad_json_is_a_clear_error() {
         "#);
     assert_eq!(env.status(&run), "failed");
     script(&env, "agents/bad.sh", "echo '{\"tool_calls\":[]}'\n");
-    let out = env.run(&["resume", &run]);
-    out.assert_code(1);
+    let out = env.cmd(&["resume", &run]).code(1);
     assert_shown!(env, out.stderr, @r#"
         error: run [RUN] failed: model command [DIR]/agents/bad.sh --flag 'two words' printed an invalid message: unknown field `tool_calls`, expected `content` or `toolCalls` at line 1 column 13; it must print one assistant message {"content"?, "toolCalls"?: [{"id"?, "name", "args"}]}
         hint: retry it with: mastra-ask resume [RUN]
@@ -152,11 +149,13 @@ fn a_command_model_that_hangs_is_stopped_at_the_read_timeout() {
 #[test]
 fn a_missing_command_fails_before_anything_is_stored() {
     let env = Env::new();
-    let out = env.run(&["run", "--agent", &command_agent(&env, "./nope.sh"), "Go"]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["run", "--agent", &command_agent(&env, "./nope.sh"), "Go"])
+        .code(2);
     assert_shown!(env, out.stderr, @"error: command: program [DIR]/agents/nope.sh not found");
-    let out = env.run(&["run", "--model", "command:no-such-program-xyz", "Go"]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["run", "--model", "command:no-such-program-xyz", "Go"])
+        .code(2);
     assert_shown!(env, out.stderr, @"error: command: program no-such-program-xyz not found in PATH");
     assert_eq!(env.dump(), "no store");
 }

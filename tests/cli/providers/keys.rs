@@ -7,8 +7,7 @@ use crate::assert_shown;
 #[test]
 fn a_missing_key_fails_before_anything_is_stored() {
     let env = Env::new();
-    let out = env.run(&["run", "--model", MODEL, "Greet me"]);
-    out.assert_code(2);
+    let out = env.cmd(&["run", "--model", MODEL, "Greet me"]).code(2);
     assert_shown!(env, out.stderr, @"
         error: openai models need an API key: OPENAI_API_KEY is not set
         hint: export OPENAI_API_KEY=<your key>
@@ -19,11 +18,11 @@ fn a_missing_key_fails_before_anything_is_stored() {
 #[test]
 fn unknown_model_specs_list_the_forms() {
     let env = Env::new();
-    let out = env.run(&["run", "--model", "gpt-4o", "Greet me"]);
-    out.assert_code(2);
+    let out = env.cmd(&["run", "--model", "gpt-4o", "Greet me"]).code(2);
     assert_shown!(env, out.stderr, @r#"error: unknown model spec "gpt-4o"; use one of: script:PATH, openai/MODEL, ollama/MODEL, openrouter/MODEL, openai-compatible/MODEL@URL, command:ARGV"#);
-    let out = env.run(&["run", "--model", "openai-compatible/qwen", "Greet me"]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["run", "--model", "openai-compatible/qwen", "Greet me"])
+        .code(2);
     assert_shown!(env, out.stderr, @r#"error: "openai-compatible/qwen" needs a base URL: openai-compatible/MODEL@URL, e.g. openai-compatible/qwen2.5@http://localhost:8080/v1"#);
     assert_eq!(env.dump(), "no store");
 }
@@ -112,8 +111,7 @@ fn a_person_without_the_key_can_answer_for_a_waiter_that_has_it() {
     let waiter = waiter.spawn().unwrap();
     let run = env.first_pending();
     // No key here: the answer is recorded and the waiter, which has the key, drives on.
-    let out = env.run(&["answer", &run, "Ada"]);
-    out.assert_code(0);
+    let out = env.cmd(&["answer", &run, "Ada"]).code(0);
     assert_eq!(
         out.stderr,
         "answer recorded; the waiting process continues the run\n"
@@ -125,8 +123,7 @@ fn a_person_without_the_key_can_answer_for_a_waiter_that_has_it() {
     let server = FakeServer::start(vec![ask(Style::OpenAi, true, "q1", QUESTION)]);
     let (_, run) = start(&env, &server);
     let before = env.dump();
-    let out = env.run(&["answer", &run, "Ada"]);
-    out.assert_code(2);
+    let out = env.cmd(&["answer", &run, "Ada"]).code(2);
     assert_shown!(env, out.stderr, @"
         error: openai models need an API key: OPENAI_API_KEY is not set
         hint: export OPENAI_API_KEY=<your key>

@@ -204,8 +204,7 @@ fn start(env: &Env, server: &FakeServer) -> (Out, String) {
 }
 
 fn show_json(env: &Env, run: &str) -> Value {
-    let out = env.run(&["-o", "json", "show", run]);
-    out.assert_code(0);
+    let out = env.cmd(&["-o", "json", "show", run]).code(0);
     serde_json::from_str(out.stdout.trim()).unwrap()
 }
 

@@ -117,8 +117,7 @@ fn bad_model_settings_are_refused_before_anything_is_stored() {
     ] {
         let agent = json!({"id": "a", "instructions": "", "model": MODEL, "modelSettings": settings});
         let file = env.write("agents/bad.json", &agent.to_string());
-        let out = env.run(&["run", "--agent", &file.to_string_lossy(), "Go"]);
-        out.assert_code(2);
+        let out = env.cmd(&["run", "--agent", &file.to_string_lossy(), "Go"]).code(2);
         assert_one_line_error(&out, message);
         assert!(
             out.stderr.starts_with(&format!(
@@ -174,8 +173,9 @@ fn a_leg_that_runs_out_of_steps_says_so_and_shows_each_failed_call() {
         call("c2", "deploy_web_app", r#"{"path":"/srv"}"#),
     ]);
     let spec = format!("openai-compatible/qwen@{}", server.base_url());
-    let out = env.run(&["run", "--max-steps", "2", "--model", &spec, "Ship it"]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&["run", "--max-steps", "2", "--model", &spec, "Ship it"])
+        .code(0);
     let run = env.latest_run().unwrap();
     assert_eq!(out.stdout, "");
     assert_eq!(

@@ -300,8 +300,7 @@ pub fn send(url: &str, method: &str, headers: &[(&str, &str)], body: Option<&str
 
 /// Adds reviewer `name`; their token.
 pub fn reviewer(env: &Env, name: &str) -> String {
-    let out = env.run(&["reviewer", "add", name]);
-    out.assert_code(0);
+    let out = env.cmd(&["reviewer", "add", name]).code(0);
     out.stdout.trim().to_string()
 }
 
@@ -309,8 +308,7 @@ pub fn reviewer(env: &Env, name: &str) -> String {
 pub fn asked(env: &Env, args: &[&str]) -> (String, String) {
     let mut all = vec!["ask"];
     all.extend_from_slice(args);
-    let out = env.run(&all);
-    out.assert_code(75);
+    let out = env.cmd(&all).code(75);
     let run = out.stdout.trim().to_string();
     (run.clone(), only_item(env, &run))
 }
@@ -318,8 +316,7 @@ pub fn asked(env: &Env, args: &[&str]) -> (String, String) {
 /// A pending one-plan run of a file with `text`; its run id and tool call id.
 pub fn planned(env: &Env, text: &str) -> (String, String) {
     env.write("work/PLAN.md", text);
-    let out = env.run(&["plan", "PLAN.md"]);
-    out.assert_code(75);
+    let out = env.cmd(&["plan", "PLAN.md"]).code(75);
     let run = out.stdout.trim().to_string();
     (run.clone(), only_item(env, &run))
 }

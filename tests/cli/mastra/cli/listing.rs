@@ -85,8 +85,7 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
     ] {
         let mut all = vec!["--server", "http://127.0.0.1:9"];
         all.extend_from_slice(args);
-        let out = env.run(&all);
-        out.assert_code(2);
+        let out = env.cmd(&all).code(2);
         assert_one_line_error(
             &out,
             &format!(
@@ -95,17 +94,16 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
             ),
         );
     }
-    let out = env.run(&["agents"]);
-    out.assert_code(2);
+    let out = env.cmd(&["agents"]).code(2);
     assert_shown!(env, out.stderr, @"
         error: agents works on a Mastra server's runs only
         hint: pass --server URL (or set MASTRA_SERVER_URL)
         ");
-    let out = env.run(&["--server", "ftp://h/api", "pending"]);
-    out.assert_code(2);
+    let out = env.cmd(&["--server", "ftp://h/api", "pending"]).code(2);
     assert_shown!(env, out.stderr, @"error: bad server URL ftp://h/api: the scheme must be http or https, not ftp");
-    let out = env.run(&["--server", "http://127.0.0.1:9", "pending"]);
-    out.assert_code(1);
+    let out = env
+        .cmd(&["--server", "http://127.0.0.1:9", "pending"])
+        .code(1);
     assert_shown!(env, out.stderr, @"
         error: http://127.0.0.1:[PORT]/api: connection refused (the request did not reach the server)
         hint: is the server running, and is the URL right?
@@ -119,8 +117,7 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
 #[test]
 fn mastra_cli_server_url_from_the_environment_leaves_local_commands_local() {
     let env = Env::new();
-    let ran = env.run(&["ask", "Ship it?"]);
-    ran.assert_code(75);
+    let ran = env.cmd(&["ask", "Ship it?"]).code(75);
     let run = ran.stdout.trim().to_string();
     let with_url = |args: &[&str]| {
         let mut c = env.command(args);
