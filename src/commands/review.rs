@@ -24,7 +24,13 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         args: &args,
         by: &by,
     };
-    at_place(ctx, claim(&args.item), args.agent.clone(), Some(plans), reviewing)
+    at_place(
+        ctx,
+        claim(&args.item),
+        args.agent.clone(),
+        Some(plans),
+        reviewing,
+    )
 }
 
 struct Reviewing<'a> {

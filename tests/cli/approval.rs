@@ -38,8 +38,7 @@ fn tagging_agent(env: &Env) -> String {
 /// "done"; suspended on the approval.
 pub fn suspended(env: &Env) -> String {
     let agent = tagging_agent(env);
-    let run = env.suspended(&agent);
-    run
+    env.suspended(&agent)
 }
 
 /// `(state, resolved_by, resolved_via, resume_data)` of the run's item `c1`.

@@ -30,8 +30,7 @@ fn suspended(env: &Env, review: Option<Value>) -> String {
         json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
         vec![tool("tag_release", &[&tag], extra)],
     );
-    let run = env.suspended(&agent);
-    run
+    env.suspended(&agent)
 }
 
 fn open(env: &Env) -> Box<dyn Store> {

@@ -47,8 +47,7 @@ fn done() -> Value {
 fn suspended(env: &Env, steps: Value) -> String {
     env.write("work/PLAN.md", PLAN);
     let agent = env.agent(steps);
-    let run = env.suspended(&agent);
-    run
+    env.suspended(&agent)
 }
 
 /// `(state, resolved_via, resolved_by, resume_data)` of one tool call.

@@ -20,8 +20,7 @@ fn slow_after_answer(env: &Env) -> String {
         ask("q", "Go?"),
         {"delayMs": 30000, "text": "finished"}
     ]));
-    let run = env.suspended(&agent);
-    run
+    env.suspended(&agent)
 }
 
 #[test]
