@@ -24,8 +24,12 @@ pub enum Kind {
     Provider,
     /// A Mastra server failed, could not be reached, or refused the token (`--server`).
     Server,
-    /// The person interrupted (Ctrl-C, Esc).
+    /// The person interrupted (Ctrl-C, Esc), or a waiter got SIGINT.
     Interrupted,
+    /// A waiter got SIGHUP (its terminal or job went away).
+    HungUp,
+    /// A waiter got SIGTERM (a cancelled CI job).
+    Terminated,
     /// A deadline passed: the items expired.
     TimedOut,
     /// The store failed: busy, damaged, unsafe, unreachable, full, refused.
@@ -47,6 +51,8 @@ impl Kind {
                 Exit::Failure
             }
             Kind::Interrupted => Exit::Interrupted,
+            Kind::HungUp => Exit::HungUp,
+            Kind::Terminated => Exit::Terminated,
             Kind::TimedOut => Exit::TimedOut,
         }
     }
@@ -62,6 +68,8 @@ impl Kind {
             Kind::Provider => "PROVIDER",
             Kind::Server => "SERVER",
             Kind::Interrupted => "INTERRUPTED",
+            Kind::HungUp => "HANGUP",
+            Kind::Terminated => "TERMINATED",
             Kind::TimedOut => "TIMEOUT",
             Kind::Store => "STORE",
             Kind::Io => "IO",

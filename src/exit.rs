@@ -14,11 +14,13 @@ pub enum Exit {
     Suspended,
     Forbidden,
     TimedOut,
+    HungUp,
     Interrupted,
+    Terminated,
 }
 
 /// Every exit code with its meaning.
-pub const TABLE: [(Exit, i32, &str); 11] = [
+pub const TABLE: [(Exit, i32, &str); 13] = [
     (Exit::Success, 0, "success; the run completed (for a plan run: approved; an answer only recorded for a waiter)"),
     (Exit::Failure, 1, "runtime failure: provider, I/O or store error; the run failed"),
     (Exit::Usage, 2, "usage or invalid input; nothing changed"),
@@ -29,7 +31,9 @@ pub const TABLE: [(Exit, i32, &str); 11] = [
     (Exit::Suspended, 75, "suspended: the run waits for human input"),
     (Exit::Forbidden, 77, "not permitted: a policy does not let this identity make this decision; nothing changed"),
     (Exit::TimedOut, 124, "timed out (`--timeout`), items expired"),
-    (Exit::Interrupted, 130, "interrupted; nothing recorded"),
+    (Exit::HungUp, 129, "the waiter of a one-step run got SIGHUP: its run was cancelled (a `run --wait` waiter: it stopped waiting)"),
+    (Exit::Interrupted, 130, "interrupted; nothing recorded (the waiter of a one-step run got SIGINT: its run was cancelled)"),
+    (Exit::Terminated, 143, "the waiter of a one-step run got SIGTERM: its run was cancelled (a `run --wait` waiter: it stopped waiting)"),
 ];
 
 impl Exit {
@@ -46,7 +50,9 @@ impl Exit {
             Exit::Suspended => 75,
             Exit::Forbidden => 77,
             Exit::TimedOut => 124,
+            Exit::HungUp => 129,
             Exit::Interrupted => 130,
+            Exit::Terminated => 143,
         }
     }
 }

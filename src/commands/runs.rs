@@ -39,9 +39,9 @@ pub fn run(ctx: &Ctx, args: RunsArgs) -> Result<Exit> {
                 "{}  {:<10} {:<20} {}",
                 run.id,
                 if rejected {
-                    "rejected"
+                    "rejected".to_string()
                 } else {
-                    run.status.as_str()
+                    crate::runner::in_full::status_words(run)
                 },
                 sanitize::one_line(&run.agent_id),
                 format::time(run.created_at)

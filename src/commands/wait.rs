@@ -63,6 +63,7 @@ fn policy(drive: bool, deadline: Option<Instant>) -> Policy {
             deadline,
             expire_at_deadline: false,
             summary: true,
+            started_it: false,
         }),
         by: who(None),
     }

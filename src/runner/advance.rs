@@ -34,6 +34,7 @@ use crate::exit::Exit;
 use crate::items::{self, input, Asked, Item, ItemView, Prompted};
 use crate::providers::{self, Provider};
 use crate::store::{Lease, Run, Store};
+use crate::sys::signals;
 
 /// What a frontend lets this process do with a run.
 pub struct Policy {
@@ -56,6 +57,9 @@ pub struct Wait {
     pub expire_at_deadline: bool,
     /// In JSON mode, end with the run's summary line (`wait`).
     pub summary: bool,
+    /// This process started the run (`run`/`ask`/`plan --wait`, not `wait --drive`): a
+    /// one-step run is its own, and a signal that stops it cancels the run (SPEC §5.3).
+    pub started_it: bool,
 }
 
 impl Policy {
@@ -254,7 +258,13 @@ impl<'a, P: Place> Advance<'a, P> {
     fn advance(&mut self) -> Result<Exit> {
         let waiter = self.policy.wait.is_some();
         loop {
-            match self.place.state()? {
+            let state = self.place.state()?;
+            // A waiter told to stop (SPEC §5.3) stops where it would pause, prompt or take
+            // over: a leg it drives runs to its end first, and an ended run exits by its end.
+            if waiter && !matches!(state, State::Running(Driver::Me) | State::Ended(_)) {
+                self.stop_if_signalled()?;
+            }
+            match state {
                 State::Running(Driver::Me) => self.leg()?,
                 State::Running(Driver::Gone) if waiter && self.policy.drive => self.place.take()?,
                 State::Running(_) if waiter => self.wait_a_while()?,
@@ -279,6 +289,16 @@ impl<'a, P: Place> Advance<'a, P> {
         }
     }
 
+    /// A waiter that got SIGHUP, SIGINT or SIGTERM stops here: the place says what became
+    /// of the run (SPEC §5.3).
+    fn stop_if_signalled(&mut self) -> Result<()> {
+        let started_it = self.policy.wait.as_ref().is_some_and(|w| w.started_it);
+        match signals::ended() {
+            Some(signal) => Err(self.place.stop_waiting(signal, started_it)?.into()),
+            None => Ok(()),
+        }
+    }
+
     /// Runs this process's leg; runs the hook for the items it left waiting.
     fn leg(&mut self) -> Result<()> {
         let leg = self.place.leg()?;
@@ -297,13 +317,15 @@ impl<'a, P: Place> Advance<'a, P> {
         Ok(())
     }
 
-    /// Asks the person at the terminal about `item`.
+    /// Asks the person at the terminal about `item`; the prompt is left when another
+    /// process decides the item meanwhile (the caller asks `decided_meanwhile`).
     fn ask(&self, item: &Item) -> Result<Prompted> {
         let asked = Asked {
             item,
             by: &self.policy.by,
             plans: &self.place,
         };
+        let _noticing = self.place.notice(item);
         items::of(item.kind()).prompt(&asked)
     }
 
@@ -315,6 +337,10 @@ impl<'a, P: Place> Advance<'a, P> {
             return Ok(None);
         };
         let prompted = self.ask(&item)?;
+        // A signal that left the prompt is the waiter's to stop on, not a person leaving.
+        if self.policy.wait.is_some() {
+            self.stop_if_signalled()?;
+        }
         // Decided by another process while the prompt was open: say so and go on as that
         // decision requires (a waiter drives the next leg).
         if let Some(said) = self.place.decided_meanwhile(&item)? {

@@ -79,38 +79,28 @@ impl Context<'_> {
         self.interactive
     }
 
-    /// `mastra-ask` with the `--db` this command was given, and the `--server` (as shown:
-    /// no credentials) it works on.
+    /// `mastra-ask` as a command a person can paste, in a hint, an announcement or the
+    /// hook's JSON (SPEC §5.3): with `--db` whenever the store is not the default one,
+    /// whether `--db` or `MASTRA_ASK_DB` chose it (the shell it is pasted in may not have
+    /// that variable), and the `--server` (as shown: no credentials) it works on.
     pub fn program(&self) -> String {
         let mut words = vec!["mastra-ask".to_string()];
-        if let Some(db) = &self.db_flag {
-            words.push(format::flag("--db", &store::redact(db)));
+        let chosen = match (&self.db_flag, self.store_from) {
+            (Some(db), _) => Some(db.clone()),
+            // A server's runs are not in the store: its `--server` is what a paste needs.
+            (None, StoreFrom::Env) if self.server.is_none() => Some(match &self.location {
+                Location::Sqlite(path) => path.display().to_string(),
+                Location::Postgres(url) => url.clone(),
+            }),
+            _ => None,
+        };
+        if let Some(db) = chosen {
+            words.push(format::flag("--db", &store::redact(&db)));
         }
         if let Some(server) = &self.server {
             words.push(format::flag("--server", server.display()));
         }
         words.join(" ")
-    }
-}
-
-impl Context<'_> {
-    /// `program`, for a command that is pasted elsewhere (the JSON `command`s of `pending` and
-    /// of the `--on-suspend` hook, read in a notification): with `--db` too when
-    /// `MASTRA_ASK_DB` chose the store, which the reviewer's shell may not have.
-    pub fn program_elsewhere(&self) -> String {
-        let program = self.program();
-        let db = match &self.location {
-            Location::Sqlite(path) => path.display().to_string(),
-            Location::Postgres(url) => url.clone(),
-        };
-        if self.store_from != StoreFrom::Env || self.server.is_some() {
-            return program;
-        }
-        let flag = format::flag("--db", &store::redact(&db));
-        match program.split_once(' ') {
-            Some((name, rest)) => format!("{name} {flag} {rest}"),
-            None => format!("{program} {flag}"),
-        }
     }
 }
 

@@ -86,6 +86,23 @@ fn as_json(shown: &InFull) -> Value {
     v
 }
 
+/// A run's status as text listings show it (`runs`, `show`): a running run that no process
+/// drives was answered elsewhere and waits for its waiter or its host to go on (SPEC §5.3);
+/// it says so, not a bare `running`.
+pub fn status_words(run: &Run) -> String {
+    if run.status != RunStatus::Running || run.lease.is_some() {
+        return run.status.as_str().to_string();
+    }
+    match run.host.as_deref() {
+        Some(host) if !super::advance::on_own_host(run) => {
+            // A machine id is long; its start tells hosts apart.
+            let short: String = host.chars().take(12).collect();
+            format!("answered, waiting for host {}", sanitize::one_line(&short))
+        }
+        _ => "answered, waiting for its waiter".to_string(),
+    }
+}
+
 /// Whether a run is a `plan` run that completed with its plan rejected (`plan --wait` exits
 /// 5 for it), which text listings show as rejected rather than a bare completed.
 pub fn plan_rejected(run: &Run, calls: &[CallRecord]) -> bool {
@@ -109,7 +126,7 @@ fn header(out: &dyn Report, run: &Run, plan_rejected: bool) {
     );
     match plan_rejected {
         true => field("status", "completed (plan rejected)"),
-        false => field("status", run.status.as_str()),
+        false => field("status", &status_words(run)),
     }
     field("cwd", &sanitize::one_line(&run.cwd));
     field("created", &format::time(run.created_at));

@@ -14,8 +14,9 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::advance::on_own_host;
+use super::elsewhere::Noticing;
 use super::end::{summary, End};
-use super::place::{Driver, Gates, OneShot, Place, Ran, State};
+use super::place::{stopped_by, Driver, Gates, OneShot, Place, Ran, State};
 use super::record::{Continues, Outcome};
 use super::target::{self, check_prefix, find_run, no_run};
 use super::watch::{Followed, Watch, POLL};
@@ -29,6 +30,7 @@ use crate::items::{Item, Plans};
 use crate::policy::{Deciding, ItemGate};
 use crate::providers::{self, Provider, NO_MODEL};
 use crate::store::{now_ms, Decide, Identity, Lease, Resolved, Run, Store};
+use crate::sys::signals::Ending;
 use crate::tools::submit_plan::Plan;
 
 /// A run of this store.
@@ -378,6 +380,13 @@ impl Place for Local<'_> {
         }
     }
 
+    fn notice(&self, item: &Item) -> Option<Noticing> {
+        match item {
+            Item::Stored { call, .. } => Noticing::start(&self.ctx.location, call),
+            Item::Server { .. } => None,
+        }
+    }
+
     fn not_pending(&mut self, id: &str, kinds: &[ItemKind]) -> Result<Error> {
         let calls = self.store()?.calls(&self.run_id)?;
         let Some(call) = calls.into_iter().find(|c| c.call_id == id && c.is_item()) else {
@@ -467,6 +476,44 @@ impl Place for Local<'_> {
             Kind::TimedOut,
             format!("timed out waiting for run {}", self.run_id),
         ))
+    }
+
+    fn stop_waiting(&mut self, signal: Ending, started_it: bool) -> Result<Error> {
+        let run = self.read()?;
+        let id = run.id.clone();
+        if started_it && self.is_one_shot(&run) {
+            let why = format!(
+                "the job that waited for it was stopped: its waiter, pid {}, got {}",
+                std::process::id(),
+                signal.name()
+            );
+            let what = match self.store()?.cancel_because(&id, Some(&why)) {
+                Ok(_) => format!("cancelled run {id}; its items closed as cancelled"),
+                Err(_) => format!("stopped waiting for run {id}, which had ended meanwhile"),
+            };
+            return Ok(stopped_by(signal, what));
+        }
+        let program = self.ctx.program();
+        let (stays, hint) = match run.status {
+            RunStatus::Suspended => (
+                "suspended",
+                format!(
+                    "an answer now continues it in the answering process (see what waits with: {program} pending --run {id}); or wait for it again with: {program} wait {id} --drive"
+                ),
+            ),
+            RunStatus::Running => (
+                "running",
+                format!("continue it with: {program} resume {id}"),
+            ),
+            _ => {
+                let what = format!("stopped waiting for run {id}, which has ended");
+                return Ok(stopped_by(signal, what));
+            }
+        };
+        let what = format!(
+            "stopped waiting for run {id}, which stays {stays} for a later waiter or resume"
+        );
+        Ok(stopped_by(signal, what).with_hint(hint))
     }
 
     fn resumable(&self) -> bool {

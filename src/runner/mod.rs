@@ -7,8 +7,8 @@
 //! `plan` run: `oneshot`; the place of a command that acts on one item: `pick`), a resolution (`Advance::resolve`, whose `Outcome` says who moves
 //! the run on), a reply, a taken lease or a waiter (`waiter`). Beside the loop: the
 //! `--on-suspend` hook (`notify`), prompting at a terminal (`prompt`, over the item kinds of
-//! `items`), how a run's end is told (`end`), following a run from its stored events
-//! (`watch`), the layout of items in listings and announcements (`view`), and a run in full
+//! `items`; `elsewhere` leaves a prompt whose item another process decides), how a run's
+//! end is told (`end`), following a run from its stored events (`watch`), the layout of items in listings and announcements (`view`), and a run in full
 //! as `show` gives it (`in_full`).
 //!
 //! Imports go one way: frontends -> runner -> items, agent, remote, store, ui, output.
@@ -17,6 +17,7 @@
 
 pub mod advance;
 mod context;
+pub mod elsewhere;
 pub mod end;
 pub mod in_full;
 pub mod local;

@@ -15,12 +15,14 @@ use std::time::Instant;
 use anyhow::Result;
 use serde_json::Value;
 
+use super::elsewhere::Noticing;
 use super::end::End;
 use super::record::Outcome;
 use crate::domain::{ItemKind, Resolution};
-use crate::error::Error;
+use crate::error::{Error, Kind};
 use crate::items::{Item, Plans};
 use crate::policy::ItemGate;
+use crate::sys::signals::Ending;
 
 /// Items' gates by run id and tool call id.
 pub type Gates = std::collections::HashMap<(String, String), ItemGate>;
@@ -90,6 +92,12 @@ pub trait Place: Plans {
         Ok(None)
     }
 
+    /// While it lives, a prompt open for `item` is left once another process decides the
+    /// item (`elsewhere`); `None` where that cannot be watched (a server's item).
+    fn notice(&self, _item: &Item) -> Option<Noticing> {
+        None
+    }
+
     /// Why tool call `id` of the run is not one of its pending items of `kinds`.
     fn not_pending(&mut self, id: &str, kinds: &[ItemKind]) -> Result<Error>;
 
@@ -115,6 +123,16 @@ pub trait Place: Plans {
     /// A waiter's deadline passed: the error that says so (when `expire`, after closing the
     /// pending items as expired, where that can be done).
     fn timed_out(&mut self, expire: bool) -> Result<Error>;
+
+    /// A waiter got `signal` (SPEC §5.3): it stops waiting, cancelling a one-step run that
+    /// it started (`started_it`) where the place holds one; the error that says what became
+    /// of the run.
+    fn stop_waiting(&mut self, signal: Ending, _started_it: bool) -> Result<Error> {
+        Ok(stopped_by(
+            signal,
+            format!("stopped waiting for run {}", self.run_id()),
+        ))
+    }
 
     /// Why a resolution cannot be only recorded here (`--no-resume`), if it cannot.
     fn refuses_only_recording(&self) -> Option<Error> {
@@ -146,4 +164,15 @@ pub trait Place: Plans {
     fn gates(&mut self, _items: &[Item]) -> Result<Gates> {
         Ok(Gates::new())
     }
+}
+
+/// The error a waiter stopped by `signal` ends with: `got SIGTERM: <what>`, exiting 129,
+/// 130 or 143 (SPEC §5.5).
+pub fn stopped_by(signal: Ending, what: String) -> Error {
+    let kind = match signal {
+        Ending::HangUp => Kind::HungUp,
+        Ending::Interrupt => Kind::Interrupted,
+        Ending::Terminate => Kind::Terminated,
+    };
+    Error::new(kind, format!("got {}: {what}", signal.name()))
 }

@@ -62,6 +62,7 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
             deadline,
             expire_at_deadline: true,
             summary: false,
+            started_it: true,
         }),
         by: input::who(None),
     };

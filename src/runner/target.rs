@@ -167,9 +167,16 @@ pub fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
     } else {
         run.status.as_str().to_string()
     };
+    // A run its stopped waiter cancelled says so: the job that waited is gone (SPEC §5.3).
+    let why = match (&run.status, &run.error) {
+        (crate::domain::RunStatus::Cancelled, Some(error)) => {
+            format!(" ({})", crate::output::sanitize::one_line(error))
+        }
+        _ => String::new(),
+    };
     let what = items::of(kind).waits_for();
     Error::conflict(format!(
-        "run {} is {state}: nothing waits for {what}",
+        "run {} is {state}{why}: nothing waits for {what}",
         run.id
     ))
 }

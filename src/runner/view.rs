@@ -49,7 +49,7 @@ fn commands_with(program: String, item: &ItemView) -> Vec<String> {
 /// its inbox page (`url`) once a public URL is recorded.
 pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     // Read in a notification and pasted in another shell: the store named as well.
-    let commands = commands_with(ctx.program_elsewhere(), item);
+    let commands = commands_with(ctx.program(), item);
     let mut v = json!({
         "runId": item.run_id,
         "toolCallId": item.call_id,

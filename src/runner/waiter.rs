@@ -2,11 +2,17 @@
 //! --wait`, `wait --drive`) registers itself in the store with a heartbeat, so that an answer
 //! recorded elsewhere leaves the next leg to it — it has the run's working directory, keys
 //! and tools. The registration ends when the waiter is dropped.
+//!
+//! While registered, SIGHUP, SIGINT and SIGTERM are recorded instead of ending the process
+//! (`sys::signals::catch_ends`): the loop (`advance`) sees them where it pauses or prompts
+//! and stops as SPEC §5.3 says (a one-step run is cancelled; another run is left for a
+//! later waiter), so a cancelled CI job never leaves a stale waiter behind.
 
 use anyhow::Result;
 
 use crate::agent::lease::{self, Heartbeat};
 use crate::store::{Lease, Location, Store};
+use crate::sys::signals;
 
 /// A registered waiter; unregisters itself when dropped.
 pub struct Waiter<'a> {
@@ -14,6 +20,7 @@ pub struct Waiter<'a> {
     run_id: String,
     me: Lease,
     _beat: Heartbeat,
+    _ends: signals::Ends,
 }
 
 impl<'a> Waiter<'a> {
@@ -40,6 +47,7 @@ impl<'a> Waiter<'a> {
             run_id: run_id.to_string(),
             me,
             _beat: beat,
+            _ends: signals::catch_ends(),
         }
     }
 }

@@ -447,6 +447,11 @@ pub trait Store: Backend {
     /// Cancels a run that is not finished; its pending items are closed. Returns the status
     /// it had.
     fn cancel(&self, run_id: &str) -> Result<RunStatus> {
+        self.cancel_because(run_id, None)
+    }
+
+    /// As `cancel`, recording `why` as the run's error (a waiter stopped by a signal).
+    fn cancel_because(&self, run_id: &str, why: Option<&str>) -> Result<RunStatus> {
         let now = now_ms();
         write(self, Durability::Durable, |tx| {
             let mut run = locked(tx, run_id)?;
@@ -459,6 +464,9 @@ pub trait Store: Backend {
                 .into());
             }
             run.status = RunStatus::Cancelled;
+            if let Some(why) = why {
+                run.outcome.error = Some(why.to_string());
+            }
             run.lease = None;
             run.updated_at = now;
             tx.save_run(&run)?;

@@ -1,5 +1,5 @@
-//! Signal actions: the one place the crate calls `sigaction`, `signal` and `raise`, which
-//! stay `unsafe` because neither std nor rustix offers them safely. `signal-hook` would hide
+//! Signal actions: the one place the crate calls `sigaction`, `signal`, `raise` and
+//! `pthread_kill`, which stay `unsafe` because neither std nor rustix offers them safely. `signal-hook` would hide
 //! them, but its handler stays installed for good: it cannot put back a previous action
 //! exactly, and the callers here must (an interrupted program re-raises its signal with the
 //! action it had before, so the process ends as the signal would have ended it).
@@ -9,7 +9,7 @@
 //! visible to `sys` only. Nothing here decides what a signal means.
 
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 use libc::c_int;
 
@@ -105,6 +105,87 @@ pub fn reset_stops() {
     TERMS.store(0, Ordering::SeqCst);
 }
 
+/// A signal that asks a waiter to stop: SIGHUP, SIGINT or SIGTERM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    HangUp,
+    Interrupt,
+    Terminate,
+}
+
+impl Ending {
+    const ALL: [(Ending, c_int); 3] = [
+        (Ending::HangUp, libc::SIGHUP),
+        (Ending::Interrupt, libc::SIGINT),
+        (Ending::Terminate, libc::SIGTERM),
+    ];
+
+    /// The signal's usual name (`SIGTERM`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::HangUp => "SIGHUP",
+            Ending::Interrupt => "SIGINT",
+            Ending::Terminate => "SIGTERM",
+        }
+    }
+}
+
+/// The last ending signal caught while an [`Ends`] lived (0: none).
+static ENDED: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_end(sig: c_int) {
+    ENDED.store(sig, Ordering::SeqCst);
+}
+
+/// While this lives, SIGHUP, SIGINT and SIGTERM (those not ignored, as SIGINT is under
+/// `nohup` or `&`) are recorded instead of ending the process, and interrupt a blocking
+/// read (no `SA_RESTART`); the previous actions come back when it is dropped.
+pub struct Ends {
+    _old: Vec<Previous>,
+}
+
+/// Records the ending signals from now on ([`ended`] says which came last).
+pub fn catch_ends() -> Ends {
+    ENDED.store(0, Ordering::SeqCst);
+    let old = Ending::ALL
+        .iter()
+        .filter(|(_, sig)| !ignored(*sig))
+        .filter_map(|&(_, sig)| catch(sig, on_end))
+        .collect();
+    Ends { _old: old }
+}
+
+/// The last ending signal recorded since [`catch_ends`], if any.
+pub fn ended() -> Option<Ending> {
+    let sig = ENDED.load(Ordering::SeqCst);
+    Ending::ALL
+        .iter()
+        .find(|(_, s)| *s == sig)
+        .map(|(ending, _)| *ending)
+}
+
+/// A thread of this process, to interrupt its blocking read from another thread.
+#[derive(Clone, Copy)]
+pub struct Thread(libc::pthread_t);
+
+impl Thread {
+    /// The calling thread.
+    pub fn current() -> Thread {
+        // SAFETY: pthread_self has no preconditions and touches no memory of ours.
+        Thread(unsafe { libc::pthread_self() })
+    }
+
+    /// Sends `sig` to this thread only. The caller keeps the thread alive and a handler
+    /// installed for `sig` (`interrupt_reads`) for as long as it may send it.
+    pub fn interrupt(self, sig: c_int) {
+        // SAFETY: the thread id came from pthread_self of a thread the caller keeps alive;
+        // pthread_kill only sends a signal.
+        unsafe {
+            libc::pthread_kill(self.0, sig);
+        }
+    }
+}
+
 /// Raises `sig` in this thread: its action runs before this returns (or ends the process).
 pub fn raise(sig: c_int) {
     // SAFETY: raise only sends a signal to the calling thread; it touches no memory of ours.
@@ -135,7 +216,6 @@ pub fn ignore_sigpipe() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicI32, Ordering};
 
     static SEEN: AtomicI32 = AtomicI32::new(0);
 
@@ -173,6 +253,24 @@ mod tests {
             assert_eq!(current(sig), address(record));
         }
         assert_eq!(current(sig), before);
+    }
+
+    #[test]
+    fn an_ending_signal_is_recorded_while_caught_and_its_action_comes_back() {
+        // SIGHUP: no other test of this process raises it.
+        let before = current(libc::SIGHUP);
+        {
+            let _ends = catch_ends();
+            assert_eq!(ended(), None);
+            assert_eq!(current(libc::SIGHUP), address(on_end));
+            raise(libc::SIGHUP);
+            assert_eq!(ended(), Some(Ending::HangUp));
+            assert_eq!(Ending::HangUp.name(), "SIGHUP");
+        }
+        assert_eq!(current(libc::SIGHUP), before);
+        // A new catch forgets what the last one recorded.
+        let _ends = catch_ends();
+        assert_eq!(ended(), None);
     }
 
     #[test]

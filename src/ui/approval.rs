@@ -9,7 +9,7 @@ use dialoguer::{Input, Select};
 use serde_json::Value;
 
 use super::terminal::Hold;
-use super::{keys_hint, note, quit_on_interrupt, quit_on_interrupt_line, term, theme, Keys};
+use super::{keys_hint, note, quit_on_interrupt_line, quit_on_interrupt_menu, term, theme, Keys};
 use crate::output::sanitize;
 use crate::tools::approval::Decision;
 
@@ -50,12 +50,13 @@ pub fn approve(call_id: &str, tool: &str, args: &Value) -> Result<Option<Chosen>
     let mut start_on = DECLINE;
     loop {
         keys_hint(Keys::Menu);
-        let choice = quit_on_interrupt(
+        let choice = quit_on_interrupt_menu(
             Select::with_theme(&*theme)
                 .with_prompt(format!("Run {}?", sanitize::one_line(tool)))
                 .items(MENU)
                 .default(start_on)
                 .interact_on_opt(&term()),
+            MENU.len(),
         )?;
         let Some(choice) = choice else {
             return Ok(None);

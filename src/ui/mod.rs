@@ -49,6 +49,26 @@ fn quit_on_interrupt<T>(result: dialoguer::Result<Option<T>>) -> Result<Option<T
     }
 }
 
+/// `quit_on_interrupt` for a menu of `items` entries. An interrupted read (Ctrl-C, or the
+/// prompt left because another process decided its item) leaves the menu drawn with the
+/// cursor below it, so it is cleared here as Esc clears it: the prompt line and the entries
+/// of its first page.
+fn quit_on_interrupt_menu<T>(
+    result: dialoguer::Result<Option<T>>,
+    items: usize,
+) -> Result<Option<T>> {
+    let interrupted = matches!(&result,
+        Err(dialoguer::Error::IO(e)) if e.kind() == std::io::ErrorKind::Interrupted);
+    let outcome = quit_on_interrupt(result)?;
+    if interrupted {
+        // As dialoguer's paging: the terminal's rows less two, at least one.
+        let page = (term().size().0 as usize).max(3) - 2;
+        let _ = term().clear_last_lines(items.min(page) + 1);
+        let _ = term().flush();
+    }
+    Ok(outcome)
+}
+
 /// `quit_on_interrupt` for a text prompt: after Ctrl-C the cursor is left on the typed line,
 /// so end that line before anything else is printed.
 fn quit_on_interrupt_line<T>(result: dialoguer::Result<Option<T>>) -> Result<Option<T>> {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::terminal::Hold;
 use super::{
-    chosen_line, keys_hint, note, quit_on_interrupt, quit_on_interrupt_line, term, theme, Keys,
+    chosen_line, keys_hint, note, quit_on_interrupt_line, quit_on_interrupt_menu, term, theme, Keys,
 };
 use crate::output::sanitize;
 use crate::tools::ask_user::{Mode, Question};
@@ -93,13 +93,14 @@ fn one_of(
     report: bool,
 ) -> Result<Option<usize>> {
     keys_hint(Keys::Menu);
-    quit_on_interrupt(
+    quit_on_interrupt_menu(
         Select::with_theme(theme)
             .with_prompt(prompt)
             .items(items)
             .default(0)
             .report(report)
             .interact_on_opt(&term()),
+        items.len(),
     )
 }
 
@@ -107,12 +108,13 @@ fn one_of(
 fn some_of(theme: &dyn Theme, prompt: &str, items: &[String]) -> Result<Option<Vec<usize>>> {
     loop {
         keys_hint(Keys::Ticks);
-        let chosen = quit_on_interrupt(
+        let chosen = quit_on_interrupt_menu(
             MultiSelect::with_theme(theme)
                 .with_prompt(prompt)
                 .items(items)
                 .report(false)
                 .interact_on_opt(&term()),
+            items.len(),
         )?;
         match chosen {
             Some(ix) if ix.is_empty() => {

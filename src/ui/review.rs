@@ -10,7 +10,7 @@ use dialoguer::{Input, Select};
 
 use super::terminal::Hold;
 use super::{
-    editor, keys_hint, markdown, note, pager, quit_on_interrupt, quit_on_interrupt_line, term,
+    editor, keys_hint, markdown, note, pager, quit_on_interrupt_line, quit_on_interrupt_menu, term,
     theme, Keys,
 };
 use crate::output::sanitize;
@@ -53,12 +53,13 @@ pub fn review(plan: &Plan) -> Result<Option<Decision>> {
             &MENU[..READ_AGAIN]
         };
         keys_hint(Keys::Menu);
-        let choice = quit_on_interrupt(
+        let choice = quit_on_interrupt_menu(
             Select::with_theme(&*theme)
                 .with_prompt("Your decision on this plan")
                 .items(entries)
                 .default(start_on)
                 .interact_on_opt(&term()),
+            entries.len(),
         )?;
         let Some(choice) = choice else {
             return Ok(None);

@@ -2,6 +2,7 @@
 
 mod approval;
 mod bad_input;
+mod cancelled;
 mod ci_docs;
 mod command_tools;
 mod common;
@@ -27,6 +28,7 @@ mod policy;
 mod policy_cli;
 mod policy_runs;
 mod postgres;
+mod prompt_watch;
 mod prompts;
 mod providers;
 mod pty;
@@ -43,6 +45,7 @@ mod several;
 mod snapshots;
 mod steps;
 mod store;
+mod store_flag;
 mod store_safety;
 mod stress;
 mod suite;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use expectrl::process::unix::WaitStatus;
 use expectrl::session::OsSession;
 
-use crate::common::{try_poll, Env};
+use crate::common::{printed, try_poll, Env};
 
 /// How long any one wait may take before the test fails.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -96,7 +96,10 @@ impl Pty {
         let deadline = Instant::now() + PATIENCE;
         let mut s = lock.lock().unwrap();
         loop {
-            if let Some(at) = find(&s.bytes[self.seen..], text.as_bytes()) {
+            // As `common::printed` shows it (offsets before `seen` never move: a flag is
+            // taken out only once its token is whole, after what was matched).
+            let shown = printed(&s.bytes);
+            if let Some(at) = shown.get(self.seen..).and_then(|rest| rest.find(text)) {
                 self.seen += at + text.len();
                 return;
             }
@@ -160,15 +163,11 @@ impl Pty {
                 .unwrap()
                 .0;
         }
-        (code, String::from_utf8_lossy(&s.bytes).into_owned())
+        (code, printed(&s.bytes))
     }
 
     /// Everything shown so far.
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.screen.0.lock().unwrap().bytes).into_owned()
+        printed(&self.screen.0.lock().unwrap().bytes)
     }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }

@@ -646,7 +646,7 @@ fn merged(env: &Env, args: &[String]) -> (i32, String) {
     let status = command.status().unwrap();
     (
         status.code().unwrap_or(-1),
-        std::fs::read_to_string(&file).unwrap(),
+        crate::common::printed(&std::fs::read(&file).unwrap()),
     )
 }
 
