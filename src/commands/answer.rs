@@ -12,32 +12,30 @@ use crate::exit::Exit;
 use crate::items::input::who;
 use crate::items::question::{answered, checked, given, USAGE};
 use crate::policy::claim;
-use crate::runner::{Advance, Local, Mastra, Place, Server};
+use crate::runner::{at_place, Advance, AtPlace, Place};
 
 /// What `answer` answers.
 const KINDS: [ItemKind; 2] = [ItemKind::Question, ItemKind::Other];
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let by = who(args.item.as_.clone());
-    match &ctx.server {
-        None => {
-            let store = ctx.existing_store()?;
-            answer(
-                ctx,
-                Local::new(ctx, store.as_deref(), "", false).deciding(claim(&args.item)),
-                &args,
-                &by,
-            )
-        }
-        Some(config) => {
-            let server = Server::connect(ctx, config, None)?;
-            answer(
-                ctx,
-                Mastra::new(ctx, &server, args.agent.clone()),
-                &args,
-                &by,
-            )
-        }
+    let answering = Answering {
+        ctx,
+        args: &args,
+        by: &by,
+    };
+    at_place(ctx, claim(&args.item), args.agent.clone(), None, answering)
+}
+
+struct Answering<'a> {
+    ctx: &'a Ctx<'a>,
+    args: &'a AnswerArgs,
+    by: &'a str,
+}
+
+impl AtPlace for Answering<'_> {
+    fn at<P: Place>(self, place: P) -> Result<Exit> {
+        answer(self.ctx, place, self.args, self.by)
     }
 }
 

@@ -11,29 +11,37 @@ use crate::exit::Exit;
 use crate::items::input::who;
 use crate::items::plan::{decision, resolution};
 use crate::policy::claim;
-use crate::runner::{Advance, Local, Mastra, Place, PlanFiles, Server};
+use crate::runner::{at_place, Advance, AtPlace, Place, PlanFiles};
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
     let by = who(args.item.as_.clone());
-    match &ctx.server {
-        None => {
-            let store = ctx.existing_store()?;
-            review(
-                ctx,
-                Local::new(ctx, store.as_deref(), "", false).deciding(claim(&args.item)),
-                &args,
-                &by,
-            )
-        }
-        Some(config) => {
-            let server = Server::connect(ctx, config, None)?;
-            let plans = PlanFiles {
-                root: args.plan_root.clone(),
-                file: args.plan_file.clone(),
-            };
-            let place = Mastra::new(ctx, &server, args.agent.clone()).reading_plans(plans);
-            review(ctx, place, &args, &by)
-        }
+    let plans = PlanFiles {
+        root: args.plan_root.clone(),
+        file: args.plan_file.clone(),
+    };
+    let reviewing = Reviewing {
+        ctx,
+        args: &args,
+        by: &by,
+    };
+    at_place(
+        ctx,
+        claim(&args.item),
+        args.agent.clone(),
+        Some(plans),
+        reviewing,
+    )
+}
+
+struct Reviewing<'a> {
+    ctx: &'a Ctx<'a>,
+    args: &'a ReviewArgs,
+    by: &'a str,
+}
+
+impl AtPlace for Reviewing<'_> {
+    fn at<P: Place>(self, place: P) -> Result<Exit> {
+        review(self.ctx, place, self.args, self.by)
     }
 }
 

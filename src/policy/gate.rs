@@ -43,14 +43,15 @@ impl ItemGate {
         })
     }
 
-    /// The gates of pending items, keyed by run and tool call (one read per run listed).
+    /// The gates of pending items, keyed by run and tool call (one read per run under a
+    /// policy listed; the others have none).
     pub fn of_pending(
         store: &dyn Store,
         items: &[PendingItem],
     ) -> Result<HashMap<(String, String), ItemGate>> {
         let mut runs: HashMap<&str, Option<(Run, Vec<DecisionRecord>)>> = HashMap::new();
         let mut gates = HashMap::new();
-        for item in items {
+        for item in items.iter().filter(|i| i.gated) {
             let run_id = item.call.run_id.as_str();
             if !runs.contains_key(run_id) {
                 let read = match store.run(run_id)? {

@@ -4,7 +4,7 @@
 //! the place the run lives (`local`: this store, its lease and driver; `mastra`: a server,
 //! the ledger and a streamed leg; both behind `place::Place`), finds what it acts on
 //! (`target`), and hands the run to `Advance`: a new run (`start`; a one-step `ask` or
-//! `plan` run: `oneshot`), a resolution (`Advance::resolve`, whose `Outcome` says who moves
+//! `plan` run: `oneshot`; the place of a command that acts on one item: `pick`), a resolution (`Advance::resolve`, whose `Outcome` says who moves
 //! the run on), a reply, a taken lease or a waiter (`waiter`). Beside the loop: the
 //! `--on-suspend` hook (`notify`), prompting at a terminal (`prompt`, over the item kinds of
 //! `items`; `elsewhere` leaves a prompt whose item another process decides), how a run's
@@ -24,6 +24,7 @@ pub mod local;
 pub mod mastra;
 pub mod notify;
 pub mod oneshot;
+pub mod pick;
 pub mod place;
 pub mod prompt;
 pub mod record;
@@ -37,6 +38,7 @@ pub use advance::{Advance, Policy, Wait};
 pub use context::{at_a_terminal, Context, StoreFrom};
 pub use local::Local;
 pub use mastra::{Mastra, PlanFiles, Server};
+pub use pick::{at_place, AtPlace};
 pub use place::Place;
 pub use record::{Continues, Outcome};
 pub use watch::{Followed, Watch};

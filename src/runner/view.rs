@@ -211,6 +211,7 @@ mod tests {
             agent_id: "a".into(),
             pending_in_run: 2,
             url: None,
+            gated: false,
         }
     }
 

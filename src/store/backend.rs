@@ -28,7 +28,8 @@ pub enum Durability {
     /// Handed to the operating system at commit: safe from a crashed process, not from a
     /// power cut. For the start and the middle of a leg and for liveness data; the log is
     /// written in order, so the leg's durable end makes them durable too, and a leg cut
-    /// short is what `resume` redoes anyway.
+    /// short is what `resume` redoes anyway. And for how a Mastra server's leg ended (the
+    /// ledger's settle): the server keeps that; the ledger's durable fact is the claim.
     Deferred,
 }
 
@@ -352,7 +353,7 @@ pub trait Backend: Send {
     /// The calls of the run's suspended steps, in order.
     fn calls(&self, run_id: &str) -> Result<Vec<CallRecord>>;
     /// Every pending call with its run's agent id, oldest first; deadlines are not looked at.
-    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>>;
+    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>>;
     /// Whether some pending call's deadline is `now` or earlier.
     fn any_due(&self, now: i64) -> Result<bool>;
     /// A mark of what is pending (how many items, and when the newest was created): it

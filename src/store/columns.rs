@@ -306,9 +306,10 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
 }
 
 /// Columns of a pending item: those of a call, then its run's agent id.
-pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String)> {
+pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String, bool)> {
     let agent_id = c.text(24)?.unwrap_or_default();
-    Ok((call(c)?, agent_id))
+    let gated = c.int(25)?.is_some_and(|g| g != 0);
+    Ok((call(c)?, agent_id, gated))
 }
 
 /// Columns of a waiter: token, host, pid, start, heartbeat_at; as the lease its heartbeat

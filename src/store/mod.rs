@@ -121,6 +121,8 @@ pub struct PendingItem {
     pub pending_in_run: usize,
     /// Its page in the inbox, once `serve --public-url` recorded the inbox's address.
     pub url: Option<String>,
+    /// Whether its run is under a policy (SPEC §14): only then is the run read for its gate.
+    pub gated: bool,
 }
 
 /// What resolving an item did.

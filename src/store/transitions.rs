@@ -107,10 +107,10 @@ pub trait Store: Backend {
         let live: Vec<_> = self
             .pending_calls(run_id)?
             .into_iter()
-            .filter(|(call, _)| call.expires_at.is_none_or(|at| at > now))
+            .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
             .collect();
         let mut per_run: HashMap<String, usize> = HashMap::new();
-        for (call, _) in &live {
+        for (call, ..) in &live {
             *per_run.entry(call.run_id.clone()).or_default() += 1;
         }
         let base = match live.is_empty() {
@@ -119,13 +119,14 @@ pub trait Store: Backend {
         };
         Ok(live
             .into_iter()
-            .map(|(call, agent_id)| PendingItem {
+            .map(|(call, agent_id, gated)| PendingItem {
                 pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
                 url: base
                     .as_deref()
                     .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
                 call,
                 agent_id,
+                gated,
             })
             .collect())
     }
@@ -590,9 +591,16 @@ pub trait Store: Backend {
 
     /// The server accepted the answer of `holder` and streamed the resumed leg, which ended
     /// as `outcome`. False when the entry is not that holder's.
+    ///
+    /// Handed to the OS only (`Deferred`): the server holds the run and how its leg ended,
+    /// durably; the ledger's durable fact is the claim, committed before anything was sent.
+    /// A settle lost to a power cut leaves a claim whose holder is gone, which the next
+    /// command treats as delivered unless the server still lists the call (`claims`), so an
+    /// answer the server consumed is not sent again; only `wait` then cannot say how the
+    /// leg ended.
     fn settle_answer(&self, key: &LedgerKey, holder: &str, outcome: &str) -> Result<bool> {
         let now = now_ms();
-        write(self, Durability::Durable, |tx| {
+        write(self, Durability::Deferred, |tx| {
             let Some(mut entry) = tx.ledger_entry(key)?.filter(|e| e.holder.token == holder) else {
                 return Ok(false);
             };

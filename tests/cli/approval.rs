@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::command_tools::{
     call, event, model_text, openai, openai_agent, openai_text, script, sent_tool_messages,
     tag_runs, tagger, tool, tool_agent, tool_message,
@@ -37,9 +38,7 @@ fn tagging_agent(env: &Env) -> String {
 /// "done"; suspended on the approval.
 pub fn suspended(env: &Env) -> String {
     let agent = tagging_agent(env);
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
-    run
+    env.suspended(&agent)
 }
 
 /// `(state, resolved_by, resolved_via, resume_data)` of the run's item `c1`.
@@ -67,14 +66,12 @@ fn approve_runs_the_tool_once_and_the_run_goes_on_with_its_result() {
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     assert_eq!(tag_runs(&env), 0, "nothing runs before approval");
-    let program = "mastra-ask";
-    assert!(
-        out.stderr.contains(&format!(
-            "run {run} is waiting for input (1 pending):\n  c1 approval: tag_release {{\"version\":\"v2\"}}\n    {program} approve {run}\n    {program} decline {run} --reason <reason>\n"
-        )),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        run [RUN] is waiting for input (1 pending):
+          c1 approval: tag_release {"version":"v2"}
+            mastra-ask approve [RUN]
+            mastra-ask decline [RUN] --reason <reason>
+        "#);
     let pending = env.run(&["pending", "-q"]);
     assert_eq!(pending.stdout, format!("{run} c1 approval\n"));
     let pending = env.run(&["pending"]);
@@ -83,8 +80,7 @@ fn approve_runs_the_tool_once_and_the_run_goes_on_with_its_result() {
         Some("c1 approval: tag_release {\"version\":\"v2\"}")
     );
 
-    let out = env.run(&["approve", &run, "--as", "alice"]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run, "--as", "alice"]).code(0);
     assert_eq!(out.stdout, "done\n");
     assert_eq!(tag_runs(&env), 1);
     assert_eq!(
@@ -131,9 +127,8 @@ fn approve_runs_the_tool_once_and_the_run_goes_on_with_its_result() {
 
     // Exactly once: a second decision changes nothing.
     let before = env.dump();
-    let again = env.run(&["approve", &run]);
-    again.assert_code(4);
-    assert_one_line_error(&again, "nothing waits for approval");
+    let again = env.cmd(&["approve", &run]).code(4);
+    assert_shown!(env, again.stderr, @"error: run [RUN] is completed: nothing waits for approval");
     assert_same_store(&env.dump(), &before);
     assert_eq!(tag_runs(&env), 1);
 }
@@ -248,17 +243,13 @@ fn the_json_decision_must_agree_with_the_verb_and_wrong_commands_are_named() {
         assert_one_line_error(&out, needle);
     }
     let out = env.run(&["answer", &run, "yes"]);
-    assert!(
-        out.stderr.contains(&format!(
-            "hint: use: mastra-ask approve {run}, or mastra-ask decline {run}"
-        )),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: tool call c1 of run [RUN] is an approval, not a question
+        hint: use: mastra-ask approve [RUN], or mastra-ask decline [RUN]
+        ");
     assert_same_store(&env.dump(), &before);
     // RUN is required.
-    let out = env.run(&["approve"]);
-    out.assert_code(2);
+    env.cmd(&["approve"]).code(2);
     // --json that agrees is recorded as json.
     env.run(&[
         "decline",
@@ -282,12 +273,15 @@ fn the_json_decision_must_agree_with_the_verb_and_wrong_commands_are_named() {
         {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Q?"}}]}
     ]));
     let (_, asked) = env.start(&question, &[]);
-    let out = env.run(&["approve", &asked]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "is a question, not an approval");
-    assert!(out
-        .stderr
-        .contains(&format!("hint: use: mastra-ask answer {asked}")));
+    let out = env.cmd(&["approve", &asked]).code(2);
+    assert_shown!(env, out.stderr, @"
+        error: tool call q of run [RUN] is a question, not an approval
+        hint: use: mastra-ask answer [RUN]
+        ");
+    assert_shown!(env, out.stderr, @"
+        error: tool call q of run [RUN] is a question, not an approval
+        hint: use: mastra-ask answer [RUN]
+        ");
 }
 
 #[test]
@@ -357,8 +351,7 @@ fn run_require_approval_makes_every_command_tool_wait_beside_questions() {
         env.run(&["pending", "-q"]).stdout,
         format!("{run} q question\n{run} c1 approval\n")
     );
-    let out = env.run(&["approve", &run]);
-    out.assert_code(75);
+    let out = env.cmd(&["approve", &run]).code(75);
     assert!(
         out.stderr.starts_with(
             "recorded; 1 more item(s) of this step must be resolved before the run continues\n"
@@ -367,8 +360,7 @@ fn run_require_approval_makes_every_command_tool_wait_beside_questions() {
         out.stderr
     );
     assert_eq!(tag_runs(&env), 0, "the tool runs when the run goes on");
-    let out = env.run(&["answer", &run, "v2"]);
-    out.assert_code(0);
+    env.cmd(&["answer", &run, "v2"]).code(0);
     assert_eq!(tag_runs(&env), 1);
     let results: Vec<String> = env
         .tool_results(&run)
@@ -384,8 +376,7 @@ fn a_waiter_runs_the_approved_tool() {
     let agent = tagging_agent(&env);
     let waiter = env.spawn(&["run", "--agent", &agent, "--wait", "Go"]);
     let run = env.first_pending();
-    let out = env.run(&["approve", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run]).code(0);
     assert_eq!(
         out.stderr,
         "answer recorded; the waiting process continues the run\n"
@@ -419,8 +410,7 @@ fn a_driver_killed_while_the_tool_runs_is_resumed_without_a_second_copy() {
         json!([call("c1", "deploy", json!({})), {"text": "done"}]),
         vec![tool("deploy", &[&slow], json!({"requireApproval": true}))],
     );
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     let mut driver = env.spawn(&["approve", &run]);
     env.poll("the tool's start never happened", || {
         tool_log(&env).len() == 1
@@ -480,8 +470,9 @@ fn keys(v: &Value) -> Vec<String> {
 fn pending_and_the_event_stream_have_mastras_chunk_shapes() {
     let env = Env::new();
     let agent = tagging_agent(&env);
-    let out = env.run(&["-o", "json", "run", "--agent", &agent, "Go"]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&["-o", "json", "run", "--agent", &agent, "Go"])
+        .code(75);
     let run = env.latest_run().unwrap();
     let lines = out.json_lines();
     let approval = lines.last().unwrap();
@@ -529,15 +520,16 @@ fn pending_and_the_event_stream_have_mastras_chunk_shapes() {
     );
     assert_eq!(item["command"], item["commands"][0]);
 
-    let out = env.run(&[
-        "-o",
-        "json",
-        "decline",
-        &run,
-        "--reason",
-        "Not on prod, please.",
-    ]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&[
+            "-o",
+            "json",
+            "decline",
+            &run,
+            "--reason",
+            "Not on prod, please.",
+        ])
+        .code(0);
     let lines = out.json_lines();
     // A resumed leg begins with the denial (no `start`).
     let denied = &lines[0];
@@ -599,16 +591,14 @@ fn at_a_terminal_the_approval_menu_starts_on_decline_and_shows_the_arguments_esc
 fn an_approval_only_recorded_is_run_by_resume() {
     let env = Env::new();
     let run = suspended(&env);
-    let out = env.run(&["approve", &run, "--no-resume"]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run, "--no-resume"]).code(0);
     assert_eq!(
         out.stderr,
         format!("recorded; a waiting process, or `mastra-ask resume {run}`, continues the run\n")
     );
     assert_eq!(tag_runs(&env), 0, "recording runs nothing");
     assert_eq!(env.status(&run), "running");
-    let out = env.run(&["resume", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["resume", &run]).code(0);
     assert_eq!(out.stdout, "done\n");
     assert_eq!(tag_runs(&env), 1);
     assert_eq!(

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env, Out};
 use crate::steps::plan;
 
@@ -162,9 +163,8 @@ fn free_text_must_not_be_empty() {
         env.agent(json!([{"toolCalls": [{"name": "ask_user", "args": {"question": "Name?"}}]}]));
     let (_, run) = env.start(&agent, &[]);
     let before = env.dump();
-    let out = env.run(&["answer", &run, "  "]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "the answer is empty");
+    let out = env.cmd(&["answer", &run, "  "]).code(2);
+    assert_shown!(env, out.stderr, @"error: the answer is empty; this question takes free text");
     let out = env.run_stdin(&["answer", &run, "-"], "\n");
     out.assert_code(2);
     assert_eq!(env.dump(), before);
@@ -197,8 +197,7 @@ fn malformed_agent_files_are_rejected_before_anything_is_stored() {
         ),
     ] {
         env.write("work/agent.json", text);
-        let out = env.run(&["run", "--agent", "agent.json", "hi"]);
-        out.assert_code(2);
+        let out = env.cmd(&["run", "--agent", "agent.json", "hi"]).code(2);
         assert_one_line_error(&out, needle);
     }
     env.write("work/s.json", r#"{"steps":[{"txt":"typo"}]}"#);
@@ -206,9 +205,8 @@ fn malformed_agent_files_are_rejected_before_anything_is_stored() {
         "work/agent.json",
         r#"{"id":"a","instructions":"","model":"script:s.json"}"#,
     );
-    let out = env.run(&["run", "--agent", "agent.json", "hi"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "unknown field `txt`");
+    let out = env.cmd(&["run", "--agent", "agent.json", "hi"]).code(2);
+    assert_shown!(env, out.stderr, @"error: script [DIR]/work/s.json: unknown field `txt`, expected one of `id`, `text`, `toolCalls`, `delayMs`, `next` at line 1 column 16");
     assert!(!env.has_store(), "no store was created");
 }
 
@@ -218,17 +216,15 @@ fn an_exhausted_script_fails_the_run() {
     let agent =
         env.agent(json!([{"toolCalls": [{"name": "ask_user", "args": {"question": "Name?"}}]}]));
     let (_, run) = env.start(&agent, &[]);
-    let out = env.run(&["answer", &run, "Ada"]);
-    out.assert_code(1);
-    assert_one_line_error(&out, "failed: script");
-    assert!(
-        out.stderr.contains("has no step 2 (it has 1)"),
-        "{}",
-        out.stderr
-    );
-    assert!(out
-        .stderr
-        .contains(&format!("hint: retry it with: mastra-ask resume {run}")));
+    let out = env.cmd(&["answer", &run, "Ada"]).code(1);
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: script [DIR]/work/script.json has no step 2 (it has 1); your answer was recorded, and resume continues the run
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: script [DIR]/work/script.json has no step 2 (it has 1); your answer was recorded, and resume continues the run
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
     assert_eq!(env.status(&run), "failed");
     // The answer and its result are kept.
     assert_eq!(env.tool_results(&run).len(), 1);
@@ -237,13 +233,13 @@ fn an_exhausted_script_fails_the_run() {
 #[test]
 fn json_mode_errors_are_one_json_line() {
     let env = Env::new();
-    let out = env.run(&["-o", "json", "show", "0000ffff"]);
-    out.assert_code(3);
+    let out = env.cmd(&["-o", "json", "show", "0000ffff"]).code(3);
     let line: serde_json::Value = serde_json::from_str(out.stderr.trim()).unwrap();
     assert_eq!(line["error"]["code"], "NOT_FOUND");
     assert_eq!(line["error"]["message"], "no run 0000ffff");
-    let out = env.run(&["-o", "json", "run", "--model", "nope", "hi"]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["-o", "json", "run", "--model", "nope", "hi"])
+        .code(2);
     let line: serde_json::Value = serde_json::from_str(out.stderr.trim()).unwrap();
     assert_eq!(line["error"]["code"], "USAGE");
 }

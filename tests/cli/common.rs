@@ -180,19 +180,7 @@ impl Env {
     }
 
     pub fn run_stdin(&self, args: &[&str], input: &str) -> Out {
-        use std::io::Write;
-        let mut c = self.command(args);
-        c.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        finish(child)
+        self.cmd(args).stdin(input).out()
     }
 
     pub fn run_with(&self, mut c: Command) -> Out {
@@ -246,21 +234,14 @@ impl Env {
         (out, id)
     }
 
-    /// Waits (10 s at most) until `pending -q` lists an item; returns its run id.
+    /// Waits until `pending -q` lists an item; returns its run id.
     #[track_caller]
     pub fn first_pending(&self) -> String {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        loop {
+        poll_for("nothing became pending", PATIENCE, || {
             let out = self.run(&["pending", "-q"]);
-            if let Some(line) = out.stdout.lines().next() {
-                return line.split(' ').next().unwrap().to_string();
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "nothing became pending"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+            let line = out.stdout.lines().next()?;
+            Some(line.split(' ').next().unwrap().to_string())
+        })
     }
 
     /// Waits until the run has a registered waiter (`--wait`, `wait --drive`).
@@ -296,15 +277,10 @@ impl Env {
         });
     }
 
-    /// Polls `ready` every 20 ms until it holds; fails with `what` after 30 s (a bound for a
-    /// loaded machine, never a measure of speed).
+    /// [`poll`] with the suite's [`PATIENCE`].
     #[track_caller]
-    pub fn poll(&self, what: &str, mut ready: impl FnMut() -> bool) {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !ready() {
-            assert!(std::time::Instant::now() < deadline, "{what}");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+    pub fn poll(&self, what: &str, ready: impl FnMut() -> bool) {
+        poll(what, PATIENCE, ready)
     }
 
     pub fn latest_run(&self) -> Option<String> {
@@ -540,4 +516,203 @@ pub fn run_measured(mut c: Command, limit: std::time::Duration) -> (Out, u64, st
         stderr: printed(stderr.join().unwrap().as_bytes()),
     };
     (out, peak, ran)
+}
+
+// ---- Waiting: the suite's one poll loop. Every wait of a test goes through it, so each
+// has a deadline and fails naming what it waited for.
+
+/// How long a test waits for something at most: a bound for a loaded machine shared by
+/// several builds, never a measure of speed.
+pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Calls `ready` every 20 ms until it gives a value, for `within` at most; `None` past that.
+pub fn try_poll<T>(within: std::time::Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if let Some(value) = ready() {
+            return Some(value);
+        }
+        if std::time::Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Calls `ready` every 20 ms until it gives a value; fails with `what` after `within`.
+#[track_caller]
+pub fn poll_for<T>(what: &str, within: std::time::Duration, ready: impl FnMut() -> Option<T>) -> T {
+    try_poll(within, ready).unwrap_or_else(|| panic!("{what} (waited {within:?})"))
+}
+
+/// Polls `ready` until it holds; fails with `what` after `within`.
+#[track_caller]
+pub fn poll(what: &str, within: std::time::Duration, mut ready: impl FnMut() -> bool) {
+    poll_for(what, within, || ready().then_some(()))
+}
+
+/// Waits for `child` to exit, for `within` at most; one still running then is killed (no
+/// process outlives its test) and the test fails with `what`.
+#[track_caller]
+pub fn exit_within(
+    child: &mut Child,
+    what: &str,
+    within: std::time::Duration,
+) -> std::process::ExitStatus {
+    match try_poll(within, || child.try_wait().unwrap()) {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} (killed after {within:?})")
+        }
+    }
+}
+
+/// [`exit_within`], then what the child printed.
+#[track_caller]
+pub fn finish_within(mut child: Child, what: &str, within: std::time::Duration) -> Out {
+    exit_within(&mut child, what, within);
+    finish(child)
+}
+
+// ---- What a person reads: the suite's snapshot filters, in one place. Ids, times, ages,
+// temporary paths, the repository and the store change from run to run and between the
+// backends; everything else of a snapshot is the text itself.
+
+/// The insta settings every snapshot of the suite is taken with; `store` (a path or a URL)
+/// shown as `[STORE]`.
+pub fn snapshot_settings(store: Option<&str>) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    if let Some(store) = store {
+        settings.add_filter(&regex_escape(store), "[STORE]");
+    }
+    for (pattern, replacement) in [
+        (
+            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+            "[RUN]",
+        ),
+        (r"call_[0-9a-f]{24}", "[CALL]"),
+        (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
+        (r"\b\d+[smhd] ago\b", "[AGE] ago"),
+        (r"/tmp/\.tmp[A-Za-z0-9]+", "[DIR]"),
+        (r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]"),
+        (r"\br_[0-9a-f]{12}\b", "[ROLE]"),
+        (r"\bt_[0-9a-f]{32}\b", "[DB]"),
+        (
+            r"process group \d+ on host [^ )]+\)",
+            "process group [PGID] on host [HOST])",
+        ),
+    ] {
+        settings.add_filter(pattern, replacement);
+    }
+    settings.add_filter(&regex_escape(env!("CARGO_MANIFEST_DIR")), "[REPO]");
+    settings
+}
+
+/// `text` as a regular expression that matches it literally.
+pub fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(
+            |c| match c.is_ascii_alphanumeric() || c == '/' || c == '_' {
+                true => vec![c],
+                false => vec!['\\', c],
+            },
+        )
+        .collect()
+}
+
+impl Env {
+    /// The suite's snapshot filters, and this test's store as `[STORE]` (a path on SQLite,
+    /// a URL on PostgreSQL: the same snapshot on both), for the rest of the scope.
+    pub fn filters(&self) -> insta::internals::SettingsBindDropGuard {
+        snapshot_settings(Some(&self.store.url())).bind_to_scope()
+    }
+}
+
+/// Asserts what a person reads against an inline snapshot, with the suite's filters and the
+/// test's store (`Env::filters`): `assert_shown!(env, out.stderr, @"error: ...")`.
+#[macro_export]
+macro_rules! assert_shown {
+    ($env:expr, $text:expr, @$snapshot:literal) => {{
+        let _filters = $env.filters();
+        insta::assert_snapshot!($text, @$snapshot);
+    }};
+}
+
+// ---- One command of a test and what it must end with: the suite's common shape "args,
+// expect the code, then read stdout/stderr", e.g.
+// `let out = env.cmd(&["answer", &run, "--multi", "a", "b"]).code(0);`.
+
+/// A command being set up (`Env::cmd`); `code` runs it.
+pub struct Cmd<'e> {
+    env: &'e Env,
+    args: Vec<String>,
+    input: Option<String>,
+}
+
+impl Env {
+    /// The binary with `args`, in this test's environment, to run with [`Cmd::code`].
+    pub fn cmd(&self, args: &[&str]) -> Cmd<'_> {
+        Cmd {
+            env: self,
+            args: args.iter().map(|a| a.to_string()).collect(),
+            input: None,
+        }
+    }
+
+    /// Starts a run of `agent` that must suspend (exit 75); its id.
+    #[track_caller]
+    pub fn suspended(&self, agent: &str) -> String {
+        let (out, run) = self.start(agent, &[]);
+        out.assert_code(75);
+        run
+    }
+}
+
+impl Cmd<'_> {
+    /// `text` on the command's stdin (else it reads nothing: stdin is /dev/null).
+    pub fn stdin(mut self, text: &str) -> Self {
+        self.input = Some(text.to_string());
+        self
+    }
+
+    /// Runs the command to its end, whatever its exit code.
+    pub fn out(&self) -> Out {
+        use std::io::Write;
+        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        let mut command = self.env.command(&args);
+        let Some(input) = &self.input else {
+            return self.env.run_with(command);
+        };
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        finish(child)
+    }
+
+    /// Runs the command; fails, naming it and showing both streams, unless it exits `code`.
+    #[track_caller]
+    pub fn code(self, code: i32) -> Out {
+        let out = self.out();
+        assert_eq!(
+            out.code,
+            code,
+            "exit code of mastra-ask {}; stdout:\n{}\nstderr:\n{}",
+            self.args.join(" "),
+            out.stdout,
+            out.stderr
+        );
+        out
+    }
 }

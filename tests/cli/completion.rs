@@ -9,9 +9,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::{Env, BIN};
+use crate::common::{exit_within, Env, BIN};
 
 const SHELLS: [&str; 5] = ["bash", "elvish", "fish", "powershell", "zsh"];
 const STATUSES: [&str; 5] = ["running", "suspended", "completed", "failed", "cancelled"];
@@ -37,8 +37,7 @@ fn have(shell: &str) -> bool {
 
 /// The completion script the binary prints for `shell`, written into the test's directory.
 fn script(env: &Env, shell: &str) -> PathBuf {
-    let out = env.run(&["completions", shell]);
-    out.assert_code(0);
+    let out = env.cmd(&["completions", shell]).code(0);
     let dir = env.path(&format!("completions-{shell}"));
     std::fs::create_dir_all(&dir).unwrap();
     // zsh finds a completion function by its file name in $fpath.
@@ -76,14 +75,8 @@ fn run_shell(env: &Env, program: &str, args: &[&str]) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("{program} {args:?} did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let what = format!("{program} {args:?} did not finish");
+    exit_within(&mut child, &what, Duration::from_secs(60));
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),

@@ -43,8 +43,7 @@ fn pending_q_prints_the_columns_the_docs_name_and_read() {
 
     let env = Env::new();
     two_pending(&env);
-    let out = env.run(&["pending", "-q"]);
-    out.assert_code(0);
+    let out = env.cmd(&["pending", "-q"]).code(0);
     let lines: Vec<Vec<&str>> = out.stdout.lines().map(|l| l.split(' ').collect()).collect();
     assert_eq!(lines.len(), 2, "{}", out.stdout);
     let kinds: Vec<&str> = lines.iter().map(|l| *l.last().unwrap()).collect();

@@ -482,8 +482,7 @@ fn help_keeps_global_options_apart_and_ends_with_examples() {
         .filter(|n| n != "help")
         .collect();
     for name in names {
-        let out = env.run(&[&name, "--help"]);
-        out.assert_code(0);
+        let out = env.cmd(&[&name, "--help"]).code(0);
         let help = &out.stdout;
         let own = help.find("\nOptions:\n").expect("an Options section");
         let global = help
@@ -521,8 +520,7 @@ fn help_keeps_global_options_apart_and_ends_with_examples() {
 fn usage_lines_do_not_demand_what_the_environment_gives() {
     // The harness gives every command its store through MASTRA_ASK_DB.
     let env = Env::new();
-    let out = env.run(&["review", "--feedback", "a", "3f2c9a1b"]);
-    out.assert_code(2);
+    let out = env.cmd(&["review", "--feedback", "a", "3f2c9a1b"]).code(2);
     assert!(
         out.stderr
             .contains("Usage: mastra-ask review --reject --feedback <TEXT> <RUN>\n"),

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, assert_same_store, Env, Out, BIN};
 use crate::rng::Rng;
 use crate::steps::{ask, say};
@@ -50,8 +51,7 @@ fn populated(env: &Env) -> (String, String) {
     let (_, done) = env.start(&agent, &[]);
     env.run(&["answer", &done, "yes"]).assert_code(0);
     env.run(&["plan", "plan.md"]).assert_code(75);
-    let (out, waiting) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let waiting = env.suspended(&agent);
     (agent, waiting)
 }
 
@@ -195,8 +195,7 @@ fn big_plan(env: &Env) -> String {
         plan.push_str(&format!("{i}. Do step {i} with care and write it down.\n"));
     }
     env.write("work/big.md", &plan);
-    let out = env.run(&["plan", "big.md"]);
-    out.assert_code(75);
+    let out = env.cmd(&["plan", "big.md"]).code(75);
     out.stdout.trim().to_string()
 }
 
@@ -212,7 +211,10 @@ fn a_full_disk_refuses_writes_clearly_and_loses_nothing() {
     let out = run_limited(&env, &["review", &plan, "--approve"], 40 << 10);
     out.assert_code(1);
     assert_one_line_error(&out, "writing to the store: disk I/O error");
-    assert!(out.stderr.contains("free space"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"
+        error: writing to the store: disk I/O error
+        hint: check the free space (and any file size limit) where the store is
+        ");
     // No room at all: even reading needs the store's index, and says so.
     for args in [vec!["pending"], vec!["answer", waiting.as_str(), "yes"]] {
         let out = run_limited(&env, &args, 4 << 10);
@@ -233,8 +235,7 @@ fn a_full_disk_refuses_writes_clearly_and_loses_nothing() {
     }
     let stray = env.latest_run().unwrap();
     assert_eq!(env.status(&stray), "running");
-    let out = env.run(&["resume", &stray]);
-    out.assert_code(1);
+    let out = env.cmd(&["resume", &stray]).code(1);
     assert_one_line_error(&out, "stopped before its item was stored; start it again");
     assert_eq!(env.status(&stray), "failed");
     env.run(&["review", &plan, "--approve"]).assert_code(0);
@@ -362,5 +363,5 @@ fn a_bad_busy_timeout_setting_is_a_usage_error() {
     c.env("MASTRA_ASK_BUSY_TIMEOUT", "soon");
     let out = env.run_with(c);
     out.assert_code(2);
-    assert_one_line_error(&out, "MASTRA_ASK_BUSY_TIMEOUT");
+    assert_shown!(env, out.stderr, @r#"error: MASTRA_ASK_BUSY_TIMEOUT: "soon" is not a duration; write e.g. 500ms, 30s, 5m, 1h, 1d or 45"#);
 }

@@ -49,8 +49,7 @@ fn a_thousand_runs_started_at_once_have_unique_short_prefixes() {
         by4.entry(&id[..4]).or_default().push(id);
     }
     if let Some((prefix, shared)) = by4.iter().find(|(_, v)| v.len() > 1) {
-        let out = env.run(&["answer", prefix, "yes"]);
-        out.assert_code(4);
+        let out = env.cmd(&["answer", prefix, "yes"]).code(4);
         assert!(out.stderr.contains("is ambiguous"), "{}", out.stderr);
         for id in shared {
             assert!(out.stderr.contains(id), "{}", out.stderr);

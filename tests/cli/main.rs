@@ -50,6 +50,7 @@ mod store;
 mod store_flag;
 mod store_safety;
 mod stress;
+mod suite;
 mod tool_processes;
 mod tools;
 mod transitions;

@@ -10,6 +10,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, assert_same_store, Env};
 use crate::fake_server::{FakeServer, Reply};
 use crate::pty::{Pty, DOWN, ENTER};
@@ -84,8 +85,7 @@ fn a_model_cannot_submit_a_key_a_dotfile_or_a_hidden_folder_as_its_plan() {
         .collect();
     calls.push(plan("ok", ".mastracode/plans/dark.md"));
     let agent = env.agent(json!([{"toolCalls": calls}, {"text": "done"}]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     let pending = env.run(&["-o", "json", "pending"]).json_lines();
     assert_eq!(pending.len(), 1, "only the good plan waits");
     assert_eq!(pending[0]["suspendPayload"]["title"], "Dark mode");
@@ -119,8 +119,7 @@ fn the_reports_local_repro_a_rejected_dotenv_plan_never_reaches_the_model() {
         {"toolCalls": [plan("real", ".mastracode/plans/dark.md")]},
         {"text": "waiting"}
     ]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     env.run(&["review", &run, "--reject"]).assert_code(0);
     let messages = serde_json::to_string(&env.messages(&run)).unwrap();
     assert!(!messages.contains("hunter2"), "{messages}");
@@ -138,8 +137,7 @@ fn plan_file_follows_the_same_rule() {
         ("notes.txt", "it is not a Markdown file"),
         ("innocent.md", "it is in a hidden folder (.ssh)"),
     ] {
-        let out = env.run(&["plan", file]);
-        out.assert_code(2);
+        let out = env.cmd(&["plan", file]).code(2);
         assert_one_line_error(&out, why);
     }
     assert_same_store(&env.dump(), &before);
@@ -191,15 +189,15 @@ fn the_reports_server_repro_a_rejection_sends_no_plan_text() {
     let mut replies = plan_listing(json!({"toolId": "submit_plan", "path": ".ssh/id_ed25519"}));
     replies.push(finish());
     let fake = FakeServer::start(replies);
-    let out = env.run(&[
+    env.cmd(&[
         "--no-input",
         "--server",
         &fake.base_url(),
         "review",
         RUN,
         "--reject",
-    ]);
-    out.assert_code(0);
+    ])
+    .code(0);
     let sent = resumed(&fake);
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["resumeData"], json!({"action": "rejected"}));
@@ -281,8 +279,7 @@ fn a_server_cannot_make_the_reviewer_approve_a_hidden_file() {
             "w",
             "--approve",
         ];
-        let out = env.run(&args);
-        out.assert_code(2);
+        let out = env.cmd(&args).code(2);
         assert_one_line_error(
             &out,
             &format!("cannot show the plan: {path} cannot be a plan"),
@@ -311,20 +308,13 @@ fn a_server_approval_sends_the_plan_as_read_says_so_and_the_ledger_keeps_no_text
         "repo",
         "--approve",
     ];
-    let out = env.run(&args);
-    out.assert_code(0);
+    let out = env.cmd(&args).code(0);
     assert_eq!(
         resumed(&fake)[0]["resumeData"],
         json!({"action": "approved", "path": path, "title": "Dark mode", "plan": "1. Add a setting."})
     );
     // "Dark mode" and "1. Add a setting.": 9 + 17 bytes.
-    assert!(
-        out.stderr.contains(
-            "sending the approval with the plan .mastracode/plans/dark.md (26 bytes: its title and text as shown)"
-        ),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"sending the approval with the plan .mastracode/plans/dark.md (26 bytes: its title and text as shown)");
     assert_eq!(
         ledger_data(&env),
         json!({"action": "approved", "path": path})
@@ -341,8 +331,8 @@ fn a_plan_carried_in_the_suspend_payload_is_sent_and_no_file_is_read() {
     replies.push(finish());
     let fake = FakeServer::start(replies);
     let url = fake.base_url();
-    let out = env.run(&["--server", &url, "review", RUN, "--approve"]);
-    out.assert_code(0);
+    env.cmd(&["--server", &url, "review", RUN, "--approve"])
+        .code(0);
     assert_eq!(
         resumed(&fake)[0]["resumeData"],
         json!({"action": "approved", "path": "plan.md", "title": "Carried", "plan": "1. From the server."})
@@ -404,7 +394,7 @@ fn the_reports_write_file_repro_git_config_is_never_written_and_git_status_runs_
             json!({"id": "w5", "name": "write_file", "args": {"path": "NOTES.md", "content": "# Notes\n"}}),
         ],
     );
-    let out = env.run(&[
+    env.cmd(&[
         "--no-input",
         "run",
         "--agent",
@@ -412,8 +402,8 @@ fn the_reports_write_file_repro_git_config_is_never_written_and_git_status_runs_
         "--cwd",
         "repo",
         "Tidy up the repo",
-    ]);
-    out.assert_code(0);
+    ])
+    .code(0);
     let run = env.latest_run().unwrap();
     let results = env.tool_results(&run);
     for (i, why) in [
@@ -450,13 +440,13 @@ fn write_file_never_leaves_an_executable_and_takes_a_whole_mebibyte_on_stdin() {
     let env = Env::new();
     let run = env.write("work/run.txt", "#!/bin/sh\necho old\n");
     std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = env.run(&[
+    env.cmd(&[
         "tool",
         "write_file",
         "--json",
         r##"{"path":"run.txt","content":"#!/bin/sh\necho new\n"}"##,
-    ]);
-    out.assert_code(0);
+    ])
+    .code(0);
     let mode = std::fs::metadata(&run).unwrap().permissions().mode();
     assert_eq!(mode & 0o111, 0, "mode {mode:o}");
 
@@ -479,5 +469,5 @@ fn write_file_never_leaves_an_executable_and_takes_a_whole_mebibyte_on_stdin() {
     );
     let out = env.run_stdin(&["tool", "write_file"], &input);
     out.assert_code(2);
-    assert_one_line_error(&out, "the content is larger than 1 MiB");
+    assert_shown!(env, out.stderr, @"error: cannot write over.md: the content is larger than 1 MiB");
 }

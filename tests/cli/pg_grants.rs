@@ -10,6 +10,7 @@ use serde_json::json;
 use mastra_ask::domain::{Resolution, Via};
 use mastra_ask::store::{self, Access, Decide, Identity, Location, Reviewers};
 
+use crate::assert_shown;
 use crate::common::Env;
 use crate::pg_safety::{database, server, Role};
 
@@ -182,16 +183,14 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
         &reviewer.name,
     ])
     .assert_code(0);
-    let added = env.run(&["reviewer", "add", "carol", "--group", "release"]);
-    added.assert_code(0);
+    let added = env
+        .cmd(&["reviewer", "add", "carol", "--group", "release"])
+        .code(0);
     let carol_token = added.stdout.trim().to_string();
     env.run(&["store", "grant", &runner.name, &reviewer.name])
         .assert_code(0);
-    let out = env.run(&["store", "grant", &inbox.name, "--serve"]);
-    out.assert_code(0);
-    assert!(out
-        .stderr
-        .contains(&format!("granted the store to role {}", inbox.name)));
+    let out = env.cmd(&["store", "grant", &inbox.name, "--serve"]).code(0);
+    assert_shown!(env, out.stderr, @"granted the store to role [ROLE]: it may run serve: sign reviewers in, and decide as the reviewer signed in");
     let as_role = |role: &Role, args: &[&str]| {
         let mut cmd = env.command(args);
         cmd.env("MASTRA_ASK_DB", role.url(&db));
@@ -212,14 +211,7 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
     // Through the program it may decide nothing: its role maps to no reviewer.
     let out = as_role(&runner, &["answer", &run, "yes"]);
     out.assert_code(77);
-    assert!(
-        out.stderr.contains(&format!(
-            "PostgreSQL role {} maps to no reviewer, so it may not decide the question q of run {run}; its policy lets bob or carol decide",
-            runner.name
-        )),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"error: PostgreSQL role [ROLE] maps to no reviewer, so it may not decide the question q of run [RUN]; its policy lets bob or carol decide");
 
     // With plain SQL, nothing either: not with the grants of store grant, nor with all of
     // them on every table.
@@ -331,8 +323,7 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
 #[test]
 fn store_grant_is_for_postgresql_and_its_owner() {
     let env = Env::sqlite();
-    let out = env.run(&["store", "grant", "ci"]);
-    out.assert_code(2);
+    let out = env.cmd(&["store", "grant", "ci"]).code(2);
     assert!(
         out.stderr
             .starts_with("error: store grant sets up PostgreSQL roles; a SQLite store has none"),
@@ -343,24 +334,14 @@ fn store_grant_is_for_postgresql_and_its_owner() {
     let (stranger, other) = (Role::new(&admin, None), Role::new(&admin, None));
     let env = Env::new();
     let db = database(&env);
-    let out = env.run(&["store", "grant", "no_such_role_here"]);
-    out.assert_code(2);
-    assert!(out
-        .stderr
-        .contains("there is no PostgreSQL role no_such_role_here"));
+    let out = env.cmd(&["store", "grant", "no_such_role_here"]).code(2);
+    assert_shown!(env, out.stderr, @r#"error: there is no PostgreSQL role no_such_role_here; create it first (CREATE ROLE "no_such_role_here" LOGIN), then grant it"#);
     env.run(&["store", "grant", &stranger.name]).assert_code(0);
     let mut cmd = env.command(&["store", "grant", &other.name]);
     cmd.env("MASTRA_ASK_DB", stranger.url(&db));
     let out = env.run_with(cmd);
     out.assert_code(2);
-    assert!(
-        out.stderr.contains(&format!(
-            "store grant is for the store's owner (the role that owns schema mastra_ask); {} is not it",
-            stranger.name
-        )),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"error: store grant is for the store's owner (the role that owns schema mastra_ask); [ROLE] is not it");
     let out = env.run(&["store", "grant", "-bad"]);
     assert_eq!(out.code, 2, "{out:?}");
     drop(env);

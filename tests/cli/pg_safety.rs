@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_one_line_error, assert_same_store, Env, Out};
+use crate::assert_shown;
+use crate::common::{assert_one_line_error, assert_same_store, finish_within, Env, Out};
 use crate::db::TestDb;
 
 /// The test server's admin URL, when the suite runs against PostgreSQL.
@@ -35,26 +36,6 @@ pub fn database(env: &Env) -> String {
     match &env.store {
         TestDb::Postgres { name, .. } => name.clone(),
         TestDb::Sqlite(_) => unreachable!("a PostgreSQL store"),
-    }
-}
-
-/// Waits for `child` at most `limit`; a child still running then is killed and the test
-/// fails.
-pub fn finish_within(mut child: Child, limit: Duration) -> Out {
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the command was still running after {limit:?}");
-        }
-        sleep(Duration::from_millis(20));
-    }
-    let o = child.wait_with_output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
 }
 
@@ -170,7 +151,11 @@ fn a_network_that_goes_dark_while_a_command_waits_for_a_lock_ends_the_command() 
     for args in [vec!["pending"], vec!["answer", &run, "yes"]] {
         let mut cmd = env.command(&args);
         cmd.env("MASTRA_ASK_DB", &url);
-        assert_silence(&finish_within(spawn(cmd), Duration::from_secs(40)));
+        assert_silence(&finish_within(
+            spawn(cmd),
+            "the command",
+            Duration::from_secs(40),
+        ));
     }
     drop(holder);
     assert_same_store(&env.dump(), &before);
@@ -188,7 +173,11 @@ fn a_network_that_goes_dark_while_a_waiter_listens_ends_the_waiter() {
         "MASTRA_ASK_DB",
         url_at(&env, &format!("127.0.0.1:{}", relay.port)),
     );
-    assert_silence(&finish_within(spawn(cmd), Duration::from_secs(40)));
+    assert_silence(&finish_within(
+        spawn(cmd),
+        "the command",
+        Duration::from_secs(40),
+    ));
     env.run(&["answer", &run, "yes"]).assert_code(0);
 }
 
@@ -235,7 +224,11 @@ fn a_stopped_server_process_ends_the_command_that_waits_for_it() {
         .status()
         .unwrap()
         .success());
-    assert_silence(&finish_within(child, Duration::from_secs(40)));
+    assert_silence(&finish_within(
+        child,
+        "the command",
+        Duration::from_secs(40),
+    ));
     drop(stopped);
     drop(holder);
     assert_same_store(&env.dump(), &before);
@@ -337,8 +330,7 @@ fn a_corrupt_schema_version_is_one_short_line_without_the_migration_sql() {
 #[test]
 fn pending_says_nothing_is_pending_before_any_store_exists() {
     let env = Env::new();
-    let out = env.run(&["pending"]);
-    out.assert_code(0);
+    let out = env.cmd(&["pending"]).code(0);
     assert_eq!(
         (out.stdout.as_str(), out.stderr.as_str()),
         ("", env.nothing_pending().as_str())
@@ -403,14 +395,10 @@ fn first_use_by_an_ordinary_role_names_the_privilege_it_lacks() {
             runner.name
         ),
     );
-    assert!(
-        out.stderr.contains(&format!(
-            "hint: as the database's owner: GRANT CREATE ON DATABASE {db} TO {}",
-            runner.name
-        )),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: preparing the store at postgres://[ROLE]@127.0.0.1:[PORT]/[DB]: db error: ERROR: permission denied for database [DB]: the role [ROLE] needs CREATE on database [DB] to create the schema mastra_ask at first use
+        hint: as the database's owner: GRANT CREATE ON DATABASE [DB] TO [ROLE]; or let the owner run the first mastra-ask command
+        ");
     assert!(!env.has_store());
     // The grant the hint names is all it takes.
     let mut superuser = postgres::Client::connect(&env.store.url(), postgres::NoTls).unwrap();
@@ -430,9 +418,10 @@ fn first_use_by_an_ordinary_role_names_the_privilege_it_lacks() {
             reviewer.name
         ),
     );
-    assert!(out
-        .stderr
-        .contains("hint: as the schema's owner: GRANT USAGE ON SCHEMA mastra_ask"));
+    assert_shown!(env, out.stderr, @"
+        error: opening the store at postgres://[ROLE]@127.0.0.1:[PORT]/[DB]: db error: ERROR: permission denied for schema mastra_ask: the role [ROLE] needs USAGE on schema mastra_ask
+        hint: as the schema's owner: GRANT USAGE ON SCHEMA mastra_ask TO [ROLE]; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA mastra_ask TO [ROLE]
+        ");
     superuser
         .batch_execute(&format!(
             "GRANT USAGE ON SCHEMA mastra_ask TO {0}; \
@@ -481,11 +470,10 @@ fn the_password_file_is_read_as_libpq_reads_it() {
     // PGPASSWORD comes first, as in libpq.
     let out = run(&[("PGPASSWORD", "not-it")], &["pending"]);
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(
-        out.stderr.contains("password authentication failed"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        error: connecting to the store at postgres://mastra_pw@127.0.0.1:[PORT]/[DB]: db error: FATAL: password authentication failed for user "mastra_pw"
+        hint: check the store URL (host, port, user, password in PGPASSWORD) and that the server is up
+        "#);
     // A file others may read is ignored, with libpq's warning.
     std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o644)).unwrap();
     let out = run(&[], &["pending"]);

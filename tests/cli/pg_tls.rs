@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env, Out};
 use crate::pg_safety::server;
 
@@ -460,12 +461,14 @@ fn require_against_a_server_without_tls_names_tls() {
         &["pending"],
     );
     assert_eq!(out.code, 1, "{admin}: {out:?}");
-    assert_one_line_error(&out, "server does not support TLS");
-    assert!(
-        out.stderr.contains("hint: the server does not accept TLS"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: connecting to the store at [STORE]?sslmode=require: error performing TLS handshake: server does not support TLS
+        hint: the server does not accept TLS: turn ssl on in the server, or use sslmode=prefer (TLS when the server offers it) in the store URL
+        ");
+    assert_shown!(env, out.stderr, @"
+        error: connecting to the store at [STORE]?sslmode=require: error performing TLS handshake: server does not support TLS
+        hint: the server does not accept TLS: turn ssl on in the server, or use sslmode=prefer (TLS when the server offers it) in the store URL
+        ");
 }
 
 #[test]

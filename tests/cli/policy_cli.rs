@@ -13,6 +13,7 @@ use mastra_ask::domain::{Resolution, Via};
 use mastra_ask::store::{self, Access, Decide, Identity, Location, Resolved, Store};
 use mastra_ask::sys;
 
+use crate::assert_shown;
 use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent, tool_message};
 use crate::common::{assert_same_store, Env};
 use crate::policy::session_role;
@@ -70,8 +71,7 @@ fn plan(env: &Env, extra: &[&str]) -> String {
     let file = env.write("work/plan.md", "# Release\n\nTag v2.\n");
     let mut args = vec!["plan", file.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let out = env.run(&args);
-    out.assert_code(75);
+    let out = env.cmd(&args).code(75);
     out.stdout.trim().to_string()
 }
 
@@ -96,15 +96,8 @@ fn two_allowed_approvals_resolve_a_plan_and_the_first_is_partial() {
         "{}",
         out.stdout
     );
-    let out = env.run(&["review", &run, "--approve"]);
-    out.assert_code(75);
-    assert!(
-        out.stderr.contains(
-            "recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob or carol"
-        ),
-        "{}",
-        out.stderr
-    );
+    let out = env.cmd(&["review", &run, "--approve"]).code(75);
+    assert_shown!(env, out.stderr, @"recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob or carol");
     assert_eq!(env.status(&run), "suspended");
     let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
     assert_eq!(
@@ -116,8 +109,7 @@ fn two_allowed_approvals_resolve_a_plan_and_the_first_is_partial() {
     assert_eq!(line["decisions"][0]["via"], "flag");
     // The same reviewer twice is a conflict, and changes nothing.
     let before = env.dump();
-    let out = env.run(&["review", &run, "--approve"]);
-    out.assert_code(4);
+    env.cmd(&["review", &run, "--approve"]).code(4);
     assert_same_store(&env.dump(), &before);
     // The second allowed reviewer resolves it; the plan run completes approved.
     let r = decides(&env, &run, "bob", json!({"action": "approved"})).unwrap();
@@ -142,19 +134,20 @@ fn two_allowed_approvals_resolve_a_plan_and_the_first_is_partial() {
 fn someone_outside_the_policy_gets_77_and_nothing_changes() {
     let env = Env::new();
     team(&env, "carol", &["alice", "bob"]);
-    let out = env.run(&[
-        "ask",
-        "Ship it?",
-        "--option",
-        "yes",
-        "--option",
-        "no",
-        "--reviewer",
-        "alice",
-        "--reviewer",
-        "bob",
-    ]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&[
+            "ask",
+            "Ship it?",
+            "--option",
+            "yes",
+            "--option",
+            "no",
+            "--reviewer",
+            "alice",
+            "--reviewer",
+            "bob",
+        ])
+        .code(75);
     let run = out.stdout.trim().to_string();
     let out = env.run(&["pending"]);
     assert!(
@@ -163,20 +156,17 @@ fn someone_outside_the_policy_gets_77_and_nothing_changes() {
         out.stdout
     );
     let before = env.dump();
-    let out = env.run(&["answer", &run, "yes"]);
-    out.assert_code(77);
+    let out = env.cmd(&["answer", &run, "yes"]).code(77);
     assert_eq!(
         out.stderr.lines().next().unwrap(),
         format!("error: reviewer carol may not decide the question ask-1 of run {run}; its policy lets alice or bob decide")
             .replace("ask-1", &open(&env).pending(Some(&run)).unwrap()[0].call.call_id)
     );
-    let out = env.run(&["-o", "json", "answer", &run, "yes"]);
-    out.assert_code(77);
+    let out = env.cmd(&["-o", "json", "answer", &run, "yes"]).code(77);
     let line: Value = serde_json::from_str(out.stderr.lines().last().unwrap()).unwrap();
     assert_eq!(line["error"]["code"], "FORBIDDEN");
     // --as is a claim: refused under a policy, whatever name it gives.
-    let out = env.run(&["answer", &run, "yes", "--as", "alice"]);
-    out.assert_code(2);
+    env.cmd(&["answer", &run, "yes", "--as", "alice"]).code(2);
     assert_same_store(&env.dump(), &before);
     // An allowed reviewer's answer resolves it.
     decides(&env, &run, "alice", json!("yes")).unwrap();
@@ -189,8 +179,7 @@ fn the_starter_is_refused_without_allow_self_and_accepted_with_it() {
     team(&env, "me", &["bob"]);
     let run = plan(&env, &["--reviewer", "me", "--reviewer", "bob"]);
     let before = env.dump();
-    let out = env.run(&["review", &run, "--approve"]);
-    out.assert_code(77);
+    let out = env.cmd(&["review", &run, "--approve"]).code(77);
     assert!(
         out.stderr.starts_with(&format!(
             "error: reviewer me started run {run} and its policy does not allow self-approval"
@@ -217,8 +206,7 @@ fn policies_that_cannot_be_met_are_refused_at_start_and_nothing_is_stored() {
     let refused = |args: &[&str], says: &str| {
         let mut all = vec!["ask", "Ship?"];
         all.extend_from_slice(args);
-        let out = env.run(&all);
-        out.assert_code(2);
+        let out = env.cmd(&all).code(2);
         assert!(
             out.stderr.starts_with(&format!("error: {says}")),
             "{args:?}: {}",
@@ -262,8 +250,7 @@ fn policies_that_cannot_be_met_are_refused_at_start_and_nothing_is_stored() {
         "2",
     ])
     .assert_code(0);
-    let out = env.run(&["ask", "Ship?", "--policy", "release"]);
-    out.assert_code(75);
+    env.cmd(&["ask", "Ship?", "--policy", "release"]).code(75);
     let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
     assert_eq!(
         line["policy"],
@@ -302,14 +289,8 @@ fn a_partial_approval_exits_75_and_the_tool_waits_for_the_last() {
         &[],
         Some(json!({"reviewers": ["group:release"], "approvals": 2, "allowSelf": true})),
     );
-    let out = env.run(&["approve", &run]);
-    out.assert_code(75);
-    assert!(
-        out.stderr
-            .contains("recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob"),
-        "{}",
-        out.stderr
-    );
+    let out = env.cmd(&["approve", &run]).code(75);
+    assert_shown!(env, out.stderr, @"recorded; 1 of 2 approvals: me approved; waiting for 1 more from bob");
     assert_eq!(tag_runs(&env), 0);
     decides(&env, &run, "bob", json!({"approved": true})).unwrap();
     env.run(&["resume", &run]).assert_code(0);
@@ -322,8 +303,7 @@ fn approve_with_changed_arguments_checks_them_and_runs_them() {
     let run = approvals(&env, false, &[], None);
     let before = env.dump();
     for bad in [r#"{"version": 3}"#, r#"{"other": "x"}"#, "not json"] {
-        let out = env.run(&["approve", &run, "--args", bad]);
-        out.assert_code(2);
+        let out = env.cmd(&["approve", &run, "--args", bad]).code(2);
         assert!(
             out.stderr.starts_with("error: --args"),
             "{bad}: {}",
@@ -332,15 +312,16 @@ fn approve_with_changed_arguments_checks_them_and_runs_them() {
     }
     assert_same_store(&env.dump(), &before);
     // Refused with --server before any request (nothing listens there).
-    let out = env.run(&[
-        "--server",
-        "http://127.0.0.1:9",
-        "approve",
-        &run,
-        "--args",
-        "{}",
-    ]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&[
+            "--server",
+            "http://127.0.0.1:9",
+            "approve",
+            &run,
+            "--args",
+            "{}",
+        ])
+        .code(2);
     assert!(
         out.stderr
             .starts_with("error: approve --args does not work with --server"),
@@ -371,17 +352,16 @@ fn all_approvals_of_a_run_in_one_decision_all_or_none() {
     let env = Env::new();
     let run = approvals(&env, true, &[], None);
     let before = env.dump();
-    let out = env.run(&["approve", &run, "--all"]);
-    out.assert_code(2);
-    assert!(
-        out.stderr
-            .contains("error: approve --all without a terminal needs --yes"),
-        "{}",
-        out.stderr
-    );
+    let out = env.cmd(&["approve", &run, "--all"]).code(2);
+    assert_shown!(env, out.stderr, @r#"
+        approve all 2 tool call(s) of run [RUN]:
+          c1 approval: tag_release {"version":"v2"}
+          c2 approval: tag_release {"version":"v3"}
+        error: approve --all without a terminal needs --yes
+        hint: nothing was recorded; add --yes to approve all 2
+        "#);
     assert_same_store(&env.dump(), &before);
-    let out = env.run(&["approve", &run, "--all", "--yes"]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run, "--all", "--yes"]).code(0);
     assert!(
         out.stderr.starts_with(&format!(
             "approve all 2 tool call(s) of run {run}:\n  c1 approval: tag_release {{\"version\":\"v2\"}}\n  c2 approval: tag_release {{\"version\":\"v3\"}}\n"
@@ -397,8 +377,7 @@ fn all_approvals_of_a_run_in_one_decision_all_or_none() {
     team(&env, "me", &["bob"]);
     let run = approvals(&env, true, &["--reviewer", "bob"], None);
     let before = env.dump();
-    let out = env.run(&["decline", &run, "--all", "--yes"]);
-    out.assert_code(77);
+    env.cmd(&["decline", &run, "--all", "--yes"]).code(77);
     assert_same_store(&env.dump(), &before);
 }
 
@@ -472,11 +451,13 @@ fn the_waiter_escalates_an_item_once() {
         1
     );
     // Without a waiter nobody here escalates: the run says so at its start.
-    let out = env.run(&["ask", "Ship?", "--escalate-after", "1m"]);
-    out.assert_code(75);
-    assert!(
-        out.stderr.contains("warning: --escalate-after 1m: no waiter will watch this run (--wait); a serve with --on-escalate may escalate its items"),
-        "{}",
-        out.stderr
-    );
+    let out = env
+        .cmd(&["ask", "Ship?", "--escalate-after", "1m"])
+        .code(75);
+    assert_shown!(env, out.stderr, @"
+        warning: --escalate-after 1m: no waiter will watch this run (--wait); a serve with --on-escalate may escalate its items
+        run [RUN] is waiting for input (1 pending):
+          [CALL] question: Ship?
+            mastra-ask answer [RUN] <answer>
+        ");
 }

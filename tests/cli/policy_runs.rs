@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use mastra_ask::domain::{Resolution, Via};
 use mastra_ask::store::{self, Access, Decide, Identity, Location, Resolved, Store};
 
+use crate::assert_shown;
 use crate::command_tools::{call, event, tag_runs, tagger, tool, tool_agent, tool_message};
 use crate::common::Env;
 
@@ -29,9 +30,7 @@ fn suspended(env: &Env, review: Option<Value>) -> String {
         json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
         vec![tool("tag_release", &[&tag], extra)],
     );
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
-    run
+    env.suspended(&agent)
 }
 
 fn open(env: &Env) -> Box<dyn Store> {
@@ -215,8 +214,9 @@ fn eight_reviewers_racing_on_the_last_approval_resolve_it_once_and_the_tool_runs
 fn named_policies_are_set_listed_and_removed() {
     let env = Env::new();
     // Names must resolve when the policy is set.
-    let out = env.run(&["policy", "set", "release", "--reviewer", "group:release"]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["policy", "set", "release", "--reviewer", "group:release"])
+        .code(2);
     assert!(
         out.stderr.starts_with(
             "error: policy release: group release has no reviewers (add one with: mastra-ask reviewer add NAME --group release)"
@@ -241,17 +241,14 @@ fn named_policies_are_set_listed_and_removed() {
     };
     let out = set("3");
     out.assert_code(2);
-    assert!(out.stderr.contains(
-        "policy release needs 3 approvals, but only 2 reviewer(s) may decide: alice, bob"
-    ));
+    assert_shown!(env, out.stderr, @"error: policy release needs 3 approvals, but only 2 reviewer(s) may decide: alice, bob");
     let out = set("2");
     out.assert_code(0);
     assert_eq!(
         out.stderr,
         "policy release set: alice, bob may decide (2 approvals; never the run's starter)\n"
     );
-    let out = env.run(&["policy", "list"]);
-    out.assert_code(0);
+    let out = env.cmd(&["policy", "list"]).code(0);
     assert_eq!(
         out.stdout,
         "release  group:release  alice, bob may decide (2 approvals; never the run's starter)\n"
@@ -284,13 +281,10 @@ fn named_policies_are_set_listed_and_removed() {
         assert_eq!(env.run(&bad).code, 2, "{bad:?}");
     }
     env.run(&["policy", "remove", "release"]).assert_code(0);
-    let out = env.run(&["policy", "remove", "release"]);
-    out.assert_code(3);
-    assert!(
-        out.stderr
-            .contains("error: no policy release\nhint: list policies with: mastra-ask policy list"),
-        "{}",
-        out.stderr
-    );
+    let out = env.cmd(&["policy", "remove", "release"]).code(3);
+    assert_shown!(env, out.stderr, @"
+        error: no policy release
+        hint: list policies with: mastra-ask policy list
+        ");
     assert_eq!(env.count("SELECT count(*) FROM policies", &[]), 0);
 }

@@ -4,12 +4,12 @@
 //! in the middle of a command: every wait is bounded and no password is ever shown.
 
 use std::process::Stdio;
-use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::{assert_one_line_error, finish, Env};
+use crate::assert_shown;
+use crate::common::{assert_one_line_error, finish, poll_for, Env, PATIENCE};
 use crate::steps::{plan, say};
 
 /// A command as another machine would run it: its own HOME, data dir and working directory.
@@ -28,15 +28,11 @@ fn on_machine(env: &Env, machine: &str, args: &[&str]) -> std::process::Command 
 
 /// Polls `pending -o json` from machine B until an item of `tool` shows up.
 fn wait_for_item(env: &Env, tool: &str) -> (serde_json::Value, Instant) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    let item = poll_for(&format!("no {tool} item showed up"), PATIENCE, || {
         let out = env.run_with(on_machine(env, "b", &["pending", "-o", "json"]));
-        if let Some(item) = out.json_lines().into_iter().find(|i| i["toolName"] == tool) {
-            return (item, Instant::now());
-        }
-        assert!(Instant::now() < deadline, "no {tool} item showed up");
-        sleep(Duration::from_millis(10));
-    }
+        out.json_lines().into_iter().find(|i| i["toolName"] == tool)
+    });
+    (item, Instant::now())
 }
 
 #[test]
@@ -151,16 +147,15 @@ fn a_wrong_password_is_refused_without_echoing_it() {
     cmd.env_remove("MASTRA_ASK_DB");
     let out = env.run_with(cmd);
     out.assert_code(1);
-    assert_one_line_error(
-        &out,
-        "password authentication failed for user \"mastra_pw\"",
-    );
+    assert_shown!(env, out.stderr, @r#"
+        error: connecting to the store at postgres://mastra_pw@127.0.0.1:[PORT]/postgres: db error: FATAL: password authentication failed for user "mastra_pw"
+        hint: check the store URL (host, port, user, password in PGPASSWORD) and that the server is up
+        "#);
     assert!(!out.stderr.contains("not-the-password"), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("postgres://mastra_pw@"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        error: connecting to the store at postgres://mastra_pw@127.0.0.1:[PORT]/postgres: db error: FATAL: password authentication failed for user "mastra_pw"
+        hint: check the store URL (host, port, user, password in PGPASSWORD) and that the server is up
+        "#);
 }
 
 #[test]

@@ -47,9 +47,7 @@ fn done() -> Value {
 fn suspended(env: &Env, steps: Value) -> String {
     env.write("work/PLAN.md", PLAN);
     let agent = env.agent(steps);
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
-    run
+    env.suspended(&agent)
 }
 
 /// `(state, resolved_via, resolved_by, resume_data)` of one tool call.
@@ -223,8 +221,7 @@ fn a_plan_longer_than_the_screen_goes_through_the_pager() {
     let long: String = (1..=80).map(|i| format!("- step {i}\n")).collect();
     env.write("work/PLAN.md", &format!("# Long plan\n\n{long}"));
     let agent = env.agent(json!([plan_step(), done()]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     let mut pty = Pty::spawn(
         &env,
         &["review", &run],
@@ -355,8 +352,8 @@ fn without_a_run_the_pending_items_of_the_right_kind_are_offered() {
         "work/plan-script.json",
         &json!({"steps": [plan_step(), done()]}).to_string(),
     );
-    let out = env.run(&["run", "--model", "script:plan-script.json", "Plan it"]);
-    out.assert_code(75);
+    env.cmd(&["run", "--model", "script:plan-script.json", "Plan it"])
+        .code(75);
 
     // Esc in the choice records nothing.
     let before = env.dump();
@@ -447,8 +444,7 @@ fn hostile_plans_are_shown_escaped_in_the_review() {
         &format!("# {HOSTILE}\n\n## Steps {HOSTILE}\n\n- {HOSTILE}\n"),
     );
     let agent = env.agent(json!([plan_step(), done()]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     for color in ["never", "always"] {
         let mut pty = Pty::spawn(&env, &["--color", color, "review", &run], &[]);
         pty.expect(HOSTILE_SHOWN);
@@ -798,8 +794,7 @@ fn a_terminal_run_waiter_answered_elsewhere_drives_the_next_leg() {
     let mut pty = Pty::spawn(&env, &["run", "--wait", "--agent", &agent, "Go"], &[]);
     pty.expect("Which channel?");
     let run = env.first_pending();
-    let out = env.run(&["answer", &run, "beta", "--as", "bob"]);
-    out.assert_code(0);
+    let out = env.cmd(&["answer", &run, "beta", "--as", "bob"]).code(0);
     assert!(
         out.stderr.contains("the waiting process continues the run"),
         "{}",

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use expectrl::process::unix::WaitStatus;
 use expectrl::session::OsSession;
 
-use crate::common::{printed, Env};
+use crate::common::{printed, try_poll, Env};
 
 /// How long any one wait may take before the test fails.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -139,18 +139,22 @@ impl Pty {
     /// Waits for the program to end; its exit code and everything it showed.
     #[track_caller]
     pub fn finish(&self) -> (i32, String) {
+        let code = try_poll(PATIENCE, || match self.session.get_process().status() {
+            Ok(WaitStatus::Exited(_, code)) => Some(code),
+            Ok(WaitStatus::Signaled(_, signal, _)) => Some(-(signal as i32)),
+            Ok(_) => None,
+            Err(e) => panic!(
+                "the program's status: {e}; the terminal showed:\n{}",
+                self.text()
+            ),
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "the program did not end within {PATIENCE:?}; the terminal showed:\n{}",
+                self.text()
+            )
+        });
         let deadline = Instant::now() + PATIENCE;
-        let code = loop {
-            match self.session.get_process().status() {
-                Ok(WaitStatus::Exited(_, code)) => break code,
-                Ok(WaitStatus::Signaled(_, signal, _)) => break -(signal as i32),
-                Ok(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-                other => panic!(
-                    "the program did not end ({other:?}); the terminal showed:\n{}",
-                    self.text()
-                ),
-            }
-        };
         let (lock, changed) = &*self.screen;
         let mut s = lock.lock().unwrap();
         while !s.closed && Instant::now() < deadline {

@@ -1,21 +1,17 @@
 //! The driver lease: a killed driver is taken over by `resume`, a failed run can be
 //! resumed, a live lease is respected, and `cancel` stops a running driver.
 
-use std::thread::sleep;
-use std::time::{Duration, Instant};
-
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, finish, Env};
 use crate::steps::{ask, say};
 
 /// Waits until the run's status is `status`.
 fn wait_for(env: &Env, run: &str, status: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while env.status(run) != status {
-        assert!(Instant::now() < deadline, "run never became {status}");
-        sleep(Duration::from_millis(20));
-    }
+    env.poll(&format!("run never became {status}"), || {
+        env.status(run) == status
+    });
 }
 
 /// A run that asks a question, then thinks for a long time before finishing.
@@ -24,9 +20,7 @@ fn slow_after_answer(env: &Env) -> String {
         ask("q", "Go?"),
         {"delayMs": 30000, "text": "finished"}
     ]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
-    run
+    env.suspended(&agent)
 }
 
 #[test]
@@ -48,8 +42,7 @@ fn a_killed_driver_is_taken_over_with_one_set_of_results() {
         ]})
         .to_string(),
     );
-    let out = env.run(&["resume", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["resume", &run]).code(0);
     assert_eq!(out.stdout, "finished\n");
     assert_eq!(
         env.tool_results(&run).len(),
@@ -80,8 +73,7 @@ fn a_live_lease_makes_resume_exit_4() {
     let mut driver = env.spawn(&["answer", &run, "yes"]);
     wait_for(&env, &run, "running");
     let before = env.dump();
-    let out = env.run(&["resume", &run]);
-    out.assert_code(4);
+    let out = env.cmd(&["resume", &run]).code(4);
     assert_one_line_error(&out, "is being driven by process");
     assert_eq!(env.dump(), before);
     driver.kill().unwrap();
@@ -113,8 +105,7 @@ fn lease_rules_expired_and_other_host() {
     let far = i64::MAX / 2;
     // Another host's live lease: busy.
     set("some-other-host", 1, far);
-    let out = env.run(&["resume", &run]);
-    out.assert_code(4);
+    let out = env.cmd(&["resume", &run]).code(4);
     assert_one_line_error(&out, "is being driven by process 1 on some-other-host");
     // A lease held by a live process on this host: busy.
     set(&hostname(), std::process::id(), far);
@@ -146,8 +137,7 @@ fn a_failed_run_can_be_resumed() {
         ]})
         .to_string(),
     );
-    let out = env.run(&["resume", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["resume", &run]).code(0);
     assert_eq!(out.stdout, "Hello Ada\n");
     assert_eq!(env.tool_results(&run).len(), 1);
     let errors = env.count("SELECT count(*) FROM events WHERE kind = 'error'", &[]);
@@ -164,19 +154,14 @@ fn cancel_stops_a_running_driver_at_its_next_commit() {
     let (_, run) = env.start(&agent, &[]);
     let driver = env.spawn(&["answer", &run, "yes"]);
     wait_for(&env, &run, "running");
-    let out = env.run(&["cancel", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["cancel", &run]).code(0);
     assert_eq!(
         out.stdout,
         format!("cancelled run {run} (it was running)\n")
     );
     let out = finish(driver);
     out.assert_code(6);
-    assert!(
-        out.stderr.contains(&format!("run {run} was cancelled")),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"run [RUN] was cancelled");
     assert_eq!(env.status(&run), "cancelled");
     let assistant = env.count(
         "SELECT count(*) FROM messages WHERE body LIKE '%finished%'",
@@ -193,9 +178,10 @@ fn cancel_closes_pending_items() {
     env.run(&["cancel", &run[..8]]).assert_code(0);
     assert_eq!(env.status(&run), "cancelled");
     assert_eq!(env.run(&["pending"]).stdout, "");
-    let out = env.run(&["answer", &run, "--tool-call", "q", "late"]);
-    out.assert_code(4);
-    assert_one_line_error(&out, "is not pending: it was cancelled");
+    let out = env
+        .cmd(&["answer", &run, "--tool-call", "q", "late"])
+        .code(4);
+    assert_shown!(env, out.stderr, @"error: tool call q is not pending: it was cancelled");
 }
 
 #[test]
@@ -281,12 +267,7 @@ fn an_answer_from_another_host_is_recorded_and_driven_by_the_runs_host() {
     let out = env.run_with(on("laptop", &["answer", &run, "yes"]));
     out.assert_code(0);
     assert_eq!(out.stdout, "");
-    assert!(
-        out.stderr.contains("continues on the host that started it")
-            && out.stderr.contains(&format!("mastra-ask resume {run}")),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"answer recorded; run [RUN] continues on the host that started it: its waiting process, or `mastra-ask resume [RUN]` run there");
     assert_eq!(env.status(&run), "running", "recorded, not driven");
     assert_eq!(
         env.tool_results(&run).len(),
@@ -296,19 +277,20 @@ fn an_answer_from_another_host_is_recorded_and_driven_by_the_runs_host() {
 
     let out = env.run_with(on("laptop", &["resume", &run]));
     out.assert_code(4);
-    assert_one_line_error(&out, "belongs to another host");
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] belongs to another host (host id ci-runner): only a process there may drive it
+        hint: run this command on the machine that started the run
+        ");
     // A watcher there only watches: it never drives the run.
     let out = env.run_with(on(
         "laptop",
         &["wait", &run, "--drive", "--timeout", "300ms"],
     ));
     out.assert_code(124);
-    assert!(
-        out.stderr
-            .contains("belongs to another host: waiting without driving it"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        warning: run [RUN] belongs to another host: waiting without driving it
+        error: timed out waiting for run [RUN]
+        ");
     assert_eq!(env.status(&run), "running");
 
     let out = env.run_with(on("ci-runner", &["resume", &run]));

@@ -14,7 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{alive, assert_one_line_error, assert_same_store, Env, Out, BIN};
+use crate::assert_shown;
+use crate::common::{
+    alive, assert_one_line_error, assert_same_store, finish_within, poll, poll_for, Env, Out, BIN,
+    PATIENCE,
+};
 use crate::steps::{ask, plan, say};
 
 /// The first character that must never reach a terminal raw: a control character other
@@ -253,8 +257,7 @@ fn a_duration_past_its_maximum_is_refused_and_pending_keeps_working() {
         &["prune", "--older-than", "18446744073709551616s"],
         &["wait", "0000abcd", "--timeout", huge],
     ] {
-        let out = env.run(args);
-        out.assert_code(2);
+        let out = env.cmd(args).code(2);
         assert!(
             out.stderr.contains("is longer than the maximum, 365d")
                 || out.stderr.contains("must be more than 0"),
@@ -263,17 +266,17 @@ fn a_duration_past_its_maximum_is_refused_and_pending_keeps_working() {
         );
         assert_same_store(&env.dump(), &before);
     }
-    let json = env.run(&["-o", "json", "ask", "q", "--expires-in", huge]);
-    json.assert_code(2);
+    let json = env
+        .cmd(&["-o", "json", "ask", "q", "--expires-in", huge])
+        .code(2);
     let line: Value = serde_json::from_str(json.stderr.trim()).unwrap();
     assert_eq!(line["error"]["code"], "USAGE");
     assert_same_store(&env.dump(), &before);
 
     // Environment durations and a script's delay: refused before anything is stored.
     let agent = env.agent(json!([{"delayMs": 99_999_999_999_999u64, "text": "x"}]));
-    let out = env.run(&["run", "--agent", &agent, "go"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "delayMs longer than the maximum");
+    let out = env.cmd(&["run", "--agent", &agent, "go"]).code(2);
+    assert_shown!(env, out.stderr, @"error: script [DIR]/work/script.json: step 1 has a delayMs longer than the maximum, 3600000 ms");
     for var in [
         "MASTRA_ASK_RETRY_DELAY",
         "MASTRA_ASK_READ_TIMEOUT",
@@ -291,8 +294,7 @@ fn a_duration_past_its_maximum_is_refused_and_pending_keeps_working() {
         assert_one_line_error(&out, &format!("{var}: duration \"99999999999d\" is longer"));
     }
     assert_same_store(&env.dump(), &before);
-    let pending = env.run(&["pending"]);
-    pending.assert_code(0);
+    let pending = env.cmd(&["pending"]).code(0);
     assert_eq!(pending.stdout.matches("first?").count(), 1);
 }
 
@@ -324,17 +326,7 @@ fn swapper(dir: &Path, a: &str, b: &str, stop: Arc<AtomicBool>) -> std::thread::
 /// the test fails: a hang.
 #[track_caller]
 fn run_within(env: &Env, args: &[&str], limit: Duration) -> Out {
-    let mut child = env.spawn(args);
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} still ran after {limit:?}: a hang");
-        }
-        sleep(Duration::from_millis(10));
-    }
-    crate::common::finish(child)
+    finish_within(env.spawn(args), &format!("{args:?} hangs"), limit)
 }
 
 /// Submits `path` `per_run` times in one step, over `runs` runs, while `swap` races; returns
@@ -462,23 +454,21 @@ fn pseudo_files_and_hard_links_are_refused_as_plans() {
     );
     assert!(!env.show(&run).to_string().contains("sk-must-not-be-stored"));
     let before = env.dump();
-    let out = env.run(&["plan", "/proc/self/environ"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "it is not a Markdown file (.md or .markdown)");
+    let out = env.cmd(&["plan", "/proc/self/environ"]).code(2);
+    assert_shown!(env, out.stderr, @"error: plan file /proc/self/environ: environ cannot be a plan: it is not a Markdown file (.md or .markdown)");
     assert_same_store(&env.dump(), &before);
 
     let agent = env.agent(json!([plan("h", "h.md"), say("done")]));
-    let out = env.run(&["run", "--agent", &agent, "--cwd", "w", "go"]);
-    out.assert_code(0);
+    env.cmd(&["run", "--agent", &agent, "--cwd", "w", "go"])
+        .code(0);
     let run = env.latest_run().unwrap();
     assert_eq!(
         env.tool_results(&run)[0].1["content"],
         "Failed to submit plan: h.md has 2 hard links; submit a file with one (a copy, not a link)"
     );
     let before = env.dump();
-    let out = env.run(&["plan", "w/h.md"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "h.md has 2 hard links");
+    let out = env.cmd(&["plan", "w/h.md"]).code(2);
+    assert_shown!(env, out.stderr, @"error: plan file w/h.md: h.md has 2 hard links; submit a file with one (a copy, not a link)");
     assert_same_store(&env.dump(), &before);
 }
 
@@ -535,8 +525,7 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
     let env = Env::new();
     let agent = env.agent(json!([ask("q", "Q?"), plan("p", "plan.md"), say("done")]));
     env.write("work/plan.md", "# Plan\n\nok\n");
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     // Sparse files: gigabytes to read, no disk used.
     for name in ["big-agent.json", "big-script.json"] {
         File::create(env.path(&format!("work/{name}")))
@@ -628,14 +617,11 @@ fn endless_and_oversized_inputs_end_in_a_clear_error_with_bounded_memory() {
 
 #[track_caller]
 fn wait_gone(pid: i32) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(pid) {
-        assert!(
-            Instant::now() < deadline,
-            "process {pid} outlived the model"
-        );
-        sleep(Duration::from_millis(10));
-    }
+    poll(
+        &format!("process {pid} outlived the model"),
+        PATIENCE,
+        || !alive(pid),
+    );
 }
 
 /// A `command:` model that starts a grandchild (`sleep 30`), writes its pid, and hangs.
@@ -653,14 +639,10 @@ fn hanging_model(env: &Env) -> (String, std::path::PathBuf) {
 
 #[track_caller]
 fn read_pid(pidfile: &Path) -> i32 {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(s) = std::fs::read_to_string(pidfile) {
-            return s.trim().parse().unwrap();
-        }
-        assert!(Instant::now() < deadline, "the model never started");
-        sleep(Duration::from_millis(10));
-    }
+    let pid = poll_for("the model never started", PATIENCE, || {
+        std::fs::read_to_string(pidfile).ok()
+    });
+    pid.trim().parse().unwrap()
 }
 
 #[test]
@@ -671,11 +653,10 @@ fn a_command_models_whole_process_group_ends_at_its_timeout() {
     c.env("MASTRA_ASK_READ_TIMEOUT", "1s");
     let out = env.run_with(c);
     out.assert_code(1);
-    assert!(
-        out.stderr.contains("did not answer within 1s"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: run [RUN] failed: model command sh model.sh did not answer within 1s (raise MASTRA_ASK_READ_TIMEOUT)
+        hint: retry it with: mastra-ask resume [RUN]
+        ");
     wait_gone(read_pid(&pidfile));
 }
 
@@ -720,8 +701,7 @@ fn invisible_characters_and_parser_errors_are_escaped() {
     );
 
     let hostile = "x\u{9b}31m\rCR\u{202e}\u{200b}\u{1b}[2J";
-    let out = env.run(&["runs", "--status", hostile]);
-    out.assert_code(2);
+    let out = env.cmd(&["runs", "--status", hostile]).code(2);
     assert_clean("parser error", &out);
     // (The parser itself drops the escape sequence; the rest is escaped.)
     assert!(
@@ -730,8 +710,9 @@ fn invisible_characters_and_parser_errors_are_escaped() {
         "{}",
         out.stderr
     );
-    let out = env.run(&["-o", "json", "runs", "--status", hostile]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["-o", "json", "runs", "--status", hostile])
+        .code(2);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     let line: Value = serde_json::from_str(&out.stderr).unwrap();
     assert_eq!(line["error"]["code"], "USAGE");
@@ -781,8 +762,7 @@ fn feedback_must_go_with_a_rejection_and_must_not_be_empty() {
             "the feedback is empty",
         ),
     ] {
-        let out = env.run(args);
-        out.assert_code(2);
+        let out = env.cmd(args).code(2);
         assert!(
             out.stderr.starts_with("error: ") && out.stderr.contains(needle),
             "{args:?}: {}",

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, Env};
+use crate::assert_shown;
+use crate::common::Env;
 use crate::steps::say;
 
 fn two_questions(env: &Env) -> String {
@@ -38,17 +39,14 @@ fn both_pending_then_answered_in_any_order() {
     );
 
     let before = env.dump();
-    let out = env.run(&["answer", &run, "hello"]);
-    out.assert_code(4);
-    assert_one_line_error(
-        &out,
-        "has 2 pending questions; choose one with --tool-call: first, second",
-    );
+    let out = env.cmd(&["answer", &run, "hello"]).code(4);
+    assert_shown!(env, out.stderr, @"error: run [RUN] has 2 pending questions; choose one with --tool-call: first, second");
     assert_eq!(env.dump(), before);
 
     // The second one first: recorded, the run stays suspended, nothing is emitted.
-    let out = env.run(&["-o", "json", "answer", &run, "--tool-call", "second", "y"]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&["-o", "json", "answer", &run, "--tool-call", "second", "y"])
+        .code(75);
     assert_eq!(out.stdout, "");
     assert_eq!(env.status(&run), "suspended");
     assert!(env.tool_results(&run).is_empty());
@@ -58,8 +56,9 @@ fn both_pending_then_answered_in_any_order() {
     );
 
     // The last one resumes: every result of the step, in call order.
-    let out = env.run(&["-o", "json", "answer", &run, "--tool-call", "first", "one"]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&["-o", "json", "answer", &run, "--tool-call", "first", "one"])
+        .code(0);
     let events = out.json_lines();
     let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(kinds[..3], ["tool-result", "tool-error", "tool-result"]);

@@ -5,44 +5,12 @@
 
 use serde_json::json;
 
-use crate::common::Env;
+use crate::common::{snapshot_settings, Env};
 use crate::steps::{ask, plan, say};
 
-/// Runs `f` with the filters that make output stable across runs.
+/// Runs `f` with the suite's filters (`common::snapshot_settings`).
 fn stable(f: impl FnOnce()) {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots");
-    settings.set_prepend_module_to_snapshot(false);
-    for (pattern, replacement) in [
-        (
-            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
-            "[RUN]",
-        ),
-        (r"call_[0-9a-f]{24}", "[CALL]"),
-        (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
-        (r"\b\d+[smhd] ago\b", "[AGE] ago"),
-        (r"/tmp/\.tmp[A-Za-z0-9]+", "[DIR]"),
-        (
-            r"process group \d+ on host [^ )]+\)",
-            "process group [PGID] on host [HOST])",
-        ),
-    ] {
-        settings.add_filter(pattern, replacement);
-    }
-    settings.add_filter(&regex_escape(env!("CARGO_MANIFEST_DIR")), "[REPO]");
-    settings.bind(f);
-}
-
-/// `text` as a regular expression that matches it literally.
-fn regex_escape(text: &str) -> String {
-    text.chars()
-        .flat_map(
-            |c| match c.is_ascii_alphanumeric() || c == '/' || c == '_' {
-                true => vec![c],
-                false => vec!['\\', c],
-            },
-        )
-        .collect()
+    snapshot_settings(None).bind(f);
 }
 
 /// One store with a question, a multi-select question and a plan waiting, and a run that
@@ -136,16 +104,14 @@ fn show_after_the_tour() {
         &cwd,
         "Prepare the next release",
     ];
-    let out = env.run(&start);
-    out.assert_code(75);
+    let out = env.cmd(&start).code(75);
     let run = out.stdout.trim().to_string();
     for (args, code) in steps {
         let mut args = args.to_vec();
         args.insert(1, &run);
         env.run(&args).assert_code(code);
     }
-    let out = env.run(&["show", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["show", &run]).code(0);
     stable(|| insta::assert_snapshot!("show-tour", out.stdout));
 }
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, assert_same_store, Env, Out};
 use crate::db::TestDb;
 use crate::faults::commands;
@@ -228,11 +229,9 @@ fn one_damaged_run_never_breaks_pending_runs_or_show_of_the_others() {
     runs.assert_code(0);
     assert_eq!(runs.json_lines().len(), 3);
     show.assert_code(0);
-    let out = env.run(&["show", &damaged]);
-    out.assert_code(1);
+    let out = env.cmd(&["show", &damaged]).code(1);
     assert_one_line_error(&out, &format!("run {damaged} is damaged in the store: "));
-    let json = env.run(&["-o", "json", "pending"]);
-    json.assert_code(0);
+    let json = env.cmd(&["-o", "json", "pending"]).code(0);
     assert_eq!(json.json_lines().len(), 1);
 
     // A run whose status this program does not know.
@@ -249,13 +248,7 @@ fn one_damaged_run_never_breaks_pending_runs_or_show_of_the_others() {
         ids.contains(&fine) && ids.contains(&damaged) && !ids.contains(&done),
         "{ids:?}"
     );
-    assert!(
-        runs.stderr.contains(&format!(
-            "warning: skipped run {done} (damaged in the store: unknown run status \"bogus\")"
-        )),
-        "{}",
-        runs.stderr
-    );
+    assert_shown!(env, runs.stderr, @r#"warning: skipped run [RUN] (damaged in the store: unknown run status "bogus")"#);
     show.assert_code(0);
     env.run(&["answer", &fine, "yes"]).assert_code(0);
 }
@@ -285,11 +278,10 @@ fn a_deadline_too_far_away_to_store_is_refused_and_nothing_is_stored() {
     let env = Env::new();
     env.run(&["ask", "Before?"]).assert_code(75);
     let before = env.dump();
-    let out = env.run(&["ask", "Q?", "--expires-in", "9223372036854775807ms"]);
-    out.assert_code(2);
+    env.cmd(&["ask", "Q?", "--expires-in", "9223372036854775807ms"])
+        .code(2);
     assert_same_store(&env.dump(), &before);
-    let out = env.run(&["pending", "-q"]);
-    out.assert_code(0);
+    let out = env.cmd(&["pending", "-q"]).code(0);
     assert_eq!(out.stdout.lines().count(), 1);
 }
 
@@ -301,8 +293,7 @@ fn an_answer_after_its_waiter_was_killed_is_not_left_to_the_dead_waiter() {
     let run = env.first_pending();
     waiter.kill().unwrap();
     waiter.wait().unwrap();
-    let out = env.run(&["answer", &run, "yes"]);
-    out.assert_code(0);
+    let out = env.cmd(&["answer", &run, "yes"]).code(0);
     assert!(
         !out.stderr.contains("the waiting process continues the run"),
         "{}",

@@ -260,8 +260,7 @@ fn a_bad_env_declaration_is_refused_when_the_agent_is_loaded() {
             vec![tool("t", &["true"], extra)],
         );
         let before = env.dump();
-        let out = env.run(&["run", "--agent", &agent, "go"]);
-        out.assert_code(2);
+        let out = env.cmd(&["run", "--agent", &agent, "go"]).code(2);
         assert_one_line_error(&out, needle);
         assert_same_store(&env.dump(), &before);
     }
@@ -286,8 +285,7 @@ fn an_approved_tool_that_ran_before_a_cancel_landed_is_recorded() {
         json!([call("c1", "deploy", json!({})), {"text": "done"}]),
         vec![tool("deploy", &[&held], json!({"requireApproval": true}))],
     );
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     let approver = env.spawn(&["approve", &run]);
     env.poll("the tool never started", || marks(&env).len() == 1);
     env.run(&["cancel", &run]).assert_code(0);

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, Env};
+use crate::assert_shown;
+use crate::common::Env;
 use crate::steps::say;
 
 fn call(id: &str, name: &str, args: Value) -> Value {
@@ -43,8 +44,7 @@ fn plan_agent(env: &Env) -> (String, String) {
         {"toolCalls": [call("p1", "submit_plan", json!({"path": "PLAN.md"}))]},
         say("after review")
     ]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let run = env.suspended(&agent);
     (agent, run)
 }
 
@@ -139,14 +139,8 @@ fn the_reviewer_is_told_when_the_file_changed_since_submission() {
     let env = Env::new();
     let (_, run) = plan_agent(&env);
     env.write("work/PLAN.md", "# Something else\n");
-    let out = env.run(&["review", &run, "--approve"]);
-    out.assert_code(0);
-    assert!(
-        out.stderr
-            .contains("PLAN.md changed on disk since it was submitted"),
-        "{}",
-        out.stderr
-    );
+    let out = env.cmd(&["review", &run, "--approve"]).code(0);
+    assert_shown!(env, out.stderr, @"warning: PLAN.md changed on disk since it was submitted; this decision is on the submitted version (see: mastra-ask show [RUN])");
     assert_eq!(
         env.tool_results(&run)[0].1["submittedPlan"]["title"],
         "Ship it"
@@ -221,36 +215,39 @@ fn a_plan_resolves_against_the_runs_working_directory() {
 #[test]
 fn tool_fallbacks_outside_a_run() {
     let env = Env::new();
-    let out = env.run(&[
-        "tool",
-        "ask_user",
-        "--json",
-        r#"{"question":"Deploy now?"}"#,
-    ]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&[
+            "tool",
+            "ask_user",
+            "--json",
+            r#"{"question":"Deploy now?"}"#,
+        ])
+        .code(0);
     assert_eq!(out.stdout, "[Question for user]: Deploy now?\n");
 
-    let out = env.run(&[
+    let out = env.cmd(&[
         "tool", "ask_user", "--json",
         r#"{"question":"Which?","options":[{"label":"A"},{"label":"B"}],"selectionMode":"multi_select"}"#,
-    ]);
-    out.assert_code(0);
+    ]).code(0);
     assert_eq!(
         out.stdout,
         "[Question for user]: Which?\nOptions: A, B\nSelection mode: multi_select\n"
     );
 
-    let out = env.run(&["tool", "submit_plan", "--json", r#"{"path":"PLAN.md"}"#]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&["tool", "submit_plan", "--json", r#"{"path":"PLAN.md"}"#])
+        .code(0);
     assert_eq!(out.stdout, "[Plan submitted for review]\n\nPath: PLAN.md\n");
 
-    let out = env.run(&["tool", "ask_user", "--json", r#"{"question":""}"#]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&["tool", "ask_user", "--json", r#"{"question":""}"#])
+        .code(2);
     assert_eq!(out.json_lines()[0]["error"], true);
-    assert_one_line_error(&out, "invalid input for ask_user: question:");
+    assert_shown!(env, out.stderr, @"error: invalid input for ask_user: question: String must contain at least 1 non-blank character");
 
-    let out = env.run(&["tool", "delete_everything", "--json", "{}"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "unknown tool");
+    let out = env
+        .cmd(&["tool", "delete_everything", "--json", "{}"])
+        .code(2);
+    assert_shown!(env, out.stderr, @r#"error: unknown tool "delete_everything"; the tools are ask_user, submit_plan and write_file"#);
     assert!(!env.has_store(), "the tool command never creates a store");
 }

@@ -77,15 +77,16 @@ fn step(env: &Env, args: &[&str], code: i32, stdout: &str, stderr: &str) {
 fn to_the_plan(env: &Env) -> String {
     let agent = Env::example_agent();
     let cwd = Env::example_dir();
-    let out = env.run(&[
-        "run",
-        "--agent",
-        &agent,
-        "--cwd",
-        &cwd,
-        "Prepare the next release",
-    ]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&[
+            "run",
+            "--agent",
+            &agent,
+            "--cwd",
+            &cwd,
+            "Prepare the next release",
+        ])
+        .code(75);
     let run = env.latest_run().unwrap();
     assert_eq!(out.stdout, "");
     assert_eq!(
@@ -159,8 +160,7 @@ fn the_release_example_approved() {
     let env = Env::new();
     let run = to_the_plan(&env);
 
-    let pending = env.run(&["pending", "-o", "json"]);
-    pending.assert_code(0);
+    let pending = env.cmd(&["pending", "-o", "json"]).code(0);
     let items = pending.json_lines();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0]["runId"], run.as_str());
@@ -326,8 +326,9 @@ fn the_release_example_declined_tag_is_never_made_and_a_reply_asks_again() {
         .unwrap();
     assert_eq!(reason["content"], "Not before the docs are out.");
     // A reply: the agent asks to tag again; approved, the run completes.
-    let second = env.run(&["reply", &run, "The docs are out: tag it."]);
-    second.assert_code(75);
+    let second = env
+        .cmd(&["reply", &run, "The docs are out: tag it."])
+        .code(75);
     assert_eq!(second.stdout, APPROVED);
     let id = env
         .run(&["pending", "-q"])
@@ -336,8 +337,7 @@ fn the_release_example_declined_tag_is_never_made_and_a_reply_asks_again() {
         .nth(1)
         .unwrap()
         .to_string();
-    let out = env.run(&["approve", &run]);
-    out.assert_code(0);
+    let out = env.cmd(&["approve", &run]).code(0);
     assert_eq!(out.stdout, TAGGED);
     assert_ne!(id, "call_tag", "a new call, with a generated id");
 }
@@ -358,15 +358,16 @@ fn the_release_example_writes_its_plan_with_write_file_inside_its_working_direct
         ]})
         .to_string(),
     );
-    let out = env.run(&[
-        "run",
-        "--agent",
-        &Env::example_agent(),
-        "--model",
-        "script:writes.json",
-        "Plan it",
-    ]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&[
+            "run",
+            "--agent",
+            &Env::example_agent(),
+            "--model",
+            "script:writes.json",
+            "Plan it",
+        ])
+        .code(75);
     assert_eq!(
         std::fs::read_to_string(env.path("work/MY_PLAN.md")).unwrap(),
         "# My plan\n\n1. Tag it.\n"
@@ -397,14 +398,15 @@ fn the_release_example_writes_its_plan_with_write_file_inside_its_working_direct
 fn the_release_example_run_from_elsewhere_shows_why_no_plan_was_reviewed() {
     let env = Env::new();
     // The tour's command without --cwd: the plan file is not in the working directory.
-    let out = env.run(&[
-        "run",
-        "-q",
-        "--agent",
-        &Env::example_agent(),
-        "Prepare the next release",
-    ]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&[
+            "run",
+            "-q",
+            "--agent",
+            &Env::example_agent(),
+            "Prepare the next release",
+        ])
+        .code(75);
     let run = out.stdout.trim().to_string();
     env.run(&["answer", &run, "2.0.0"]).assert_code(75);
     env.run(&["answer", &run, "beta"]).assert_code(75);
@@ -469,8 +471,7 @@ fn json_events_follow_the_mastra_envelope() {
     let schema: Value = serde_json::from_str(suspended["resumeSchema"].as_str().unwrap()).unwrap();
     assert_eq!(schema["type"], "string");
 
-    let out = env.run(&["-o", "json", "answer", &run, "Ada"]);
-    out.assert_code(0);
+    let out = env.cmd(&["-o", "json", "answer", &run, "Ada"]).code(0);
     let events = out.json_lines();
     assert_eq!(
         kinds(&events),
@@ -552,8 +553,7 @@ fn a_script_that_branches_to_nowhere_is_refused_or_fails_the_run() {
         {"id": "ask", "toolCalls": [{"name": "ask_user", "args": {"question": "Which?"}}],
          "next": [{"when": {"answer": "a"}, "goto": "nowhere"}]}
     ]));
-    let out = env.run(&["run", "--agent", &agent, "Go"]);
-    out.assert_code(2);
+    let out = env.cmd(&["run", "--agent", &agent, "Go"]).code(2);
     let script = env.path("work/script.json");
     assert_eq!(
         out.stderr,
@@ -570,10 +570,8 @@ fn a_script_that_branches_to_nowhere_is_refused_or_fails_the_run() {
          "next": [{"when": {"answer": "a"}, "goto": "a"}]},
         {"id": "a", "text": "A."}
     ]));
-    let (out, run) = env.start(&agent, &[]);
-    out.assert_code(75);
-    let out = env.run(&["answer", &run, "b"]);
-    out.assert_code(1);
+    let run = env.suspended(&agent);
+    let out = env.cmd(&["answer", &run, "b"]).code(1);
     assert_eq!(
         out.stderr,
         format!(

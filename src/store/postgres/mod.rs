@@ -105,7 +105,7 @@ impl Backend for PgStore {
         self.read(|c| read::calls(c, run_id))
     }
 
-    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>> {
+    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>> {
         self.read(|c| read::pending_calls(c, run_id))
     }
 

@@ -148,10 +148,14 @@ pub fn calls(c: &mut Client, run_id: &str) -> Result<Vec<CallRecord>> {
     damage::all(decoded(&rows, columns::call))
 }
 
-pub fn pending_calls(c: &mut Client, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>> {
+pub fn pending_calls(
+    c: &mut Client,
+    run_id: Option<&str>,
+) -> Result<Vec<(CallRecord, String, bool)>> {
     let rows = c.query(
         &format!(
-            "SELECT {CALL_COLUMNS}, r.agent_id FROM calls c JOIN runs r ON r.id = c.run_id \
+            "SELECT {CALL_COLUMNS}, r.agent_id, r.policy IS NOT NULL FROM calls c \
+             JOIN runs r ON r.id = c.run_id \
              WHERE c.state = 'pending' AND ($1::text IS NULL OR c.run_id = $1) \
              ORDER BY c.created_at, c.run_id, c.step, c.seq"
         ),

@@ -94,7 +94,7 @@ impl Backend for SqliteStore {
         read::calls(&self.conn, run_id).map_err(|e| e.doing(READING))
     }
 
-    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>> {
+    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>> {
         read::pending_calls(&self.conn, run_id).map_err(|e| e.doing(READING))
     }
 

@@ -194,9 +194,13 @@ pub fn calls(c: &Connection, run_id: &str) -> Result<Vec<CallRecord>> {
     damage::all(decoded(&mut stmt, [run_id], columns::call)?)
 }
 
-pub fn pending_calls(c: &Connection, run_id: Option<&str>) -> Result<Vec<(CallRecord, String)>> {
+pub fn pending_calls(
+    c: &Connection,
+    run_id: Option<&str>,
+) -> Result<Vec<(CallRecord, String, bool)>> {
     let select = format!(
-        "SELECT {CALL_COLUMNS}, r.agent_id FROM calls c JOIN runs r ON r.key = c.run \
+        "SELECT {CALL_COLUMNS}, r.agent_id, r.policy IS NOT NULL FROM calls c \
+         JOIN runs r ON r.key = c.run \
          WHERE c.state = 'pending'"
     );
     let order = "ORDER BY c.created_at, r.id, c.step, c.seq";

@@ -132,8 +132,11 @@ pub const BUSY_TIMEOUT_VAR: &str = "MASTRA_ASK_BUSY_TIMEOUT";
 /// at most `i32::MAX` milliseconds).
 pub const BUSY_TIMEOUT_MAX: Duration = Duration::from_secs(3600);
 /// A committing process folds the write-ahead log into the store once it holds this many
-/// pages, which keeps the log that every process reads at start-up short.
-const CHECKPOINT_PAGES: u32 = 64;
+/// pages. Each fold costs two `fsync`s (the log, then the store); every process reads the
+/// whole log at start-up (about 1,800 instructions a page, rebuilding its index). At 256
+/// a fold comes four times less often than at 64, for about 0.2 M more instructions at each
+/// start (docs/performance.md).
+const CHECKPOINT_PAGES: u32 = 256;
 /// After a checkpoint, a log that grew past this is truncated back to it.
 const LOG_LIMIT_BYTES: u32 = 4 << 20;
 /// Statements kept compiled per connection: more than one command uses (a leg uses about

@@ -23,6 +23,8 @@ use mastra_ask::remote::{Client, ServerConfig};
 use serde_json::Value;
 use tempfile::TempDir;
 
+use crate::common::{exit_within, poll};
+
 /// How long a start may take on a loaded 2-core machine (it takes 1-3 s).
 const START_PATIENCE: Duration = Duration::from_secs(90);
 
@@ -101,11 +103,7 @@ impl Fixture {
     /// port and storage.
     pub fn restart(&mut self) {
         signal_group(&self.child, libc::SIGTERM);
-        let deadline = Instant::now() + START_PATIENCE;
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < deadline, "the server did not stop");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        exit_within(&mut self.child, "the server did not stop", START_PATIENCE);
         let (child, lifeline, port, started_in) = spawn(self.data.path(), self.port);
         assert_eq!(port, self.port);
         self.child = child;
@@ -205,11 +203,9 @@ fn spawn(data: &Path, port: u16) -> (Child, ChildStdin, u16, Duration) {
             panic!("the Mastra server did not start; its log:\n{log}");
         }
     };
-    let deadline = Instant::now() + START_PATIENCE;
-    while get_json(port, "/test/health").is_none() {
-        assert!(Instant::now() < deadline, "the server never became healthy");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll("the server never became healthy", START_PATIENCE, || {
+        get_json(port, "/test/health").is_some()
+    });
     (child, lifeline, port, began.elapsed())
 }
 

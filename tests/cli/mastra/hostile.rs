@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{assert_one_line_error, finish, run_measured, Env, Out};
+use crate::assert_shown;
+use crate::common::{assert_one_line_error, finish, poll, run_measured, Env, Out};
 use crate::fake_server::{FakeServer, Recorded, Reply};
 
 const RUN: &str = "run-0001-aaaa";
@@ -112,10 +113,10 @@ fn mastra_an_answer_the_server_never_answers_ends_at_the_idle_deadline() {
         &["answer", RUN, "x"],
     ));
     out.assert_code(1);
-    assert_one_line_error(
-        &out,
-        "no answer to the request within 2s (MASTRA_ASK_SERVER_IDLE_TIMEOUT); stopped waiting (the server may or may not have received the request); the answer to tool call call-1 of run run-0001-aaaa may have reached the server",
-    );
+    assert_shown!(env, out.stderr, @"
+        error: http://127.0.0.1:[PORT]/v1: no answer to the request within 2s (MASTRA_ASK_SERVER_IDLE_TIMEOUT); stopped waiting (the server may or may not have received the request); the answer to tool call call-1 of run run-0001-aaaa may have reached the server
+        hint: see whether it still waits with: mastra-ask --server http://127.0.0.1:[PORT]/v1 pending; if it does, answering again sends it (this store keeps the claim until its process has ended)
+        ");
     assert_eq!(
         ledger(&env),
         [[Some(CALL.into()), Some("sending".into())].to_vec()],
@@ -250,14 +251,9 @@ fn mastra_wait_timeout_is_a_hard_deadline_whatever_the_server_does() {
 
 /// Polls until the fake server has seen a POST.
 fn until_posted(fake: &FakeServer) {
-    let deadline = Instant::now() + SOON;
-    while posts(fake) == 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the answer never reached the server"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll("the answer never reached the server", SOON, || {
+        posts(fake) > 0
+    });
 }
 
 fn signal(child: &std::process::Child, sig: libc::c_int) {
@@ -443,10 +439,10 @@ fn mastra_thousands_of_agents_are_not_walked_and_agent_names_one() {
     let fake = FakeServer::start(vec![Reply::ok(Value::Object(many))]);
     let out = env.run_with(command(&env, &fake.base_url(), None, &["pending"]));
     out.assert_code(1);
-    assert_one_line_error(
-        &out,
-        "it has 3000 agents, more than the 1000 one listing walks",
-    );
+    assert_shown!(env, out.stderr, @"
+        error: http://127.0.0.1:[PORT]/v1: it has 3000 agents, more than the 1000 one listing walks
+        hint: list one agent's runs with --agent ID (pending, answer, review, approve and decline take it)
+        ");
     assert_eq!(fake.count(), 1, "no agent's runs were asked for");
 
     // --agent lists that agent only: no walk over the agents at all.
@@ -472,8 +468,7 @@ fn mastra_thousands_of_agents_are_not_walked_and_agent_names_one() {
         &["approve", RUN, "--agent", "planner"],
         &["decline", RUN, "--agent", "planner"],
     ] {
-        let out = env.run(args);
-        out.assert_code(2);
+        let out = env.cmd(args).code(2);
         assert_one_line_error(
             &out,
             &format!("{} --agent works on a Mastra server's runs only", args[0]),
@@ -576,13 +571,10 @@ fn mastra_a_token_the_server_repeats_is_never_printed() {
                 _ => {
                     out.assert_code(1);
                     assert_eq!(out.stdout, "token ***\n");
-                    assert!(out
-                        .stderr
-                        .contains("warning: tool call c9 (deploy) failed: denied for ***"));
-                    assert!(out.stderr.contains(&format!(
-                        "error: run {RUN} failed on {}: bad key ***",
-                        fake.base_url()
-                    )));
+                    assert_shown!(env, out.stderr, @"
+                        warning: tool call c9 (deploy) failed: denied for ***
+                        error: run run-0001-aaaa failed on http://127.0.0.1:[PORT]/v1: bad key ***
+                        ");
                 }
             }
         }
@@ -638,8 +630,9 @@ fn mastra_files_named_by_the_environment_or_a_flag_never_block_nor_flood() {
 
     // --feedback-file, here and on a server; --plan-file.
     env.write("work/plan.md", "# Plan\n\nDo it.\n");
-    let planned = env.run(&["plan", env.path("work/plan.md").to_str().unwrap()]);
-    planned.assert_code(75);
+    let planned = env
+        .cmd(&["plan", env.path("work/plan.md").to_str().unwrap()])
+        .code(75);
     let run = planned.stdout.trim().to_string();
     let mut c = env.command(&["review", &run, "--reject", "--feedback-file", &fifo]);
     c.current_dir(env.work());

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env, Out};
 use crate::fake_server::{End, FakeServer, Reply};
 
@@ -59,10 +60,7 @@ fn mastra_an_answer_refused_before_it_was_acted_on_is_released_and_can_be_given_
     let fake = FakeServer::start(replies);
     let out = answer(&env, &url(&fake), &[]);
     out.assert_code(2);
-    assert_one_line_error(
-        &out,
-        "rejected the request: Invalid request body; resumeData: resumeData is required; the answer was not delivered",
-    );
+    assert_shown!(env, out.stderr, @"error: http://127.0.0.1:[PORT]/v1 rejected the request: Invalid request body; resumeData: resumeData is required; the answer was not delivered");
     assert_eq!(ledger(&env), Vec::<Vec<Option<String>>>::new(), "released");
 
     let mut replies = listing();
@@ -111,12 +109,10 @@ fn mastra_an_answer_whose_stream_broke_is_kept_and_never_sent_twice() {
     let fake = FakeServer::start(replies);
     let out = answer(&env, &url(&fake), &[]);
     out.assert_code(1);
-    assert!(
-        out.stderr.contains("the stream ended before data: [DONE]")
-            && out.stderr.contains("may have reached the server"),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @"
+        error: http://127.0.0.1:[PORT]/v1: the stream ended before data: [DONE] (the server accepted the request); the answer to tool call call-1 of run run-0001-aaaa may have reached the server
+        hint: see whether it still waits with: mastra-ask --server http://127.0.0.1:[PORT]/v1 pending; if it does, answering again sends it (this store keeps the claim until its process has ended)
+        ");
     assert_eq!(
         ledger(&env),
         [[Some(CALL.into()), Some("sending".into()), None].to_vec()]

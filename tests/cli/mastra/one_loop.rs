@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::cli::{at, id_of, on_the_shared_server, only};
 use super::fixture::Fixture;
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env};
 use crate::fake_server::{FakeServer, Reply};
 
@@ -110,12 +111,13 @@ fn mastra_a_failing_hook_never_loses_the_suspension() {
         "{}",
         out.stderr
     );
-    assert!(
-        out.stderr
-            .contains(&format!("run {run} is waiting for input (1 pending):\n")),
-        "{}",
-        out.stderr
-    );
+    assert_shown!(env, out.stderr, @r#"
+        warning: --on-suspend command for [RUN] a_b1f6fe8a11 failed (exit status: 3)
+        run [RUN] is waiting for input (1 pending):
+          a_b1f6fe8a11 approval: deploy {"target":"prod-db"}
+            mastra-ask --server http://127.0.0.1:[PORT]/api approve [RUN]
+            mastra-ask --server http://127.0.0.1:[PORT]/api decline [RUN] --reason <reason>
+        "#);
 }
 
 /// A leg that ran out of steps while the model still called tools (the canned fake server:
@@ -135,8 +137,9 @@ fn mastra_the_step_budget_warning_is_worded_as_for_a_local_run() {
             json!({"type": "finish", "runId": run, "from": "AGENT", "payload": {"stepResult": {"reason": "tool-calls"}, "output": {"text": ""}}}).to_string(),
         ]),
     ]);
-    let out = env.run(&["--server", &fake.base_url(), "answer", run, "x"]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&["--server", &fake.base_url(), "answer", run, "x"])
+        .code(0);
     assert_eq!(
         out.stderr,
         format!("warning: run {run} stopped after its step budget: the model was still calling tools (raise it with --max-steps)\n")

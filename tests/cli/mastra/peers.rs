@@ -14,6 +14,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use super::fixture::{shared, Fixture};
+use crate::assert_shown;
 use crate::command_tools::script;
 use crate::common::{assert_one_line_error, Env, Out};
 use crate::fake_server::{FakeServer, Reply};
@@ -714,20 +715,18 @@ fn a_409_from_serve_is_exit_4_naming_who_decided() {
         ),
         Reply::ok(empty),
     ]);
-    let out = env.run(&[
-        "--server",
-        &fake.base_url(),
-        "answer",
-        "run-0001",
-        "--agent",
-        "planner",
-        "Ada",
-    ]);
-    out.assert_code(4);
-    assert_one_line_error(
-        &out,
-        "refused the answer: tool call q1 was already decided by bob at 2026-12-01T03:14:00Z",
-    );
+    let out = env
+        .cmd(&[
+            "--server",
+            &fake.base_url(),
+            "answer",
+            "run-0001",
+            "--agent",
+            "planner",
+            "Ada",
+        ])
+        .code(4);
+    assert_shown!(env, out.stderr, @"error: http://127.0.0.1:[PORT]/v1 refused the answer: tool call q1 was already decided by bob at [TIME]");
     let state = env.value("SELECT state FROM ledger WHERE run_id = ?1", &["run-0001"]);
     assert_ne!(state.as_deref(), Some("delivered"));
 }

@@ -7,6 +7,7 @@
 
 use super::cli::{at, id_of, listed, on_the_shared_server, only, start};
 use super::fixture::Gate;
+use crate::assert_shown;
 use crate::common::{assert_one_line_error, finish, Env};
 
 #[test]
@@ -21,7 +22,7 @@ fn mastra_strict_wait_refuses_empty_unknown_and_stale_ids() {
     let server = format!("{url}/api");
     let out = at(&env, &url, &["wait", ""]);
     out.assert_code(2);
-    assert_one_line_error(&out, "run id \"\" is too short");
+    assert_shown!(env, out.stderr, @r#"error: run id "" is too short: give at least 4 characters"#);
     let out = at(
         &env,
         &url,

@@ -50,8 +50,7 @@ fn a_sign_in_link_then_a_question_and_a_multi_select_on_a_phone() {
         ],
     );
     let served = Served::start(&env, &[]);
-    let link = env.run(&["reviewer", "link", "alice"]);
-    link.assert_code(0);
+    let link = env.cmd(&["reviewer", "link", "alice"]).code(0);
     let driver = Driver::start();
     let phone = driver.browser(375, 812);
 
@@ -149,8 +148,7 @@ fn a_plan_rejected_with_feedback_and_an_approval_declined_with_a_reason() {
             json!({"requireApproval": true}),
         )],
     );
-    let (out, a) = env.start(&agent, &[]);
-    out.assert_code(75);
+    let a = env.suspended(&agent);
     let served = Served::start(&env, &[]);
     let driver = Driver::start();
     let b = driver.browser(375, 812);

@@ -5,11 +5,11 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::Env;
+use crate::common::{exit_within, poll_for, Env, PATIENCE};
 
 pub struct Served {
     pub child: Child,
@@ -47,8 +47,7 @@ impl Served {
                 lines.lock().unwrap().push(line);
             }
         });
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let (base, local) = loop {
+        let (base, local) = poll_for("serve never started", PATIENCE, || {
             let found = log.lock().unwrap().iter().find_map(|l| {
                 let rest = l.strip_prefix("serving the inbox at ")?;
                 let base = rest.split(' ').next()?.to_string();
@@ -61,18 +60,16 @@ impl Served {
                 };
                 Some((base, format!("{scheme}://{addr}")))
             });
-            if let Some(b) = found {
-                break b;
+            if found.is_none() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    panic!(
+                        "serve exited ({status}): {}",
+                        log.lock().unwrap().join("\n")
+                    );
+                }
             }
-            if let Ok(Some(status)) = child.try_wait() {
-                panic!(
-                    "serve exited ({status}): {}",
-                    log.lock().unwrap().join("\n")
-                );
-            }
-            assert!(Instant::now() < deadline, "serve never started");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+            found
+        });
         Served {
             child,
             base,
@@ -97,14 +94,13 @@ impl Served {
     /// Sends SIGTERM; waits (40 s at most) for the exit code.
     pub fn terminate(&mut self) -> i32 {
         signal(self.child.id(), libc::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(40);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(Instant::now() < deadline, "serve did not stop");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        exit_within(
+            &mut self.child,
+            "serve did not stop",
+            Duration::from_secs(40),
+        )
+        .code()
+        .unwrap_or(-1)
     }
 
     pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> Resp {
@@ -304,8 +300,7 @@ pub fn send(url: &str, method: &str, headers: &[(&str, &str)], body: Option<&str
 
 /// Adds reviewer `name`; their token.
 pub fn reviewer(env: &Env, name: &str) -> String {
-    let out = env.run(&["reviewer", "add", name]);
-    out.assert_code(0);
+    let out = env.cmd(&["reviewer", "add", name]).code(0);
     out.stdout.trim().to_string()
 }
 
@@ -313,8 +308,7 @@ pub fn reviewer(env: &Env, name: &str) -> String {
 pub fn asked(env: &Env, args: &[&str]) -> (String, String) {
     let mut all = vec!["ask"];
     all.extend_from_slice(args);
-    let out = env.run(&all);
-    out.assert_code(75);
+    let out = env.cmd(&all).code(75);
     let run = out.stdout.trim().to_string();
     (run.clone(), only_item(env, &run))
 }
@@ -322,8 +316,7 @@ pub fn asked(env: &Env, args: &[&str]) -> (String, String) {
 /// A pending one-plan run of a file with `text`; its run id and tool call id.
 pub fn planned(env: &Env, text: &str) -> (String, String) {
     env.write("work/PLAN.md", text);
-    let out = env.run(&["plan", "PLAN.md"]);
-    out.assert_code(75);
+    let out = env.cmd(&["plan", "PLAN.md"]).code(75);
     let run = out.stdout.trim().to_string();
     (run.clone(), only_item(env, &run))
 }

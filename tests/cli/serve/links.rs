@@ -10,8 +10,7 @@ use crate::common::Env;
 use crate::steps::{ask, say};
 
 fn pending_json(env: &Env) -> Vec<Value> {
-    let out = env.run(&["-o", "json", "pending"]);
-    out.assert_code(0);
+    let out = env.cmd(&["-o", "json", "pending"]).code(0);
     out.json_lines()
 }
 
@@ -37,15 +36,15 @@ fn pending_json_and_the_hook_carry_the_items_link_once_a_public_url_is_recorded(
 
     // A run with a hook of its own: the same link in its payload and in the listing.
     let agent = env.agent(json!([ask("q1", "Name?"), say("ok")]));
-    let out = env.run(&[
+    env.cmd(&[
         "--on-suspend",
         "cat > hook.json",
         "run",
         "--agent",
         &agent,
         "Go",
-    ]);
-    out.assert_code(75);
+    ])
+    .code(75);
     let run = env.latest_run().unwrap();
     let link = json!(format!("https://inbox.example.com/runs/{run}/items/q1"));
     let hooked: Value =

@@ -12,19 +12,20 @@ use crate::common::Env;
 /// A pending plan two of alice, bob and carol must approve; its run and tool call ids.
 pub fn two_of_three(env: &Env) -> (String, String) {
     env.write("work/PLAN.md", "# Ship\n\n- tag v2\n");
-    let out = env.run(&[
-        "plan",
-        "PLAN.md",
-        "--reviewer",
-        "alice",
-        "--reviewer",
-        "bob",
-        "--reviewer",
-        "carol",
-        "--approvals",
-        "2",
-    ]);
-    out.assert_code(75);
+    let out = env
+        .cmd(&[
+            "plan",
+            "PLAN.md",
+            "--reviewer",
+            "alice",
+            "--reviewer",
+            "bob",
+            "--reviewer",
+            "carol",
+            "--approvals",
+            "2",
+        ])
+        .code(75);
     let run = out.stdout.trim().to_string();
     let call = only_item(env, &run);
     (run, call)

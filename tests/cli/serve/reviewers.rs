@@ -5,34 +5,35 @@
 use serde_json::json;
 
 use super::harness::{csrf_of, form, reviewer, Served};
-use crate::common::{assert_one_line_error, assert_same_store, Env};
+use crate::assert_shown;
+use crate::common::{assert_same_store, Env};
 
 #[test]
 fn a_token_is_printed_once_on_stdout_alone_and_stored_only_as_a_hash() {
     let env = Env::new();
-    let out = env.run(&[
-        "reviewer",
-        "add",
-        "alice",
-        "--group",
-        "release",
-        "--group",
-        "ops",
-        "--os-user",
-        "al",
-    ]);
-    out.assert_code(0);
+    let out = env
+        .cmd(&[
+            "reviewer",
+            "add",
+            "alice",
+            "--group",
+            "release",
+            "--group",
+            "ops",
+            "--os-user",
+            "al",
+        ])
+        .code(0);
     let token = out.stdout.trim();
     assert_eq!(out.stdout.lines().count(), 1);
     assert!(token.starts_with("mra_") && token.len() > 40, "{token}");
-    assert!(out.stderr.contains("shown only now"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"reviewer alice added; the token above is shown only now (it signs in to serve, and is the API's Bearer token)");
     assert!(
         !env.dump().contains(token),
         "the token in clear in the store"
     );
 
-    let list = env.run(&["reviewer", "list"]);
-    list.assert_code(0);
+    let list = env.cmd(&["reviewer", "list"]).code(0);
     assert!(
         list.stdout
             .starts_with("alice  groups: release, ops  os user: al  added "),
@@ -56,15 +57,16 @@ fn a_token_is_printed_once_on_stdout_alone_and_stored_only_as_a_hash() {
         )
     );
 
-    let again = env.run(&["reviewer", "add", "alice"]);
-    again.assert_code(4);
-    assert_one_line_error(&again, "reviewer alice exists already");
-    let taken = env.run(&["reviewer", "add", "bob", "--os-user", "al"]);
-    taken.assert_code(2);
+    let again = env.cmd(&["reviewer", "add", "alice"]).code(4);
+    assert_shown!(env, again.stderr, @"
+        error: reviewer alice exists already
+        hint: to give alice a new token: mastra-ask reviewer rotate alice
+        ");
+    env.cmd(&["reviewer", "add", "bob", "--os-user", "al"])
+        .code(2);
     let before = env.dump();
     for bad in ["-x", "a b", "", "al\u{1b}ice"] {
-        let out = env.run(&["reviewer", "add", "--", bad]);
-        out.assert_code(2);
+        let out = env.cmd(&["reviewer", "add", "--", bad]).code(2);
         assert!(out.stderr.starts_with("error: the name "), "{}", out.stderr);
     }
     assert_same_store(&env.dump(), &before);
@@ -79,8 +81,7 @@ fn rotating_a_token_ends_the_old_one_and_every_session() {
     let served = Served::start(&env, &[]);
     let s = served.sign_in(&old);
     assert_eq!(served.page(&s, "/").status, 200);
-    let out = env.run(&["reviewer", "rotate", "alice"]);
-    out.assert_code(0);
+    let out = env.cmd(&["reviewer", "rotate", "alice"]).code(0);
     let new = out.stdout.trim().to_string();
     assert_ne!(new, old);
     assert_eq!(served.page(&s, "/").status, 303, "the session ended");
@@ -91,7 +92,7 @@ fn rotating_a_token_ends_the_old_one_and_every_session() {
     assert_eq!(served.page(&s, "/").status, 303, "removing ends sessions");
     assert_eq!(served.api_get("/agents", &new).status, 401, "and tokens");
     let list = env.run(&["reviewer", "list"]);
-    assert!(list.stdout.contains("removed "), "{}", list.stdout);
+    assert_shown!(env, list.stdout, @"alice  added [TIME]  token rotated [TIME]  removed [TIME]");
     // The name may be given again, to someone with a new token.
     let again = reviewer(&env, "alice");
     assert_eq!(served.api_get("/agents", &again).status, 200);
@@ -117,11 +118,13 @@ fn use_link(served: &Served, path: &str) -> u16 {
 fn a_sign_in_link_works_once_even_under_concurrency() {
     let env = Env::new();
     reviewer(&env, "alice");
-    let out = env.run(&["reviewer", "link", "alice"]);
-    out.assert_code(0);
+    let out = env.cmd(&["reviewer", "link", "alice"]).code(0);
     let path = out.stdout.trim().to_string();
     assert!(path.starts_with("/login/"), "{path}");
-    assert!(out.stderr.contains("no public URL yet"), "{}", out.stderr);
+    assert_shown!(env, out.stderr, @"
+        a sign-in link for alice: it works once, until [TIME]
+        hint: this store has no public URL yet (serve --public-url URL records it); open the path above on the address serve listens at
+        ");
     let served = std::sync::Arc::new(Served::start(&env, &[]));
     // Previews (GETs) first: they spend nothing.
     for _ in 0..3 {
@@ -150,14 +153,16 @@ fn a_sign_in_link_works_once_even_under_concurrency() {
 fn serve_refuses_an_open_address_without_tls_and_records_its_public_url_once() {
     let env = Env::new();
     let before = env.dump();
-    let out = env.run(&["serve", "--listen", "0.0.0.0:0"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "without TLS");
-    let out = env.run(&["serve", "--listen", "0.0.0.0:0", "--behind-proxy"]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "--behind-proxy needs --public-url https://");
-    let out = env.run(&["serve", "--public-url", "ftp://x"]);
-    out.assert_code(2);
+    let out = env.cmd(&["serve", "--listen", "0.0.0.0:0"]).code(2);
+    assert_shown!(env, out.stderr, @"
+        error: serve would listen on 0.0.0.0:0 without TLS: tokens and answers would cross the network in clear
+        hint: give --tls-cert FILE --tls-key FILE, or --behind-proxy with an https --public-url when a TLS-terminating proxy is in front
+        ");
+    let out = env
+        .cmd(&["serve", "--listen", "0.0.0.0:0", "--behind-proxy"])
+        .code(2);
+    assert_shown!(env, out.stderr, @"error: --behind-proxy needs --public-url https://...: the address people reach through the proxy");
+    env.cmd(&["serve", "--public-url", "ftp://x"]).code(2);
     assert_same_store(&env.dump(), &before);
 
     let mut served = Served::start(&env, &["--public-url", "https://inbox.example.com/"]);
@@ -170,15 +175,16 @@ fn serve_refuses_an_open_address_without_tls_and_records_its_public_url_once() {
         "{}",
         link.stdout
     );
-    let out = env.run(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--public-url",
-        "https://elsewhere.example",
-    ]);
-    out.assert_code(2);
-    assert_one_line_error(&out, "this store's public URL is https://inbox.example.com");
+    let out = env
+        .cmd(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            "https://elsewhere.example",
+        ])
+        .code(2);
+    assert_shown!(env, out.stderr, @"error: this store's public URL is https://inbox.example.com, not https://elsewhere.example: links already given out point there");
     let mut served = Served::start(
         &env,
         &[
@@ -299,16 +305,17 @@ fn serve_speaks_https_with_its_own_certificate() {
     assert_eq!(r.body_mut().read_to_string().unwrap(), "ok\n");
     // A key that is not one is a usage error before anything listens.
     std::fs::write(&key, "not a key").unwrap();
-    let out = env.run(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--tls-cert",
-        &cert.to_string_lossy(),
-        "--tls-key",
-        &key.to_string_lossy(),
-    ]);
-    out.assert_code(2);
+    let out = env
+        .cmd(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--tls-cert",
+            &cert.to_string_lossy(),
+            "--tls-key",
+            &key.to_string_lossy(),
+        ])
+        .code(2);
     assert!(out.stderr.contains("the TLS key"), "{}", out.stderr);
 }
 

@@ -8,10 +8,12 @@
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
 use serde_json::{json, Value};
+
+use crate::common::{poll, PATIENCE};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -89,11 +91,9 @@ impl Driver {
             .spawn()
             .unwrap();
         let base = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while agent().get(&format!("{base}/status")).call().is_err() {
-            assert!(Instant::now() < deadline, "chromedriver never answered");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        poll("chromedriver never answered", PATIENCE, || {
+            agent().get(&format!("{base}/status")).call().is_ok()
+        });
         Driver {
             child,
             base,
@@ -210,17 +210,11 @@ impl Browser {
     pub fn submit(&self, e: &Element) {
         self.script("window.__before_submit = true;");
         self.click(e);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let loaded = self.script(
+        poll("the next page never loaded", PATIENCE, || {
+            self.script(
                 "return window.__before_submit === undefined && document.readyState === 'complete';",
-            );
-            if loaded == json!(true) {
-                return;
-            }
-            assert!(Instant::now() < deadline, "the next page never loaded");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            ) == json!(true)
+        });
     }
 
     pub fn type_in(&self, e: &Element, text: &str) {
