@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent};
-use crate::common::{Env, Out};
-use crate::pg_safety::{database, finish_within, server, Role};
+use crate::common::{finish_within, Env, Out};
+use crate::pg_safety::{database, server, Role};
 
 /// How many processes race.
 pub const RACERS: usize = 8;
@@ -54,7 +54,7 @@ pub fn race(env: &Env, children: Vec<Child>) -> Vec<Out> {
     std::fs::write(env.path("work/go"), "").unwrap();
     children
         .into_iter()
-        .map(|c| finish_within(c, Duration::from_secs(60)))
+        .map(|c| finish_within(c, "a racer", Duration::from_secs(60)))
         .collect()
 }
 
