@@ -647,6 +647,15 @@ pub struct ServeArgs {
     /// only recorded for their waiting process or `resume`
     #[arg(long)]
     pub drive: bool,
+    /// Run `sh -c CMD` once per item whose --escalate-after has passed, in any run of the
+    /// store, with its `pending -o json` line on stdin (once per item, whoever watches)
+    #[arg(
+        long,
+        value_name = "CMD",
+        env = "MASTRA_ASK_ON_ESCALATE",
+        hide_env_values = true
+    )]
+    pub on_escalate: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -970,7 +979,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("MASTRA_ASK_DB", "The store, as --db: a SQLite file or a postgres:// URL."),
     ("MASTRA_ASK_OUTPUT", "text or json, as -o."),
     ("MASTRA_ASK_ON_SUSPEND", "A command to run per new pending item, as --on-suspend."),
-    ("MASTRA_ASK_ON_ESCALATE", "A waiter's command to run per escalated item, as --on-escalate."),
+    ("MASTRA_ASK_ON_ESCALATE", "A waiter's or serve's command to run per escalated item, as --on-escalate."),
     ("MASTRA_ASK_MODEL", "The model spec of run, as --model."),
     ("MASTRA_ASK_USER", "Who resolves items [default: the login name, $USER or $LOGNAME]."),
     ("MASTRA_ASK_RUN_ID", "Set for the --on-suspend command: the item's run id."),

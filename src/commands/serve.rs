@@ -35,6 +35,8 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
         behind_proxy: args.behind_proxy,
         hook: hook(ctx),
         db_flag: ctx.db_flag.clone(),
+        store_from: ctx.store_from,
+        on_escalate: args.on_escalate.clone().filter(|c| !c.trim().is_empty()),
         drive: args.drive,
     })?;
     Ok(Exit::Success)
@@ -46,7 +48,7 @@ fn hook(ctx: &Ctx) -> Option<serve::Hook> {
     let cmd = ctx.on_suspend.clone().filter(|c| !c.trim().is_empty())?;
     let (location, db_flag, store_from) =
         (ctx.location.clone(), ctx.db_flag.clone(), ctx.store_from);
-    Some(Arc::new(move |items| {
+    Some(Arc::new(move |items, gates| {
         let out = crate::output::Out::new(false);
         let ctx = crate::runner::Context {
             location: location.clone(),
@@ -57,6 +59,6 @@ fn hook(ctx: &Ctx) -> Option<serve::Hook> {
             server: None,
             report: &out,
         };
-        crate::runner::notify::on_suspend(&ctx, items);
+        crate::runner::notify::on_suspend(&ctx, items, gates);
     }))
 }

@@ -59,6 +59,18 @@ impl Item {
         }
     }
 
+    /// The view, with who may decide it under its run's policy where `gates` has it
+    /// (SPEC §14).
+    pub fn view_gated<'a>(
+        &'a self,
+        gates: &'a std::collections::HashMap<(String, String), crate::policy::ItemGate>,
+    ) -> ItemView<'a> {
+        ItemView {
+            gate: gates.get(&(self.run_id().to_string(), self.call_id().to_string())),
+            ..self.view()
+        }
+    }
+
     pub fn run_id(&self) -> &str {
         match self {
             Item::Stored { call, .. } => &call.run_id,

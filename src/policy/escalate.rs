@@ -35,7 +35,9 @@ pub fn due(
             .into_iter()
             .find(|i| i.call.call_id == call);
         if let Some(item) = item {
-            let shown = crate::items::ItemView::pending(&item);
+            // The line `pending -o json` prints: with the policy and the decisions so far.
+            let gates = super::ItemGate::of_pending(store, std::slice::from_ref(&item))?;
+            let shown = crate::items::ItemView::gated(&item, &gates);
             notify::run_hook_reporting(ctx, cmd, "--on-escalate", &shown);
         }
     }

@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 
 use super::config::ServerConfig;
 use super::deadline::Deadlines;
-use super::error::{Delivery, RemoteError};
-use super::stream::{follow, pump, Leg, Listener, Msg, StreamBroke};
+use super::error::{clip, Delivery, RemoteError};
+use super::stream::{follow, pump, Leg, Listener, Msg, StreamBroke, Told};
 use super::suspended::SuspendedCall;
 use super::transport::{Http, Request, MAX_JSON};
 use super::wire::{self, AgentInfo, SuspendedRunsPage};
@@ -299,8 +299,8 @@ impl Client {
                     Err(e) => {
                         let _ = tx.send(Msg::Failed(e));
                     }
-                    Ok((reader, outcome)) => {
-                        if tx.send(Msg::Started(outcome)).is_ok() {
+                    Ok((reader, told)) => {
+                        if tx.send(Msg::Started(told)).is_ok() {
                             pump(reader, &tx);
                         }
                     }
@@ -348,12 +348,12 @@ impl Client {
 }
 
 /// The body of a 2xx answer that must be an event stream, and what a mastra-ask `serve`
-/// says became of the answer (`Mastra-Ask-Outcome`).
+/// says became of the answer (`Mastra-Ask-Outcome`, and under a policy `Mastra-Ask-Needed`).
 fn event_stream(
     http: &Http,
     path: &str,
     response: ureq::http::Response<ureq::Body>,
-) -> Result<(impl std::io::BufRead, Option<String>), RemoteError> {
+) -> Result<(impl std::io::BufRead, Told), RemoteError> {
     let content_type = response
         .headers()
         .get("content-type")
@@ -365,14 +365,20 @@ fn event_stream(
             "{path} answered {content_type:?} instead of an event stream"
         )));
     }
-    let outcome = response
-        .headers()
-        .get("mastra-ask-outcome")
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.trim().to_ascii_lowercase());
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| clip(v.trim()))
+    };
+    let told = Told {
+        outcome: header("mastra-ask-outcome").map(|v| v.to_ascii_lowercase()),
+        needed: header("mastra-ask-needed"),
+    };
     Ok((
         BufReader::with_capacity(64 * 1024, response.into_body().into_reader()),
-        outcome,
+        told,
     ))
 }
 

@@ -62,6 +62,10 @@ pub enum RemoteError {
         message: String,
         hint: String,
     },
+    /// 403 with the JSON code `FORBIDDEN` (a mastra-ask `serve`, SPEC §14): the run's policy
+    /// does not let this reviewer make this decision; the message names who may.
+    #[error("{server} refused the decision: {message}")]
+    Forbidden { server: String, message: String },
     /// 404 naming the agent.
     #[error("no agent {agent:?} on {server}")]
     UnknownAgent { server: String, agent: String },
@@ -117,6 +121,7 @@ impl RemoteError {
             | RemoteError::NoSuspendedRun { .. }
             | RemoteError::NotSuspended { .. } => Kind::NotFound,
             RemoteError::Decided { .. } => Kind::Conflict,
+            RemoteError::Forbidden { .. } => Kind::Forbidden,
             RemoteError::Transport { .. }
             | RemoteError::Unauthorized { .. }
             | RemoteError::NoRoute { .. }
@@ -204,6 +209,13 @@ pub fn error_body(body: &[u8]) -> (String, Vec<Issue>) {
         })
         .unwrap_or_default();
     (clip(&without_stack(&message)), issues)
+}
+
+/// The `code` of a JSON error body (a mastra-ask `serve` sends one: `FORBIDDEN`,
+/// `CONFLICT`).
+pub fn error_code(body: &[u8]) -> Option<String> {
+    let json = serde_json::from_slice::<Value>(body).ok()?;
+    Some(json.get("code")?.as_str()?.to_string())
 }
 
 /// A message up to its first stack frame line (`    at ...`).

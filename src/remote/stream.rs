@@ -79,10 +79,25 @@ pub enum LegEnd {
     /// A mastra-ask `serve` recorded the answer and nobody there continues the run: its
     /// host does (`Mastra-Ask-Outcome: recorded`, SPEC §13). The stream carried no result.
     Recorded,
+    /// A mastra-ask `serve` recorded a decision its run's policy needs more of (SPEC §14,
+    /// `Mastra-Ask-Outcome: partial`): what is still needed, as `Mastra-Ask-Needed` says it.
+    Partial { needed: String },
 }
 
 /// The `Mastra-Ask-Outcome` of an answer only recorded.
 pub const RECORDED: &str = "recorded";
+/// The `Mastra-Ask-Outcome` of a decision that does not resolve its item yet.
+pub const PARTIAL: &str = "partial";
+
+/// What a mastra-ask `serve` said in its headers became of the answer (SPEC §13, §14); a
+/// Mastra server says nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Told {
+    /// `Mastra-Ask-Outcome`, lower case.
+    pub outcome: Option<String>,
+    /// `Mastra-Ask-Needed`: under a policy, what is still needed (`1 of 2 approvals: ...`).
+    pub needed: Option<String>,
+}
 
 /// A leg read to its end.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,10 +112,10 @@ pub struct Leg {
 }
 
 /// What the reading thread hands over, in order: `Started` once the server's status line and
-/// headers came (with a mastra-ask `serve`'s `Mastra-Ask-Outcome`, SPEC §13), then each
-/// frame's data, then how the body ended; or why nothing started.
+/// headers came (with what a mastra-ask `serve` told of the answer), then each frame's data,
+/// then how the body ended; or why nothing started.
 pub enum Msg {
-    Started(Option<String>),
+    Started(Told),
     Frame(String),
     Ended(io::Result<()>),
     Failed(RemoteError),
@@ -159,8 +174,14 @@ pub fn follow(
             return Err(StreamBroke::Idle { started });
         }
         let data = match rx.recv_timeout(left.min(TICK)) {
-            Ok(Msg::Started(outcome)) => {
-                state.recorded = outcome.as_deref() == Some(RECORDED);
+            Ok(Msg::Started(told)) => {
+                state.recorded = told.outcome.as_deref() == Some(RECORDED);
+                if told.outcome.as_deref() == Some(PARTIAL) {
+                    state.partial = Some(
+                        told.needed
+                            .unwrap_or_else(|| "the run's policy needs more decisions".into()),
+                    );
+                }
                 started = true;
                 last = Instant::now();
                 continue;
@@ -244,6 +265,8 @@ impl Suspended {
 struct State {
     /// The server said it only recorded the answer.
     recorded: bool,
+    /// The server said the decision was one of several its policy needs: what is needed.
+    partial: Option<String>,
     chunks: usize,
     unreadable: usize,
     error: Option<String>,
@@ -294,6 +317,8 @@ impl State {
             LegEnd::Finished { reason, text }
         } else if !self.suspended.calls.is_empty() {
             LegEnd::Suspended(self.suspended.in_order())
+        } else if let Some(needed) = self.partial {
+            LegEnd::Partial { needed }
         } else if self.recorded {
             LegEnd::Recorded
         } else {
@@ -333,9 +358,12 @@ mod tests {
     ) -> (Result<Leg, StreamBroke>, Vec<String>) {
         let (tx, rx) = sync_channel(2);
         let bytes = text.as_bytes().to_vec();
-        let outcome = outcome.map(str::to_string);
+        let told = Told {
+            outcome: outcome.map(str::to_string),
+            needed: None,
+        };
         std::thread::spawn(move || {
-            let _ = tx.send(Msg::Started(outcome));
+            let _ = tx.send(Msg::Started(told));
             pump(std::io::Cursor::new(bytes), &tx);
         });
         let mut lines = Vec::new();
@@ -352,6 +380,20 @@ mod tests {
 
     fn read(text: &str) -> (Result<Leg, StreamBroke>, Vec<String>) {
         read_as(text, &config(None))
+    }
+
+    /// A decision a serve's policy needs more of is `Partial`, with what is needed (a
+    /// server that did not say what gets a plain wording), never a failed leg.
+    #[test]
+    fn a_partial_decision_is_no_failed_leg() {
+        let text = ": recorded; 1 of 2 approvals\n\ndata: [DONE]\n\n";
+        let (leg, _) = read_with(text, &config(None), Some(PARTIAL));
+        assert_eq!(
+            leg.unwrap().end,
+            LegEnd::Partial {
+                needed: "the run's policy needs more decisions".into()
+            }
+        );
     }
 
     /// An answer a serve only recorded streams nothing but `[DONE]` (and comments): the
@@ -482,7 +524,7 @@ mod tests {
     #[test]
     fn silence_ends_the_leg_at_the_idle_deadline_and_a_listener_can_stop_it() {
         let (tx, rx) = sync_channel(2);
-        tx.send(Msg::Started(None)).unwrap();
+        tx.send(Msg::Started(Told::default())).unwrap();
         tx.send(Msg::Frame(r#"{"type":"start"}"#.into())).unwrap();
         let mut seen = 0;
         let mut listener = |_: Chunk<'_>| seen += 1;

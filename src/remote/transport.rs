@@ -17,7 +17,7 @@ use ureq::Body;
 
 use super::config::ServerConfig;
 use super::deadline::Deadlines;
-use super::error::{error_body, Delivery, RemoteError};
+use super::error::{error_body, error_code, Delivery, RemoteError};
 use crate::duration;
 use crate::limits;
 use crate::net::redirect::{self, Refused, MAX_REDIRECTS};
@@ -328,6 +328,10 @@ impl Http {
                     })
                     .collect(),
             },
+            // A mastra-ask `serve`'s policy refusal (SPEC §14), not a failed sign-in.
+            403 if error_code(body).as_deref() == Some("FORBIDDEN") => {
+                RemoteError::Forbidden { server, message }
+            }
             401 | 403 => RemoteError::Unauthorized {
                 hint: self.auth_hint(),
                 server,

@@ -307,7 +307,8 @@ impl<'a, P: Place> Advance<'a, P> {
         }
         if leg.suspended {
             let items = self.place.pending()?;
-            let shown: Vec<ItemView> = items.iter().map(Item::view).collect();
+            let gates = self.place.gates(&items)?;
+            let shown: Vec<ItemView> = items.iter().map(|i| i.view_gated(&gates)).collect();
             notify::hook(self.ctx, &shown);
             // A waiter says what its leg left waiting, then waits.
             if self.policy.wait.is_some() && !self.policy.prompt {
@@ -375,13 +376,7 @@ impl<'a, P: Place> Advance<'a, P> {
     fn announce(&mut self) -> Result<()> {
         let items = self.place.pending()?;
         let gates = self.place.gates(&items)?;
-        let shown: Vec<ItemView> = items
-            .iter()
-            .map(|i| ItemView {
-                gate: gates.get(&(i.run_id().to_string(), i.call_id().to_string())),
-                ..i.view()
-            })
-            .collect();
+        let shown: Vec<ItemView> = items.iter().map(|i| i.view_gated(&gates)).collect();
         announce_items(self.ctx, self.place.run_id(), &shown);
         Ok(())
     }

@@ -44,6 +44,9 @@ pub enum How {
     },
     /// It no longer waits, and how it ended cannot be known here.
     NotKnown,
+    /// It still waits: the decision sent was one of several its policy needs (a `serve`'s
+    /// `partial`, SPEC §14).
+    Partial,
 }
 
 impl End {
@@ -111,6 +114,7 @@ impl<P: Place> Advance<'_, P> {
                 }
             }
             How::NotKnown => Ok(Exit::Success),
+            How::Partial => Ok(Exit::Suspended),
             How::Cancelled => {
                 report.info(&format!("run {run} was cancelled"));
                 Ok(Exit::Cancelled)

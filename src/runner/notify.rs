@@ -8,6 +8,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use super::place::Gates;
 use super::view::view_json;
 use super::Context;
 use crate::items::ItemView;
@@ -16,9 +17,10 @@ use crate::output::format;
 use crate::store::PendingItem;
 use crate::sys::group::{self, End, Group};
 
-/// Runs the hook for each new pending item of this store.
-pub fn on_suspend(ctx: &Context, items: &[PendingItem]) {
-    let shown: Vec<ItemView> = items.iter().map(ItemView::pending).collect();
+/// Runs the hook for each new pending item of this store, with who may decide it (`gates`,
+/// `ItemGate::of_pending`).
+pub fn on_suspend(ctx: &Context, items: &[PendingItem], gates: &Gates) {
+    let shown: Vec<ItemView> = items.iter().map(|i| ItemView::gated(i, gates)).collect();
     hook(ctx, &shown);
 }
 

@@ -5,7 +5,8 @@
 //!
 //! Unlike Mastra: bad resume data is a 400 with `issues` and consumes nothing; a decided
 //! item is a 409 naming who decided; approve/decline on a non-approval is a 400; starting
-//! runs is a 405. Every answering response says in `Mastra-Ask-Outcome` who continues.
+//! runs is a 405. Every answering response says in `Mastra-Ask-Outcome` who continues
+//! (and, for a `partial` decision, in `Mastra-Ask-Needed` what the policy still needs).
 //! Only `Authorization: Bearer` signs a request in here, never the session cookie.
 
 // A refusal here is the response itself, made once per request: boxing it buys nothing.
@@ -26,7 +27,8 @@ use super::auth;
 use super::decide::{self, Answer, Refusal, Target};
 use super::frames::sse;
 use crate::domain::{ItemKind, Via};
-use crate::output::format;
+use crate::output::{format, sanitize};
+use crate::runner::Outcome;
 use crate::store::PendingItem;
 use crate::tools::approval;
 
@@ -390,6 +392,12 @@ async fn answer(
         "mastra-ask-outcome",
         HeaderValue::from_static(decided.outcome.as_str()),
     );
+    // What the policy still needs, for the `--server` client's line (SPEC §14).
+    if let Outcome::Partial(needed) = &decided.outcome {
+        if let Ok(v) = HeaderValue::from_str(&sanitize::one_line(needed)) {
+            response.headers_mut().insert("mastra-ask-needed", v);
+        }
+    }
     for_reviewer(response, &who)
 }
 

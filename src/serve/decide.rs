@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 use super::app::Shared;
 use super::frames::{self, Frames};
 use super::pool::{broken, Reuse};
+use crate::agent::approved::check_changed_args;
 use crate::domain::{CallRecord, CallState, Event, ItemKind, Resolution, RunStatus, Via};
 use crate::items;
 use crate::runner::advance::model_for;
@@ -38,6 +39,10 @@ pub enum Answer {
     /// An approval decision (`approve-tool-call`, `decline-tool-call`, the approval form):
     /// only for approval items.
     Approval(approval::Decision),
+    /// Approve with these arguments in place of the proposed ones (the approval form's
+    /// `args`, SPEC §14.1): checked against the tool's input schema, then recorded as
+    /// `approve --args` records them. The proposed arguments themselves are a plain approval.
+    Changed(Value),
 }
 
 /// The item a decision is about.
@@ -56,8 +61,26 @@ pub struct Serving {
     pub location: Location,
     /// `--db` as given, for the commands a wording names.
     pub db_flag: Option<String>,
+    /// What chose the store (`--db`, `MASTRA_ASK_DB` or the default), as the commands say it.
+    pub store_from: crate::runner::StoreFrom,
     /// `--drive`.
     pub drive: bool,
+}
+
+impl Serving {
+    /// The run layer's context for work serve does on its own (no terminal, no hook of a
+    /// run's), reporting to `report`.
+    pub fn context<'a>(&self, report: &'a dyn crate::report::Report) -> Context<'a> {
+        Context {
+            location: self.location.clone(),
+            db_flag: self.db_flag.clone(),
+            store_from: self.store_from,
+            on_suspend: None,
+            interactive: false,
+            server: None,
+            report,
+        }
+    }
 }
 
 /// A decision that was recorded.
@@ -147,18 +170,7 @@ fn continue_after(
 ) -> Reuse {
     let mut reuse = Reuse::Yes;
     {
-        let ctx = Context {
-            location: serving.location.clone(),
-            db_flag: serving.db_flag.clone(),
-            store_from: match serving.db_flag {
-                Some(_) => crate::runner::StoreFrom::Flag,
-                None => crate::runner::StoreFrom::Default,
-            },
-            on_suspend: None,
-            interactive: false,
-            server: None,
-            report: &frames,
-        };
+        let ctx = serving.context(&frames);
         let (mut advance, decided) =
             match record(&ctx, store, serving.drive, target, answer, by, via) {
                 Ok(recorded) => recorded,
@@ -232,10 +244,14 @@ fn record<'a>(
         pending_in_run: 1,
         url: None,
     };
+    let (answer, changed) = changes(&run, &item, answer)?;
     let resolution = resolution(&stored, answer, by, via)?;
     // A run whose model cannot be had here is still answered: recorded for its host.
     let drive = drive && model_for(&run).is_ok();
     let mut advance = Advance::new(ctx, store, &run.id, Policy::serving(drive, &run, by));
+    if let Some(args) = changed {
+        advance.place().approving_with(args);
+    }
     let outcome = advance
         .record(&run, &item, &resolution)
         .map_err(|e| refusal_of(e, store, &run, &item))?;
@@ -247,6 +263,40 @@ fn record<'a>(
             outcome,
         },
     ))
+}
+
+/// An approval with changed arguments as a plain approval and the arguments approved, once
+/// they fit the tool's schema (`approve --args`'s check); unchanged ones are no change.
+fn changes(
+    run: &Run,
+    item: &CallRecord,
+    answer: Answer,
+) -> Result<(Answer, Option<Value>), Refusal> {
+    let Answer::Changed(args) = answer else {
+        return Ok((answer, None));
+    };
+    if item.kind() != ItemKind::Approval {
+        return Err(Refusal::Invalid {
+            field: "args",
+            message: format!(
+                "tool call {} is a {}, not an approval: only an approval is approved with changed arguments",
+                item.call_id,
+                item.kind().noun()
+            ),
+        });
+    }
+    let approve = Answer::Approval(approval::Decision::approve());
+    if args == item.args {
+        return Ok((approve, None));
+    }
+    check_changed_args(run, &item.tool_name, &args).map_err(|problems| Refusal::Invalid {
+        field: "args",
+        message: format!(
+            "the arguments do not fit tool {}: {problems}; nothing was recorded",
+            item.tool_name
+        ),
+    })?;
+    Ok((approve, Some(args)))
 }
 
 /// Why recording failed, as a refusal.
@@ -364,6 +414,11 @@ fn resolution(
         (ItemKind::Approval, Answer::Approval(decision)) => {
             Ok(items::approval::decided(&decision, by, via))
         }
+        // Made a plain approval (`changes`) before this.
+        (_, Answer::Changed(_)) => Err(Refusal::Invalid {
+            field: "args",
+            message: "only an approval is approved with changed arguments".into(),
+        }),
         (kind, Answer::Approval(_)) => Err(Refusal::Invalid {
             field: "toolCallId",
             message: format!(

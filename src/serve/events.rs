@@ -14,6 +14,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::{pool, Hook};
+use crate::policy::ItemGate;
 use crate::store::{Location, PendingItem, Store};
 
 /// How long one wait for a change lasts (the whole wait on SQLite).
@@ -110,9 +111,11 @@ fn watch(
                     .filter(|i| !before.contains(&(i.call.run_id.clone(), i.call.call_id.clone())))
                     .collect();
                 if let (Some(hook), false) = (&hook, new.is_empty()) {
+                    // Who may decide each, read here where the store is (SPEC §14).
+                    let gates = ItemGate::of_pending(s, &new).unwrap_or_default();
                     // A slow hook (10 s at most each) must not hold up the live pages.
                     let hook = hook.clone();
-                    std::thread::spawn(move || hook(&new));
+                    std::thread::spawn(move || hook(&new, &gates));
                 }
             }
         }

@@ -21,6 +21,7 @@ use tower::ServiceExt;
 
 use super::app::{self, App};
 use super::decide::Serving;
+use super::escalations::Escalator;
 use super::events::Watcher;
 use super::{Config, MAX_CONNECTIONS, MAX_HEADERS, REQUEST_TIMEOUT, SHUTDOWN_GRACE};
 use crate::error::Error;
@@ -56,8 +57,13 @@ pub async fn serve(config: Config) -> Result<()> {
     let serving = Serving {
         location: config.location.clone(),
         db_flag: config.db_flag.clone(),
+        store_from: config.store_from,
         drive: config.drive,
     };
+    let _escalator = config
+        .on_escalate
+        .clone()
+        .map(|cmd| Escalator::start(serving.clone(), cmd));
     let state = Arc::new(App::new(
         serving,
         origins,

@@ -21,6 +21,7 @@ mod api;
 mod app;
 mod auth;
 mod decide;
+mod escalations;
 mod events;
 mod form;
 mod frames;
@@ -35,6 +36,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::runner::place::Gates;
 use crate::store::{Location, PendingItem};
 
 /// A request body may hold this much (the answer cap, SPEC §9).
@@ -52,8 +54,9 @@ pub const MAX_STREAMS: usize = 512;
 /// On SIGTERM or SIGINT, requests in flight get this long to finish.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
-/// What a hook does with the items that became pending (serve's own `--on-suspend`).
-pub type Hook = std::sync::Arc<dyn Fn(&[PendingItem]) + Send + Sync>;
+/// What a hook does with the items that became pending (serve's own `--on-suspend`), with
+/// who may decide each under its run's policy (SPEC §14).
+pub type Hook = std::sync::Arc<dyn Fn(&[PendingItem], &Gates) + Send + Sync>;
 
 /// How `serve` was started, checked by the command.
 pub struct Config {
@@ -71,6 +74,11 @@ pub struct Config {
     pub hook: Option<Hook>,
     /// `--db` as given, for the commands a wording names.
     pub db_flag: Option<String>,
+    /// What chose the store.
+    pub store_from: crate::runner::StoreFrom,
+    /// `--on-escalate CMD`: serve's own command for each item whose escalation is due, in
+    /// any run of the store (SPEC §14).
+    pub on_escalate: Option<String>,
     /// `--drive`: continue the runs this user started on this host after an answer.
     pub drive: bool,
 }

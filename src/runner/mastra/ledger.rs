@@ -108,6 +108,12 @@ pub fn deliver(
     match leg::stream(report, &server.pending, |on_chunk| {
         server.client.answer(call, answer, on_chunk)
     }) {
+        // One of several decisions a policy needs (SPEC §14): the call still waits there,
+        // for other reviewers, whose answers from this store are no second answer.
+        Ok(streamed) if matches!(streamed.leg.end, LegEnd::Partial { .. }) => {
+            store.release_answer(&claim.key, &claim.token)?;
+            Ok(streamed)
+        }
         Ok(streamed) => {
             store.settle_answer(&claim.key, &claim.token, outcome(&streamed))?;
             Ok(streamed)
@@ -158,6 +164,7 @@ fn outcome(streamed: &Streamed) -> &'static str {
         LegEnd::Finished { .. } => "finished",
         LegEnd::Failed { .. } => "failed",
         LegEnd::Recorded => "recorded",
+        LegEnd::Partial { .. } => "partial",
     }
 }
 

@@ -412,6 +412,15 @@ impl Place for Mastra<'_> {
                 },
                 said: None,
             }),
+            // A decision a `serve`'s policy needs more of (SPEC §14): the run still waits.
+            LegEnd::Partial { needed } => Now::After(End {
+                how: How::Partial,
+                said: Some(format!(
+                    "recorded on {}; {}",
+                    server.shown,
+                    crate::output::sanitize::one_line(&needed)
+                )),
+            }),
             // A mastra-ask `serve` that only recorded the answer (SPEC §13).
             LegEnd::Recorded => Now::After(End {
                 how: How::NotKnown,

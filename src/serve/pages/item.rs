@@ -2,7 +2,9 @@
 //! §13's field names): a question (`answer`; `label` repeated for multi-select, the
 //! options with their descriptions), a plan rendered from its Markdown snapshot (`action`
 //! = `approved` | `rejected`, `feedback`), an approval with its tool and escaped, indented
-//! arguments (`approved` = `false` | `true`, `reason`; Decline first). A decision is a 303
+//! arguments (`approved` = `false` | `true`, `reason`; Decline first) and the arguments as
+//! editable JSON (`args`: approved with changes when they differ, SPEC §14.1, checked
+//! against the tool's schema where every decision is checked). A decision is a 303
 //! back here, where the page shows what was recorded; when someone decided first, a 409
 //! page says who, when and what. Bad input is a 400 that consumed nothing.
 
@@ -57,7 +59,7 @@ pub async fn page(
         .done
         .as_deref()
         .map(|d| Notice::Recorded(recorded_text(d)));
-    show(&app, &signed, &run, &call, StatusCode::OK, notice).await
+    show(&app, &signed, &run, &call, StatusCode::OK, notice, None).await
 }
 
 /// What became of a decision (`decide::done_token`), in words.
@@ -79,6 +81,7 @@ async fn show(
     call: &str,
     status: StatusCode,
     notice: Option<Notice>,
+    edited: Option<&str>,
 ) -> Response {
     let target = Target {
         run_id: run.to_string(),
@@ -99,7 +102,7 @@ async fn show(
         .await;
     match found {
         Ok(Ok((run, item, gate))) => {
-            let body = render(signed, &run, &item, gate.as_ref(), notice);
+            let body = render(signed, &run, &item, gate.as_ref(), notice, edited);
             respond(
                 status,
                 Some(signed),
@@ -146,6 +149,7 @@ fn render(
     item: &CallRecord,
     gate: Option<&ItemGate>,
     notice: Option<Notice>,
+    edited: Option<&str>,
 ) -> Markup {
     let now = now_ms();
     html! {
@@ -168,7 +172,7 @@ fn render(
             }
         }
         @if item.state == CallState::Pending {
-            (form(signed, item))
+            (form(signed, item, edited))
         } @else {
             div.notice.conflict #decided {
                 strong { "Decided: " } (decision_text(item)) br;
@@ -207,7 +211,8 @@ fn what_it_asks(item: &CallRecord) -> Markup {
     }
 }
 
-fn form(signed: &Signed, item: &CallRecord) -> Markup {
+/// `edited`: the arguments as a person last submitted them (the page again after a refusal).
+fn form(signed: &Signed, item: &CallRecord, edited: Option<&str>) -> Markup {
     let action = item_href(&item.run_id, &item.call_id);
     html! {
         form.decide method="post" action=(action) {
@@ -222,16 +227,39 @@ fn form(signed: &Signed, item: &CallRecord) -> Markup {
                         button.primary type="submit" name="action" value="approved" { "Approve" }
                     }
                 },
-                ItemKind::Approval | ItemKind::Other => {
+                ItemKind::Approval => {
+                    label.field for="args" { "Arguments (JSON; edit them to approve with changes)" }
+                    textarea #args name="args" rows="6" spellcheck="false" {
+                        @match edited { Some(text) => (text), None => (editable(&item.args)) }
+                    }
+                    (approval_buttons())
+                },
+                ItemKind::Other => (approval_buttons()),
+            }
+        }
+    }
+}
+
+/// The arguments pretty-printed for editing: the characters a page shows escaped (controls,
+/// bidi, invisible) as JSON `\uXXXX` escapes, so the text shows them and parses back to the
+/// same value.
+fn editable(args: &Value) -> String {
+    let pretty = serde_json::to_string_pretty(args).unwrap_or_default();
+    pretty
+        .lines()
+        .map(crate::output::sanitize::json)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn approval_buttons() -> Markup {
+    html! {
                     label.field for="reason" { "Reason (for a decline; the model reads it)" }
                     textarea #reason name="reason" {}
                     div.buttons {
                         button.danger type="submit" name="approved" value="false" { "Decline" }
                         button.primary type="submit" name="approved" value="true" { "Approve" }
                     }
-                },
-            }
-        }
     }
 }
 
@@ -289,8 +317,17 @@ fn decision_text(item: &CallRecord) -> Markup {
     }
 }
 
-/// The decision a form stands for.
-fn answer_of(form: &Form) -> Answer {
+/// The decision a form stands for; a refusal's words when `args` is no JSON.
+fn answer_of(form: &Form) -> Result<Answer, String> {
+    if let (Some("true"), Some(text)) = (form.get("approved"), form.get("args")) {
+        return serde_json::from_str(text)
+            .map(Answer::Changed)
+            .map_err(|e| format!("the arguments are not valid JSON: {e}; nothing was recorded"));
+    }
+    Ok(answer_of_fields(form))
+}
+
+fn answer_of_fields(form: &Form) -> Answer {
     if let Some(approved) = form.get("approved") {
         let reason = form
             .get("reason")
@@ -338,7 +375,23 @@ pub async fn decide(
             "this form did not come from this inbox (or your session changed): open the item again",
         );
     }
-    let answer = answer_of(&form);
+    let edited = form.get("args");
+    let answer = match answer_of(&form) {
+        Ok(a) => a,
+        Err(m) => {
+            let notice = Some(Notice::Error(m));
+            return show(
+                &app,
+                &signed,
+                &run,
+                &call,
+                StatusCode::BAD_REQUEST,
+                notice,
+                edited,
+            )
+            .await;
+        }
+    };
     let target = Target {
         run_id: run.clone(),
         call_id: Some(call.clone()),
@@ -367,5 +420,5 @@ pub async fn decide(
         }
         Err(Refusal::Failed(e)) => return failed(Some(&signed), &e),
     };
-    show(&app, &signed, &run, &call, status, Some(notice)).await
+    show(&app, &signed, &run, &call, status, Some(notice), edited).await
 }

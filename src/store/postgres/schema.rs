@@ -94,6 +94,7 @@ CREATE TABLE waiters (
         crate::store::backend::policy_migration!(),
         include_str!("migration9.sql")
     ),
+    include_str!("migration10.sql"),
 ];
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:

@@ -7,10 +7,14 @@
 mod api;
 mod attacks;
 mod browser;
+mod changes;
+mod client_policy;
 mod drive;
+mod escalate;
 pub mod harness;
 mod links;
 mod pages;
 mod policy;
+mod race_policy;
 mod reviewers;
 mod webdriver;

@@ -10,7 +10,7 @@ use super::harness::{item_state, only_item, reviewer, Served};
 use crate::common::Env;
 
 /// A pending plan two of alice, bob and carol must approve; its run and tool call ids.
-fn two_of_three(env: &Env) -> (String, String) {
+pub fn two_of_three(env: &Env) -> (String, String) {
     env.write("work/PLAN.md", "# Ship\n\n- tag v2\n");
     let out = env
         .cmd(&[
