@@ -19,7 +19,9 @@ pub fn parse_max(text: &str, max: Duration) -> Result<Duration, String> {
     let s = text.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (number, unit) = s.split_at(split);
-    let bad = || format!("\"{text}\" is not a duration; write e.g. 500ms, 30s, 5m, 1h, 1d or 45");
+    let bad = || {
+        format!("\"{text}\" is not a duration; write e.g. 500ms, 30s, 5m, 1h, 1d or 45 (seconds)")
+    };
     let ms_per_unit: u128 = match unit {
         "ms" => 1,
         "" | "s" => 1_000,

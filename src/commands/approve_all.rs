@@ -39,8 +39,8 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
     }
     let verb = verdict.verb();
     ctx.report.info(&format!(
-        "{verb} all {} tool call(s) of run {}:",
-        items.len(),
+        "{verb} all {} of run {}:",
+        calls(items.len()),
         sanitize::one_line(&run.id)
     ));
     for item in &items {
@@ -136,8 +136,13 @@ fn confirm(ctx: &Ctx, args: &ApproveArgs, verb: &str, n: usize) -> Result<()> {
         "No, decide nothing".to_string(),
         format!("Yes, {verb} all {n}"),
     ];
-    match ui::pick(&format!("{verb} all {n} tool call(s)?"), &choices)? {
+    match ui::pick(&format!("{verb} all {}?", calls(n)), &choices)? {
         Some(1) => Ok(()),
         _ => fail(Error::new(Kind::Interrupted, "nothing recorded")),
     }
+}
+
+/// `1 tool call`, `2 tool calls`.
+fn calls(n: usize) -> String {
+    format!("{n} tool call{}", if n == 1 { "" } else { "s" })
 }

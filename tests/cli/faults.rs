@@ -363,5 +363,5 @@ fn a_bad_busy_timeout_setting_is_a_usage_error() {
     c.env("MASTRA_ASK_BUSY_TIMEOUT", "soon");
     let out = env.run_with(c);
     out.assert_code(2);
-    assert_shown!(env, out.stderr, @r#"error: MASTRA_ASK_BUSY_TIMEOUT: "soon" is not a duration; write e.g. 500ms, 30s, 5m, 1h, 1d or 45"#);
+    assert_shown!(env, out.stderr, @r#"error: MASTRA_ASK_BUSY_TIMEOUT: "soon" is not a duration; write e.g. 500ms, 30s, 5m, 1h, 1d or 45 (seconds)"#);
 }

@@ -354,7 +354,7 @@ fn all_approvals_of_a_run_in_one_decision_all_or_none() {
     let before = env.dump();
     let out = env.cmd(&["approve", &run, "--all"]).code(2);
     assert_shown!(env, out.stderr, @r#"
-        approve all 2 tool call(s) of run [RUN]:
+        approve all 2 tool calls of run [RUN]:
           c1 approval: tag_release {"version":"v2"}
           c2 approval: tag_release {"version":"v3"}
         error: approve --all without a terminal needs --yes
@@ -364,7 +364,7 @@ fn all_approvals_of_a_run_in_one_decision_all_or_none() {
     let out = env.cmd(&["approve", &run, "--all", "--yes"]).code(0);
     assert!(
         out.stderr.starts_with(&format!(
-            "approve all 2 tool call(s) of run {run}:\n  c1 approval: tag_release {{\"version\":\"v2\"}}\n  c2 approval: tag_release {{\"version\":\"v3\"}}\n"
+            "approve all 2 tool calls of run {run}:\n  c1 approval: tag_release {{\"version\":\"v2\"}}\n  c2 approval: tag_release {{\"version\":\"v3\"}}\n"
         )),
         "{}",
         out.stderr
