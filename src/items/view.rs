@@ -118,11 +118,16 @@ impl<'a> ItemView<'a> {
     /// One line about the item: its id, kind, and its question, plan, or tool and arguments
     /// (sanitized).
     pub fn describe(&self) -> String {
-        format!(
-            "{} {}",
-            sanitize::one_line(self.call_id),
-            super::of(self.kind).describe(self)
-        )
+        let mut out = String::new();
+        self.describe_into(&mut out);
+        out
+    }
+
+    /// `describe`, appended to `out`.
+    pub fn describe_into(&self, out: &mut String) {
+        sanitize::push_one_line(out, self.call_id);
+        out.push(' ');
+        super::of(self.kind).describe(self, out);
     }
 }
 
