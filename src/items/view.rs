@@ -92,7 +92,9 @@ impl<'a> ItemView<'a> {
         gates: &'a std::collections::HashMap<(String, String), crate::policy::ItemGate>,
     ) -> ItemView<'a> {
         let mut view = ItemView::pending(item);
-        view.gate = gates.get(&(item.call.run_id.clone(), item.call.call_id.clone()));
+        if item.gated && !gates.is_empty() {
+            view.gate = gates.get(&(item.call.run_id.clone(), item.call.call_id.clone()));
+        }
         view
     }
 

@@ -197,6 +197,23 @@ mod tests {
     }
 
     #[test]
+    fn json_lines_are_each_made_safe_and_plain_ones_are_not_copied() {
+        let plain = "{\"a\":1}\n{\"b\":\"c\"}\n";
+        assert!(matches!(json_lines(plain), Cow::Borrowed(_)));
+        let hostile = "{\"a\":\"\u{1b}[2J\"}\n{\"b\":\"\u{202e}\"}\n";
+        assert_eq!(
+            json_lines(hostile),
+            "{\"a\":\"\\u001b[2J\"}\n{\"b\":\"\\u202e\"}\n"
+        );
+        assert!(matches!(block_cow("a\n\tb\n"), Cow::Borrowed(_)));
+        assert_eq!(block_cow("a\r\n"), "a\\r\n");
+        let mut out = String::from("x ");
+        push_one_line(&mut out, "y\nz");
+        push_one_line(&mut out, " w");
+        assert_eq!(out, "x y\\nz w");
+    }
+
+    #[test]
     fn escapes_terminal_controls() {
         assert_eq!(one_line("a\x1b[2Jb"), "a\\x1b[2Jb");
         assert_eq!(one_line("\x1b]0;title\x07"), "\\x1b]0;title\\x07");
