@@ -337,11 +337,11 @@ pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String, bool)> {
         .ok_or_else(|| format!("{} is an item without a kind", c.name(10)))?;
     let kind = ItemKind::parse(kind).ok_or_else(|| format!("unknown item kind {kind:?}"))?;
     let call = CallRecord {
-        run_id: text(c, 0)?,
-        call_id: text(c, 1)?,
+        run_id: str_of(c, 0)?.to_string(),
+        call_id: str_of(c, 1)?.to_string(),
         seq: int(c, 2)?,
         step: int(c, 3)?,
-        tool_name: text(c, 4)?,
+        tool_name: str_of(c, 4)?.to_string(),
         args,
         state: CallState::Pending,
         kind: Some(kind),

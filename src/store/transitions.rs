@@ -109,7 +109,7 @@ pub trait Store: Backend {
             .into_iter()
             .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
             .collect();
-        let mut per_run: HashMap<&str, usize> = HashMap::new();
+        let mut per_run: HashMap<&str, usize> = HashMap::with_capacity(live.len());
         for (call, ..) in &live {
             *per_run.entry(&call.run_id).or_default() += 1;
         }
