@@ -39,8 +39,8 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
     }
     let verb = verdict.verb();
     ctx.report.info(&format!(
-        "{verb} all {} of run {}:",
-        calls(items.len()),
+        "{verb} {} of run {}:",
+        all_calls(items.len()),
         sanitize::one_line(&run.id)
     ));
     for item in &items {
@@ -128,21 +128,33 @@ fn confirm(ctx: &Ctx, args: &ApproveArgs, verb: &str, n: usize) -> Result<()> {
     }
     if !ctx.interactive() {
         return fail(
-            Error::usage(format!("{verb} --all without a terminal needs --yes"))
-                .with_hint(format!("nothing was recorded; add --yes to {verb} all {n}")),
+            Error::usage(format!("{verb} --all without a terminal needs --yes")).with_hint(
+                format!("nothing was recorded; add --yes to {verb} {}", them(n)),
+            ),
         );
     }
     let choices = [
         "No, decide nothing".to_string(),
-        format!("Yes, {verb} all {n}"),
+        format!("Yes, {verb} {}", them(n)),
     ];
-    match ui::pick(&format!("{verb} all {}?", calls(n)), &choices)? {
+    match ui::pick(&format!("{verb} {}?", all_calls(n)), &choices)? {
         Some(1) => Ok(()),
         _ => fail(Error::new(Kind::Interrupted, "nothing recorded")),
     }
 }
 
-/// `1 tool call`, `2 tool calls`.
-fn calls(n: usize) -> String {
-    format!("{n} tool call{}", if n == 1 { "" } else { "s" })
+/// `the one tool call`, `all 2 tool calls`.
+fn all_calls(n: usize) -> String {
+    match n {
+        1 => "the one tool call".to_string(),
+        n => format!("all {n} tool calls"),
+    }
+}
+
+/// `it`, `all 2`.
+fn them(n: usize) -> String {
+    match n {
+        1 => "it".to_string(),
+        n => format!("all {n}"),
+    }
 }

@@ -372,6 +372,20 @@ fn all_approvals_of_a_run_in_one_decision_all_or_none() {
     assert_eq!(tag_runs(&env), 2);
     assert_eq!(env.status(&run), "completed");
 
+    // One call waiting: said as one.
+    let env = Env::new();
+    let run = approvals(&env, false, &[], None);
+    let out = env.cmd(&["decline", &run, "--all"]).code(2);
+    assert_shown!(env, out.stderr, @r#"
+        decline the one tool call of run [RUN]:
+          c1 approval: tag_release {"version":"v2"}
+        error: decline --all without a terminal needs --yes
+        hint: nothing was recorded; add --yes to decline it
+        "#);
+    env.cmd(&["decline", &run, "--all", "--yes"]).code(0);
+    assert_eq!(tag_runs(&env), 0, "a declined tool never runs");
+    assert_eq!(env.status(&run), "completed");
+
     // Under a policy one call of which this user may not approve: nothing is recorded.
     let env = Env::new();
     team(&env, "me", &["bob"]);

@@ -2,7 +2,8 @@
 //! runs once per item whose `--escalate-after` passed in a run nobody waits for, even with
 //! two serves watching the store; and every hook's line (a run's `--on-suspend`, serve's
 //! `--on-suspend`, serve's `--on-escalate`) carries the item's `policy` and `decisions`
-//! exactly as `pending -o json` prints them.
+//! exactly as `pending -o json` prints them; a failing `--on-escalate` is told once and
+//! holds nothing up.
 
 use std::time::Duration;
 
@@ -117,6 +118,29 @@ fn two_serves_escalate_an_item_once_with_its_policy_and_decisions() {
         ),
         1
     );
+}
+
+#[test]
+fn a_failing_escalation_command_is_told_once_and_serve_keeps_serving() {
+    let env = Env::new();
+    let agent = release_agent(&env);
+    let (out, run) = env.start(&agent, &["--escalate-after", "1s"]);
+    out.assert_code(75);
+    let served = Served::start(&env, &["--on-escalate", "cat > /dev/null; exit 3"]);
+    let told = format!("warning: --on-escalate command for {run} c1 failed (exit status: 3)");
+    env.poll("the failure told", || served.log().contains(&told));
+    // It is not run again each second: the escalation was claimed once, before it ran.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(served.log().matches(&told).count(), 1, "{}", served.log());
+    assert_eq!(
+        env.count(
+            "SELECT count(*) FROM calls WHERE escalated_at IS NOT NULL",
+            &[]
+        ),
+        1
+    );
+    assert_eq!(served.get("/healthz", &[]).status, 200);
+    assert_eq!(env.status(&run), "suspended");
 }
 
 #[test]
