@@ -593,20 +593,23 @@ fn pg_phase_rows(
         ),
         None,
     );
-    let proxy = wire::Proxy::start(target.addr).map_err(|e| e.to_string())?;
+    let recorder = timeline::Recorder::start(target.addr).map_err(|e| e.to_string())?;
     let direct = backend.runner(bin, root, "round-trips")?;
-    let through = wire::via(url(&direct)?, proxy.addr);
+    let through = wire::via(url(&direct)?, recorder.addr);
     let counted = direct.with_store(through);
     prepare(&counted, None)?;
     partial(&counted, 0)?; // creates the store: its migration is not counted
     let id = partial(&counted, 0)?;
-    proxy.take();
-    counted.output(&lifecycle::RUN, 75)?;
-    let run = proxy.take();
-    counted.output(&["answer", &id, "2.0.0"], 75)?;
-    let answer = proxy.take();
+    let run = recorder
+        .phases(|| counted.output(&lifecycle::RUN, 75).map(drop))?
+        .flights
+        .len();
+    let answer = recorder
+        .phases(|| counted.output(&["answer", &id, "2.0.0"], 75).map(drop))?
+        .flights
+        .len();
     table.row(
-        "PostgreSQL round trips of a `run`, of an `answer` (connection start-up included; counted by a proxy, not timed)",
+        "PostgreSQL round trips of a `run`, of an `answer` (connection start-up included; counted by a recording proxy, not timed)",
         "",
         format!("`run` {run}, `answer` {answer}"),
         None,
