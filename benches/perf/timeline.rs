@@ -4,8 +4,8 @@
 //! connection's start-up, each flight of statements (the server's time to its last answer,
 //! and the client's time before it sends the next), and the time after the last answer.
 //! A flight that ends in `COMMIT` is a commit (its wait includes the WAL flush); the flights
-//! are the round trips (a flight of messages from the client after the server last spoke). The proxy
-//! adds a few microseconds to each flight; these runs are not the timed ones.
+//! are the round trips (a flight of messages from the client after the server last spoke).
+//! The proxy adds a few microseconds to each flight; these runs are not the timed ones.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -14,9 +14,10 @@
 //! - a transaction's `BEGIN` (with, for one whose commit need not wait for the disk,
 //!   `SET LOCAL synchronous_commit = off` in the same message), and the writes whose
 //!   outcome nothing reads before the commit (`Transaction::write`), wait and go out with
-//!   its next statement or its `COMMIT`, in one flight. The server runs them in order, as if each had been sent alone; the first error
-//!   among them is the flight's error (the later statements of the transaction fail only
-//!   because of it, and its `COMMIT` rolls back).
+//!   its next statement or its `COMMIT`, in one flight. The server runs them in order, as
+//!   if each had been sent alone; the first error among them is the flight's error (the
+//!   later statements of the transaction fail only because of it, and its `COMMIT` rolls
+//!   back).
 //!
 //! It knows no SQL of the store's and no store error: its errors are the driver's, a
 //! silence among them as an I/O error whose source is `Silent` (see `errors.rs`).
