@@ -135,11 +135,16 @@ pub fn lifecycles(runner: &Runner, n: usize, batch: usize) -> Result<Samples, St
 
 /// Runs `stages` of a new run: 0 leaves it waiting for its first question, 3 for the
 /// plan. Returns the run id.
-pub fn partial(runner: &Runner, stages: usize) -> Result<String, String> {
-    runner.output(&RUN, 75)?;
+/// The id of the run started last.
+pub fn latest_run(runner: &Runner) -> Result<String, String> {
     let latest = runner.output(&["runs", "--limit", "1", "-o", "json"], 0)?;
     let v: Value = serde_json::from_str(latest.trim()).map_err(|e| e.to_string())?;
-    let run = v["runId"].as_str().unwrap_or_default().to_string();
+    Ok(v["runId"].as_str().unwrap_or_default().to_string())
+}
+
+pub fn partial(runner: &Runner, stages: usize) -> Result<String, String> {
+    runner.output(&RUN, 75)?;
+    let run = latest_run(runner)?;
     for _ in 0..stages {
         let item = pending(runner)?
             .into_iter()

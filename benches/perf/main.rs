@@ -30,6 +30,7 @@ mod seed;
 mod serve;
 mod server;
 mod spawn;
+mod timeline;
 mod wire;
 
 use std::ffi::OsString;
@@ -64,6 +65,8 @@ struct Options {
     server_only: bool,
     /// Only `serve`'s figures.
     serve_only: bool,
+    /// Only the phases of a leg (with `--postgres`: the wire's phases too).
+    phases_only: bool,
 }
 
 fn options() -> Result<Options, String> {
@@ -79,6 +82,7 @@ fn options() -> Result<Options, String> {
         keep: false,
         server_only: false,
         serve_only: false,
+        phases_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -91,6 +95,7 @@ fn options() -> Result<Options, String> {
             "--keep" => o.keep = true,
             "--server-only" => o.server_only = true,
             "--serve-only" => o.serve_only = true,
+            "--phases-only" => o.phases_only = true,
             "--dir" => o.dir = PathBuf::from(args.next().ok_or("--dir needs a directory")?),
             "--bin" => o.bin = PathBuf::from(args.next().ok_or("--bin needs a path")?),
             "--postgres" => {
@@ -108,7 +113,7 @@ fn options() -> Result<Options, String> {
             other => {
                 return Err(format!(
                     "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, \
-                     --postgres URL, --keep, --server-only, --serve-only"
+                     --postgres URL, --keep, --server-only, --serve-only, --phases-only"
                 ))
             }
         }
@@ -155,6 +160,14 @@ fn bench() -> Result<(), String> {
     let mut table = Table::new();
     if o.server_only {
         server_rows(&mut backend, &bin, &root, &mut table)?;
+        table.print();
+        return Ok(());
+    }
+    if o.phases_only {
+        let a = backend.runner(&bin, &root, "phases")?;
+        prepare(&a, None)?;
+        lifecycles(&a, 2, 2)?; // creates the store
+        phase_rows(&mut table, &mut backend, &bin, &root, &a)?;
         table.print();
         return Ok(());
     }
@@ -580,24 +593,96 @@ fn pg_phase_rows(
         ),
         None,
     );
-    let proxy = wire::Proxy::start(target.addr).map_err(|e| e.to_string())?;
+    let recorder = timeline::Recorder::start(target.addr).map_err(|e| e.to_string())?;
     let direct = backend.runner(bin, root, "round-trips")?;
-    let through = wire::via(url(&direct)?, proxy.addr);
+    let through = wire::via(url(&direct)?, recorder.addr);
     let counted = direct.with_store(through);
     prepare(&counted, None)?;
     partial(&counted, 0)?; // creates the store: its migration is not counted
     let id = partial(&counted, 0)?;
-    proxy.take();
-    counted.output(&lifecycle::RUN, 75)?;
-    let run = proxy.take();
-    counted.output(&["answer", &id, "2.0.0"], 75)?;
-    let answer = proxy.take();
+    let run = recorder
+        .phases(|| counted.output(&lifecycle::RUN, 75).map(drop))?
+        .flights
+        .len();
+    let answer = recorder
+        .phases(|| counted.output(&["answer", &id, "2.0.0"], 75).map(drop))?
+        .flights
+        .len();
     table.row(
-        "PostgreSQL round trips of a `run`, of an `answer` (connection start-up included; counted by a proxy, not timed)",
+        "PostgreSQL round trips of a `run`, of an `answer` (connection start-up included; counted by a recording proxy, not timed)",
         "",
         format!("`run` {run}, `answer` {answer}"),
         None,
     );
+    let (run, answer) = wal_syncs(r, 10)?;
+    table.row(
+        "PostgreSQL WAL flushes per `run`, per `answer` (`pg_stat_wal.wal_sync`, the server's background writer included; 10 of each, not timed)",
+        "",
+        format!("`run` {run:.2}, `answer` {answer:.2}"),
+        None,
+    );
+    wire_phase_rows(table, &target, r)
+}
+
+/// The WAL flushes of `n` `run`s and of their `n` `answer`s: the server-wide count before
+/// and after each group, a moment after the last exit (a backend reports at its end).
+fn wal_syncs(r: &Runner, n: usize) -> Result<(f64, f64), String> {
+    let settle = || std::thread::sleep(Duration::from_millis(1500));
+    let store = url(r)?;
+    settle();
+    let before = pg::wal_syncs(store)?;
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        ids.push(partial(r, 0)?);
+    }
+    settle();
+    let middle = pg::wal_syncs(store)?;
+    for id in &ids {
+        r.output(&["answer", id, "2.0.0"], 75)?;
+    }
+    settle();
+    let after = pg::wal_syncs(store)?;
+    let per = |d: i64| d as f64 / n as f64;
+    Ok((per(middle - before), per(after - middle)))
+}
+
+/// A `run` and an `answer` cut at the wire into their phases (timeline.rs), 10 of each.
+fn wire_phase_rows(table: &mut Table, target: &wire::Target, r: &Runner) -> Result<(), String> {
+    let recorder = timeline::Recorder::start(target.addr).map_err(|e| e.to_string())?;
+    let timed = Runner::new(&r.bin, &r.cwd.with_file_name("phases"))
+        .map_err(|e| e.to_string())?
+        .with_store(wire::via(url(r)?, recorder.addr));
+    prepare(&timed, None)?;
+    let n = 10;
+    let mut runs = Vec::with_capacity(n);
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        runs.push(recorder.phases(|| timed.output(&lifecycle::RUN, 75).map(drop))?);
+        ids.push(lifecycle::latest_run(&timed)?);
+    }
+    let mut answers = Vec::with_capacity(n);
+    for id in &ids {
+        answers.push(recorder.phases(|| timed.output(&["answer", id, "2.0.0"], 75).map(drop))?);
+    }
+    for (what, all) in [("`run`", &runs), ("`answer`", &answers)] {
+        let m = timeline::median(all);
+        table.row(
+            &format!("PostgreSQL phases of a {what}, at the wire (a recording proxy; medians of {n}, not timed)"),
+            "",
+            m.summary(),
+            None,
+        );
+        progress(&format!(
+            "the flights of the median {what} (client before; server):"
+        ));
+        for (gap, waited, label) in &m.flights {
+            progress(&format!(
+                "  {:>6.2} ms; {:>6.2} ms  {label}",
+                gap.as_secs_f64() * 1000.0,
+                waited.as_secs_f64() * 1000.0
+            ));
+        }
+    }
     Ok(())
 }
 

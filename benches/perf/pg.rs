@@ -322,3 +322,11 @@ fn copy(tx: &mut postgres::Transaction, table: &str, key: &str) -> Result<(), po
         exprs.join(", ")
     ))
 }
+
+/// The server's WAL flushes so far (`pg_stat_wal.wal_sync`, all its processes).
+pub fn wal_syncs(url: &str) -> Result<i64, String> {
+    connect(url)?
+        .query_one("SELECT wal_sync FROM pg_stat_wal", &[])
+        .and_then(|r| r.try_get(0))
+        .map_err(sql("reading pg_stat_wal"))
+}

@@ -1,79 +1,11 @@
-//! The PostgreSQL phases of a command: what connecting costs (TCP, then the server's start-up
-//! and authentication, to its first ReadyForQuery), what a round trip and a durable commit
-//! cost on their own, and how many round trips a `run` and an `answer` make. The round trips
-//! are counted by a proxy between the command and the server (a flight of messages from the
-//! client after the server last spoke is one round trip); those runs are not timed.
+//! The PostgreSQL phases of a connection, by the bench's own client: what connecting costs
+//! (TCP, then the server's start-up and authentication, to its first ReadyForQuery), what a
+//! round trip and a durable commit cost on their own. (A command's own phases and round
+//! trips are read at the wire: timeline.rs.)
 
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
-
-/// A proxy to `upstream` that counts round trips.
-pub struct Proxy {
-    pub addr: SocketAddr,
-    flights: Arc<AtomicUsize>,
-}
-
-impl Proxy {
-    pub fn start(upstream: SocketAddr) -> io::Result<Proxy> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let addr = listener.local_addr()?;
-        let flights = Arc::new(AtomicUsize::new(0));
-        let count = flights.clone();
-        // Left running until the bench ends.
-        std::thread::spawn(move || {
-            for client in listener.incoming().flatten() {
-                let Ok(server) = TcpStream::connect(upstream) else {
-                    continue;
-                };
-                let _ = client.set_nodelay(true);
-                let _ = server.set_nodelay(true);
-                relay(client, server, count.clone());
-            }
-        });
-        Ok(Proxy { addr, flights })
-    }
-
-    /// The round trips since the last call.
-    pub fn take(&self) -> usize {
-        self.flights.swap(0, Ordering::SeqCst)
-    }
-}
-
-/// Copies both ways; a client message after the server spoke starts a new flight.
-fn relay(client: TcpStream, server: TcpStream, flights: Arc<AtomicUsize>) {
-    let client_spoke = Arc::new(AtomicBool::new(false));
-    let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) else {
-        return;
-    };
-    let spoke = client_spoke.clone();
-    std::thread::spawn(move || {
-        copy(client, s2, |_| {
-            if !spoke.swap(true, Ordering::SeqCst) {
-                flights.fetch_add(1, Ordering::SeqCst);
-            }
-        })
-    });
-    std::thread::spawn(move || copy(server, c2, |_| client_spoke.store(false, Ordering::SeqCst)));
-}
-
-fn copy(mut from: TcpStream, mut to: TcpStream, seen: impl Fn(usize)) {
-    let mut buf = [0u8; 16384];
-    loop {
-        match from.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                seen(n);
-                if to.write_all(&buf[..n]).is_err() {
-                    break;
-                }
-            }
-        }
-    }
-    let _ = to.shutdown(std::net::Shutdown::Both);
-}
 
 /// Where `url` (postgres://USER@HOST:PORT/DB) connects, with its user and database.
 pub struct Target {

@@ -18,15 +18,16 @@ use crate::domain::{
     StoredEvent, ToolProcess, Usage,
 };
 
-/// How a transaction reaches the disk. Only SQLite tells them apart; PostgreSQL commits
-/// every transaction durably.
+/// How a transaction reaches the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Durability {
     /// On disk (`fsync`) before the commit returns: every person's decision, and every
     /// state a command reports (the end of a leg).
     Durable,
-    /// Handed to the operating system at commit: safe from a crashed process, not from a
-    /// power cut. For the start and the middle of a leg and for liveness data; the log is
+    /// Handed to the operating system at commit (PostgreSQL: to the server, with
+    /// `synchronous_commit = off` for that transaction): safe from a crashed process, not
+    /// from a power cut (nor, on PostgreSQL, from a crash of the server). For the start
+    /// and the middle of a leg and for liveness data; the log is
     /// written in order, so the leg's durable end makes them durable too, and a leg cut
     /// short is what `resume` redoes anyway. And for how a Mastra server's leg ended (the
     /// ledger's settle): the server keeps that; the ledger's durable fact is the claim.

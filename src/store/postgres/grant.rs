@@ -21,7 +21,7 @@ fn quoted(name: &str) -> String {
 }
 
 pub fn grant(client: &mut Client, g: &Grant) -> Result<()> {
-    let mut tx = client.transaction();
+    let mut tx = client.transaction(true);
     let exists = tx
         .query_opt("SELECT 1 FROM pg_roles WHERE rolname = $1", &[&g.role])?
         .is_some();

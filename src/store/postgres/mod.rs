@@ -74,9 +74,11 @@ impl PgStore {
 }
 
 impl Backend for PgStore {
-    fn transact(&self, _durability: Durability, f: Work) -> Result<()> {
+    /// A `Deferred` transaction commits without waiting for the log's flush (SQLite's rule:
+    /// the next durable commit, whose flush covers the log up to it, makes it durable).
+    fn transact(&self, durability: Durability, f: Work) -> Result<()> {
         let mut client = self.client.borrow_mut();
-        let mut tx = tx::PgTx::begin(&mut client);
+        let mut tx = tx::PgTx::begin(&mut client, durability == Durability::Durable);
         f(&mut tx).map_err(|e| self.explain(e.doing("writing to the store")))?;
         tx.commit().map_err(|e| self.explain(e))
     }

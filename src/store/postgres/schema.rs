@@ -149,7 +149,7 @@ pub fn known(store: &str, version: i64) -> Result<()> {
 
 /// Applies the missing migrations; safe when several processes do it at once.
 pub fn migrate(client: &mut Client, store: &str) -> Result<()> {
-    let mut tx = client.transaction();
+    let mut tx = client.transaction(true);
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
     tx.batch_execute(
         "CREATE SCHEMA IF NOT EXISTS mastra_ask; \

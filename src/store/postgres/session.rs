@@ -11,11 +11,13 @@
 //!
 //! - a statement is sent unprepared with the types of its parameters (parse, bind and
 //!   execute in one message: one round trip, where preparing first takes two);
-//! - a transaction's `BEGIN`, and the writes whose outcome nothing reads before the commit
-//!   (`Transaction::write`), wait and go out with its next statement or its `COMMIT`, in one
-//!   flight. The server runs them in order, as if each had been sent alone; the first error
-//!   among them is the flight's error (the later statements of the transaction fail only
-//!   because of it, and its `COMMIT` rolls back).
+//! - a transaction's `BEGIN` (with, for one whose commit need not wait for the disk,
+//!   `SET LOCAL synchronous_commit = off` in the same message), and the writes whose
+//!   outcome nothing reads before the commit (`Transaction::write`), wait and go out with
+//!   its next statement or its `COMMIT`, in one flight. The server runs them in order, as
+//!   if each had been sent alone; the first error among them is the flight's error (the
+//!   later statements of the transaction fail only because of it, and its `COMMIT` rolls
+//!   back).
 //!
 //! It knows no SQL of the store's and no store error: its errors are the driver's, a
 //! silence among them as an I/O error whose source is `Silent` (see `errors.rs`).
@@ -323,13 +325,18 @@ impl Client {
         self.driver.call(self.client.batch_execute(query))
     }
 
-    /// A transaction; its `BEGIN` goes out with its first statement.
-    pub fn transaction(&mut self) -> Transaction<'_> {
+    /// A transaction; its `BEGIN` goes out with its first statement. `flushed`: its commit
+    /// waits for the server's log to reach the disk; without, the commit returns once the
+    /// server has it (`synchronous_commit = off` for this transaction alone), and the log,
+    /// flushed in order, takes it to the disk with the next commit that waits (or within
+    /// the server's `wal_writer_delay`, three times over at most).
+    pub fn transaction(&mut self, flushed: bool) -> Transaction<'_> {
         Transaction {
             client: self,
             pending: Pending::default(),
             begun: false,
             open: true,
+            flushed,
         }
     }
 
@@ -423,9 +430,13 @@ struct Queued {
 /// What a transaction has not sent yet: its `BEGIN`, and writes.
 #[derive(Default)]
 struct Pending {
-    begin: bool,
+    begin: Option<&'static str>,
     writes: Vec<Queued>,
 }
+
+/// The opening of a transaction whose commit waits for the disk, and of one that does not.
+const BEGIN: &str = "BEGIN";
+const BEGIN_UNFLUSHED: &str = "BEGIN; SET LOCAL synchronous_commit = off";
 
 type Sent<'a> = Pin<Box<dyn Future<Output = Result<(), Error>> + 'a>>;
 
@@ -444,8 +455,8 @@ impl Pending {
         params: &'a [Vec<(&'a (dyn ToSql + Sync), Type)>],
     ) -> Vec<Sent<'a>> {
         let mut sent: Vec<Sent<'a>> = Vec::with_capacity(self.writes.len() + 1);
-        if self.begin {
-            sent.push(Box::pin(client.batch_execute("BEGIN")));
+        if let Some(begin) = self.begin {
+            sent.push(Box::pin(client.batch_execute(begin)));
         }
         for (w, p) in self.writes.iter().zip(params) {
             sent.push(Box::pin(async move {
@@ -502,6 +513,8 @@ pub struct Transaction<'c> {
     /// `BEGIN` has gone out.
     begun: bool,
     open: bool,
+    /// The commit waits for the log's flush.
+    flushed: bool,
 }
 
 /// Sends what the transaction has pending and then `$call` (an expression over `$c`, the
@@ -520,7 +533,8 @@ macro_rules! flight {
 impl Transaction<'_> {
     fn take_pending(&mut self) -> Pending {
         let mut pending = std::mem::take(&mut self.pending);
-        pending.begin = !std::mem::replace(&mut self.begun, true);
+        let opening = if self.flushed { BEGIN } else { BEGIN_UNFLUSHED };
+        pending.begin = (!std::mem::replace(&mut self.begun, true)).then_some(opening);
         pending
     }
 

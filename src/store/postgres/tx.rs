@@ -64,10 +64,11 @@ pub(super) fn to_json(v: &impl serde::Serialize) -> String {
 }
 
 impl<'c> PgTx<'c> {
-    /// A transaction; nothing is sent before its first statement.
-    pub fn begin(client: &'c mut Client) -> PgTx<'c> {
+    /// A transaction; nothing is sent before its first statement. `flushed`: its commit
+    /// waits for the log's flush to disk.
+    pub fn begin(client: &'c mut Client, flushed: bool) -> PgTx<'c> {
         PgTx {
-            tx: client.transaction(),
+            tx: client.transaction(flushed),
             seqs: Vec::new(),
         }
     }
