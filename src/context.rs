@@ -48,6 +48,14 @@ impl Report for Out {
         Out::json_line(self, value)
     }
 
+    fn lines(&self, text: &str) {
+        self.write(text)
+    }
+
+    fn json_lines(&self, text: &str) {
+        Out::json_lines(self, text)
+    }
+
     fn leg(&self) -> Box<dyn Sink + '_> {
         Box::new(self.leg_sink())
     }

@@ -23,6 +23,22 @@ pub trait Report {
     fn line(&self, line: &str);
     /// One JSON line of data.
     fn json_line(&self, value: &Value);
+    /// Lines of data at once, each ending in a newline (a page of a listing): as `line`
+    /// for each.
+    fn lines(&self, text: &str) {
+        for line in text.split_terminator('\n') {
+            self.line(line);
+        }
+    }
+    /// JSON lines of data at once, each a serialised value ending in a newline (a page of
+    /// a listing): as `json_line` for each.
+    fn json_lines(&self, text: &str) {
+        for line in text.split_terminator('\n') {
+            if let Ok(value) = serde_json::from_str::<Value>(line) {
+                self.json_line(&value);
+            }
+        }
+    }
     /// Receives the events of a leg this process drives, as they happen.
     fn leg(&self) -> Box<dyn Sink + '_>;
     /// Events already stored: the results an answer appended, a leg another process drove.

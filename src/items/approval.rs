@@ -40,12 +40,11 @@ impl Kind for ApprovalItem {
         "approval"
     }
 
-    fn describe(&self, item: &ItemView) -> String {
-        format!(
-            "approval: {} {}",
-            sanitize::one_line(item.tool_name),
-            sanitize::one_line(&json_of(item.args))
-        )
+    fn describe(&self, item: &ItemView, out: &mut String) {
+        out.push_str("approval: ");
+        sanitize::push_one_line(out, item.tool_name);
+        out.push(' ');
+        sanitize::push_one_line(out, &json_of(item.args));
     }
 
     fn commands(&self, _item: &ItemView) -> Vec<Verb> {

@@ -48,9 +48,9 @@ pub trait Kind: Sync {
         self.command()
     }
 
-    /// One line about an item of this kind, after its id: `question: Go? [yes | no]`
-    /// (sanitized).
-    fn describe(&self, item: &ItemView) -> String;
+    /// One line about an item of this kind, after its id, appended to `out`:
+    /// `question: Go? [yes | no]` (sanitized).
+    fn describe(&self, item: &ItemView, out: &mut String);
 
     /// The commands that resolve the item, the main one first.
     fn commands(&self, item: &ItemView) -> Vec<Verb>;

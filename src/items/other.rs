@@ -27,12 +27,11 @@ impl Kind for OtherItem {
         "nothing is waiting for an answer"
     }
 
-    fn describe(&self, item: &ItemView) -> String {
-        format!(
-            "other: {} {}",
-            sanitize::one_line(item.tool_name),
-            sanitize::one_line(&json_of(item.payload))
-        )
+    fn describe(&self, item: &ItemView, out: &mut String) {
+        out.push_str("other: ");
+        sanitize::push_one_line(out, item.tool_name);
+        out.push(' ');
+        sanitize::push_one_line(out, &json_of(item.payload));
     }
 
     fn commands(&self, _item: &ItemView) -> Vec<Verb> {

@@ -47,21 +47,25 @@ impl Kind for PlanItem {
         "no plan is waiting for a review"
     }
 
-    fn describe(&self, item: &ItemView) -> String {
-        let payload = item.payload.cloned().unwrap_or_default();
-        let title = payload["title"].as_str().unwrap_or_default();
-        let path = sanitize::one_line(payload["path"].as_str().unwrap_or_default());
-        match payload.get("title") {
+    fn describe(&self, item: &ItemView, out: &mut String) {
+        let field = |name| item.payload.and_then(|p| p.get(name));
+        let path = field("path").and_then(Value::as_str).unwrap_or_default();
+        out.push_str("plan: ");
+        match field("title") {
             // A Mastra server's plan carries its path only.
-            None if item.server.is_some() => format!("plan: {path}"),
-            _ => format!(
-                "plan: {} ({path})",
-                sanitize::one_line(if title.is_empty() {
+            None if item.server.is_some() => sanitize::push_one_line(out, path),
+            title => {
+                let title = title.and_then(Value::as_str).unwrap_or_default();
+                let title = if title.is_empty() {
                     "(untitled)"
                 } else {
                     title
-                })
-            ),
+                };
+                sanitize::push_one_line(out, title);
+                out.push_str(" (");
+                sanitize::push_one_line(out, path);
+                out.push(')');
+            }
         }
     }
 

@@ -34,21 +34,25 @@ impl Kind for QuestionItem {
         "no question is waiting for an answer"
     }
 
-    fn describe(&self, item: &ItemView) -> String {
+    fn describe(&self, item: &ItemView, out: &mut String) {
         let Some(q) = item.payload.and_then(Question::from_payload) else {
-            return "question: (unreadable)".into();
+            return out.push_str("question: (unreadable)");
         };
-        let mut line = format!("question: {}", sanitize::one_line(&q.text));
+        out.push_str("question: ");
+        sanitize::push_one_line(out, &q.text);
         if !q.options.is_empty() {
-            let labels: Vec<String> = q.labels().iter().map(|l| sanitize::one_line(l)).collect();
-            let multi = if q.mode == Mode::Multi {
-                " (choose one or more)"
-            } else {
-                ""
-            };
-            line.push_str(&format!(" [{}]{multi}", labels.join(" | ")));
+            out.push_str(" [");
+            for (i, label) in q.labels().iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" | ");
+                }
+                sanitize::push_one_line(out, label);
+            }
+            out.push(']');
+            if q.mode == Mode::Multi {
+                out.push_str(" (choose one or more)");
+            }
         }
-        line
     }
 
     fn commands(&self, item: &ItemView) -> Vec<Verb> {

@@ -92,7 +92,9 @@ impl<'a> ItemView<'a> {
         gates: &'a std::collections::HashMap<(String, String), crate::policy::ItemGate>,
     ) -> ItemView<'a> {
         let mut view = ItemView::pending(item);
-        view.gate = gates.get(&(item.call.run_id.clone(), item.call.call_id.clone()));
+        if item.gated && !gates.is_empty() {
+            view.gate = gates.get(&(item.call.run_id.clone(), item.call.call_id.clone()));
+        }
         view
     }
 
@@ -118,11 +120,16 @@ impl<'a> ItemView<'a> {
     /// One line about the item: its id, kind, and its question, plan, or tool and arguments
     /// (sanitized).
     pub fn describe(&self) -> String {
-        format!(
-            "{} {}",
-            sanitize::one_line(self.call_id),
-            super::of(self.kind).describe(self)
-        )
+        let mut out = String::new();
+        self.describe_into(&mut out);
+        out
+    }
+
+    /// `describe`, appended to `out`.
+    pub fn describe_into(&self, out: &mut String) {
+        sanitize::push_one_line(out, self.call_id);
+        out.push(' ');
+        super::of(self.kind).describe(self, out);
     }
 }
 

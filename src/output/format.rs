@@ -10,13 +10,21 @@ pub fn time(ms: i64) -> String {
 
 /// A short age such as `42s`, `5m`, `3h`, `2d`.
 pub fn age(from_ms: i64, now_ms: i64) -> String {
-    let s = ((now_ms - from_ms).max(0)) / 1000;
-    match s {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 86_400 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
+    let mut out = String::new();
+    push_age(&mut out, from_ms, now_ms);
+    out
+}
+
+/// `age(from_ms, now_ms)` appended to `out`.
+pub fn push_age(out: &mut String, from_ms: i64, now_ms: i64) {
+    use std::fmt::Write;
+    let s = now_ms.saturating_sub(from_ms).max(0) / 1000;
+    let _ = match s {
+        s if s < 60 => write!(out, "{s}s"),
+        s if s < 3600 => write!(out, "{}m", s / 60),
+        s if s < 86_400 => write!(out, "{}h", s / 3600),
+        s => write!(out, "{}d", s / 86_400),
+    };
 }
 
 /// Quotes a word for a shell when it needs it. A word with a control, bidi or invisible
@@ -25,43 +33,57 @@ pub fn age(from_ms: i64, now_ms: i64) -> String {
 /// on a terminal and, pasted, gives the exact bytes back (`\u` escapes would depend on the
 /// locale). Other words that need quoting get single quotes.
 pub fn shell_quote(s: &str) -> String {
+    let mut out = String::new();
+    push_shell_quoted(&mut out, s);
+    out
+}
+
+/// `shell_quote(s)` appended to `out` (a plain word is copied as is).
+pub fn push_shell_quoted(out: &mut String, s: &str) {
     use std::fmt::Write;
-    if s.chars().any(super::sanitize::needs_escape) {
-        let mut out = String::from("$'");
-        for c in s.chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                '\'' => out.push_str("\\'"),
-                c if super::sanitize::needs_escape(c) => {
-                    for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                        let _ = write!(out, "\\x{b:02x}");
-                    }
-                }
-                c => out.push(c),
-            }
-        }
+    let bare = |b: &u8| b.is_ascii_alphanumeric() || b"_-./:@%+=,".contains(b);
+    if !s.is_empty() && s.as_bytes().iter().all(bare) {
+        return out.push_str(s);
+    }
+    if !s.chars().any(super::sanitize::needs_escape) {
         out.push('\'');
-        return out;
+        for (i, part) in s.split('\'').enumerate() {
+            if i > 0 {
+                out.push_str(r"'\''");
+            }
+            out.push_str(part);
+        }
+        return out.push('\'');
     }
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+    out.push_str("$'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            c if super::sanitize::needs_escape(c) => {
+                for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                    let _ = write!(out, "\\x{b:02x}");
+                }
+            }
+            c => out.push(c),
+        }
     }
+    out.push('\'');
 }
 
 /// `--name VALUE` for a printed command, written `--name=VALUE` when VALUE starts with `-`
 /// so that the parser takes it as the value and not as another flag.
 pub fn flag(name: &str, value: &str) -> String {
-    let quoted = shell_quote(value);
-    if value.starts_with('-') {
-        format!("{name}={quoted}")
-    } else {
-        format!("{name} {quoted}")
-    }
+    let mut out = String::new();
+    push_flag(&mut out, name, value);
+    out
+}
+
+/// `flag(name, value)` appended to `out`.
+pub fn push_flag(out: &mut String, name: &str, value: &str) {
+    out.push_str(name);
+    out.push(if value.starts_with('-') { '=' } else { ' ' });
+    push_shell_quoted(out, value);
 }
 
 #[cfg(test)]

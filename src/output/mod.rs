@@ -56,7 +56,7 @@ impl Out {
         if self.json {
             self.emit(s);
         } else {
-            self.emit(&sanitize::block(s));
+            self.emit(&sanitize::block_cow(s));
         }
     }
 
@@ -82,6 +82,12 @@ impl Out {
 
     pub fn json_line(&self, v: &Value) {
         self.emit(&format!("{}\n", sanitize::json(&v.to_string())));
+    }
+
+    /// JSON lines on stdout, each a serialised value ending in a newline, written at once
+    /// (`sanitize::json_lines`: each the same value).
+    pub fn json_lines(&self, text: &str) {
+        self.emit(&sanitize::json_lines(text));
     }
 
     /// One line of JSON text on stdout as given (a Mastra server's chunk), its raw

@@ -5,116 +5,207 @@
 //! of itself comes from `items`.
 
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::Context;
 use crate::domain::ItemKind;
-use crate::items::{self, ItemView};
+use crate::items::{self, ItemView, Verb};
 use crate::output::{format, sanitize};
+use crate::report::Report;
 use crate::store::{now_ms, Store};
 
 /// The commands that resolve an item; the first is the main one. Every value is
 /// shell-quoted (escaped when it holds control or invisible characters) and written so
 /// that it parses as a value even when it starts with `-`: pasted, it does what it says.
 pub fn item_commands(ctx: &Context, item: &ItemView) -> Vec<String> {
-    commands_with(ctx.program(), item)
+    commands_with(&ctx.program(), item)
 }
 
 /// `item_commands` after `program`.
-fn commands_with(program: String, item: &ItemView) -> Vec<String> {
-    let tool_call = (item.pending_in_run > 1).then(|| format::flag("--tool-call", item.call_id));
-    let run = format::shell_quote(item.run_id);
-    // A run id that looks like a flag goes after `--`, with every flag before it.
-    let dashed = item.run_id.starts_with('-');
+fn commands_with(program: &str, item: &ItemView) -> Vec<String> {
     items::of(item.kind)
         .commands(item)
-        .into_iter()
-        .map(|v| {
-            let mut words = vec![program.clone(), v.verb.to_string()];
-            if !dashed {
-                words.push(run.clone());
-            }
-            words.extend(tool_call.clone());
-            words.extend(v.flags.iter().map(|f| f.to_string()));
-            if dashed {
-                words.push(format!("-- {run}"));
-            }
-            words.extend(v.value.map(str::to_string));
-            words.join(" ")
+        .iter()
+        .map(|verb| {
+            let mut line = String::with_capacity(program.len() + 80);
+            push_command(&mut line, program, item, verb);
+            line
         })
         .collect()
+}
+
+/// One command that resolves `item`, `program verb RUN [--tool-call ID] FLAGS [VALUE]`,
+/// appended to `out`.
+fn push_command(out: &mut String, program: &str, item: &ItemView, verb: &Verb) {
+    // A run id that looks like a flag goes after `--`, with every flag before it.
+    let dashed = item.run_id.starts_with('-');
+    out.push_str(program);
+    out.push(' ');
+    out.push_str(verb.verb);
+    if !dashed {
+        out.push(' ');
+        format::push_shell_quoted(out, item.run_id);
+    }
+    if item.pending_in_run > 1 {
+        out.push(' ');
+        format::push_flag(out, "--tool-call", item.call_id);
+    }
+    for flag in verb.flags {
+        out.push(' ');
+        out.push_str(flag);
+    }
+    if dashed {
+        out.push_str(" -- ");
+        format::push_shell_quoted(out, item.run_id);
+    }
+    if let Some(value) = verb.value {
+        out.push(' ');
+        out.push_str(value);
+    }
+}
+
+/// An item's JSON line (`pending -o json`, the `--on-suspend` hook's stdin), its fields in
+/// the order they are printed; serialised straight from the item, without a copy of it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ItemJson<'a> {
+    run_id: &'a str,
+    tool_call_id: &'a str,
+    tool_name: &'a str,
+    kind: &'static str,
+    args: Option<&'a Value>,
+    suspend_payload: Option<&'a Value>,
+    agent_id: &'a str,
+    suspended_at: String,
+    expires_at: Option<String>,
+    command: Option<&'a String>,
+    commands: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decisions: Option<Value>,
+}
+
+impl<'a> ItemJson<'a> {
+    fn of(item: &ItemView<'a>, commands: &'a [String]) -> ItemJson<'a> {
+        ItemJson {
+            run_id: item.run_id,
+            tool_call_id: item.call_id,
+            tool_name: item.tool_name,
+            kind: item.kind.noun(),
+            args: item.args,
+            suspend_payload: item.payload,
+            agent_id: item.agent_id,
+            suspended_at: item.suspended_at.rfc3339(),
+            expires_at: item.expires_at.map(format::time),
+            command: commands.first(),
+            commands,
+            server: item.server,
+            url: item.url,
+            policy: item.gate.map(|g| g.policy_json()),
+            decisions: item.gate.map(|g| g.decisions_json()),
+        }
+    }
 }
 
 /// An item as one JSON object (`pending -o json`, the `--on-suspend` hook's stdin), with
 /// its inbox page (`url`) once a public URL is recorded.
 pub fn view_json(ctx: &Context, item: &ItemView) -> Value {
     // Read in a notification and pasted in another shell: the store named as well.
-    let commands = commands_with(ctx.program(), item);
-    let mut v = json!({
-        "runId": item.run_id,
-        "toolCallId": item.call_id,
-        "toolName": item.tool_name,
-        "kind": item.kind.noun(),
-        "args": item.args,
-        "suspendPayload": item.payload,
-        "agentId": item.agent_id,
-        "suspendedAt": item.suspended_at.rfc3339(),
-        "expiresAt": item.expires_at.map(format::time),
-        "command": commands.first(),
-        "commands": commands,
-    });
-    if let Some(server) = item.server {
-        v["server"] = json!(server);
-    }
-    if let Some(url) = item.url {
-        v["url"] = json!(url);
-    }
-    if let Some(gate) = item.gate {
-        v["policy"] = gate.policy_json();
-        v["decisions"] = gate.decisions_json();
-    }
-    v
+    let commands = commands_with(&ctx.program(), item);
+    serde_json::to_value(ItemJson::of(item, &commands)).unwrap_or_default()
 }
+
+/// How much of a listing is kept before it is handed to the report: a long listing is a
+/// few writes, not one per line.
+const PAGE: usize = 32 * 1024;
 
 /// `pending`'s listing, for items of this store and of a server alike: one line about each
 /// item and its main command (text), `RUN_ID TOOL_CALL_ID KIND` lines (`-q`), or JSON lines.
 pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
     let report = ctx.report;
-    let now = now_ms();
+    let (now, program) = (now_ms(), ctx.program());
+    let json = report.json() && !quiet;
+    let mut page = Page::default();
     for item in items {
-        if quiet {
-            report.line(&format!(
-                "{} {} {}",
-                format::shell_quote(item.run_id),
-                format::shell_quote(item.call_id),
-                item.kind.noun()
-            ));
-        } else if report.json() {
-            report.json_line(&view_json(ctx, item));
+        if json {
+            let commands = commands_with(&program, item);
+            // Serialising borrowed strings and values into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut page.json, &ItemJson::of(item, &commands));
+            page.json.push(b'\n');
         } else {
-            let age = item
-                .suspended_at
-                .ms()
-                .map(|at| format!("  {} ago", format::age(at, now)))
-                .unwrap_or_default();
-            report.line(&format!(
-                "{}  {}{age}",
-                sanitize::one_line(item.run_id),
-                item.describe()
-            ));
-            if let Some(gate) = item.gate {
-                report.line(&format!("    {}", sanitize::one_line(&gate.summary())));
-            }
-            for command in item_commands(ctx, item) {
-                report.line(&format!("    {command}"));
-            }
+            push_item_lines(&mut page.text, &program, item, now, quiet);
+        }
+        if page.text.len() + page.json.len() >= PAGE {
+            page.hand_over(report);
         }
     }
+    page.hand_over(report);
     if items.is_empty() {
         match &ctx.server {
             Some(server) => report.info(&format!("nothing is pending on {}", server.display())),
             None => report.info(&format!("nothing is pending in {}", ctx.store_named())),
         }
+    }
+}
+
+/// What a listing has written and not yet handed to the report.
+#[derive(Default)]
+struct Page {
+    text: String,
+    json: Vec<u8>,
+}
+
+impl Page {
+    fn hand_over(&mut self, report: &dyn Report) {
+        if !self.text.is_empty() {
+            report.lines(&self.text);
+        }
+        // serde_json writes UTF-8 only.
+        if let Ok(lines) = std::str::from_utf8(&self.json) {
+            if !lines.is_empty() {
+                report.json_lines(lines);
+            }
+        }
+        self.text.clear();
+        self.json.clear();
+    }
+}
+
+/// One item of a text listing, appended to `out`: `RUN_ID TOOL_CALL_ID KIND` (`quiet`), or
+/// the run, the item and its age, who may decide it, and the commands that resolve it.
+fn push_item_lines(out: &mut String, program: &str, item: &ItemView, now: i64, quiet: bool) {
+    if quiet {
+        format::push_shell_quoted(out, item.run_id);
+        out.push(' ');
+        format::push_shell_quoted(out, item.call_id);
+        out.push(' ');
+        out.push_str(item.kind.noun());
+        return out.push('\n');
+    }
+    sanitize::push_one_line(out, item.run_id);
+    out.push_str("  ");
+    item.describe_into(out);
+    if let Some(at) = item.suspended_at.ms() {
+        out.push_str("  ");
+        format::push_age(out, at, now);
+        out.push_str(" ago");
+    }
+    out.push('\n');
+    if let Some(gate) = item.gate {
+        out.push_str("    ");
+        sanitize::push_one_line(out, &gate.summary());
+        out.push('\n');
+    }
+    for verb in items::of(item.kind).commands(item) {
+        out.push_str("    ");
+        push_command(out, program, item, &verb);
+        out.push('\n');
     }
 }
 
@@ -129,7 +220,7 @@ pub fn announce(ctx: &Context, store: &dyn Store, run_id: &str) -> Result<()> {
 
 /// Tells what a suspended run waits for and the commands that answer it.
 pub fn announce_items(ctx: &Context, run_id: &str, items: &[ItemView]) {
-    let report = ctx.report;
+    let (report, program) = (ctx.report, ctx.program());
     report.info(&format!(
         "run {} is waiting for input ({} pending):",
         sanitize::one_line(run_id),
@@ -140,7 +231,7 @@ pub fn announce_items(ctx: &Context, run_id: &str, items: &[ItemView]) {
         if let Some(gate) = item.gate {
             report.info(&format!("    {}", sanitize::one_line(&gate.summary())));
         }
-        for command in item_commands(ctx, item) {
+        for command in commands_with(&program, item) {
             report.info(&format!("    {command}"));
         }
     }
@@ -182,6 +273,7 @@ mod tests {
     use crate::remote;
     use crate::store::{Location, PendingItem};
     use clap::Parser;
+    use serde_json::json;
 
     fn ctx(db: Option<&str>) -> Context<'static> {
         Context {

@@ -47,6 +47,9 @@ impl Cell {
 /// One fetched row of either backend, column by column.
 pub trait Columns {
     fn cell(&self, i: usize) -> Read<Cell>;
+    /// Column `i` as text borrowed from the row (`None` for NULL), for a cell that is only
+    /// read or parsed; a cell of another type is an error (`not_text`).
+    fn str(&self, i: usize) -> Read<Option<&str>>;
     /// The name of column `i`, for messages.
     fn name(&self, i: usize) -> String;
 }
@@ -75,6 +78,19 @@ impl dyn Columns + '_ {
             found.kind()
         )
     }
+}
+
+/// What is wrong with column `i`, which is not text (for `Columns::str`).
+pub fn not_text(c: &dyn Columns, i: usize) -> String {
+    match c.cell(i) {
+        Ok(found) => c.odd(i, &found, "text"),
+        Err(e) => e,
+    }
+}
+
+/// Column `i`, text, borrowed.
+fn str_of(c: &dyn Columns, i: usize) -> Read<&str> {
+    c.str(i)?.ok_or_else(|| format!("{} is empty", c.name(i)))
 }
 
 fn text(c: &dyn Columns, i: usize) -> Read<String> {
@@ -305,11 +321,46 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     })
 }
 
-/// Columns of a pending item: those of a call, then its run's agent id.
+/// Columns of a pending item (each backend's `PENDING_COLUMNS`): run id, call_id, seq,
+/// step, tool_name, args, payload, payload_is_args, expires_at, created_at, kind, then its
+/// run's agent_id and whether the run is under a policy. Only what a pending call can
+/// hold: its resolution, result, error, approved arguments and tool process are written
+/// when it stops pending, so they are none here. Text that is parsed is borrowed.
 pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String, bool)> {
-    let agent_id = c.text(24)?.unwrap_or_default();
-    let gated = c.int(25)?.is_some_and(|g| g != 0);
-    Ok((call(c)?, agent_id, gated))
+    let args = from_json(str_of(c, 5)?)?;
+    let payload = match c.int(7)? {
+        Some(n) if n != 0 => Some(Value::clone(&args)),
+        _ => c.str(6)?.map(from_json).transpose()?,
+    };
+    let kind = c
+        .str(10)?
+        .ok_or_else(|| format!("{} is an item without a kind", c.name(10)))?;
+    let kind = ItemKind::parse(kind).ok_or_else(|| format!("unknown item kind {kind:?}"))?;
+    let call = CallRecord {
+        run_id: str_of(c, 0)?.to_string(),
+        call_id: str_of(c, 1)?.to_string(),
+        seq: int(c, 2)?,
+        step: int(c, 3)?,
+        tool_name: str_of(c, 4)?.to_string(),
+        args,
+        state: CallState::Pending,
+        kind: Some(kind),
+        payload,
+        result: None,
+        error: None,
+        resume_data: None,
+        resolved_by: None,
+        resolved_via: None,
+        resolved_at: None,
+        expires_at: c.int(8)?,
+        created_at: int(c, 9)?,
+        process: None,
+        approved_args: None,
+        digest: None,
+    };
+    let agent_id = c.str(11)?.unwrap_or_default().to_string();
+    let gated = c.int(12)?.is_some_and(|g| g != 0);
+    Ok((call, agent_id, gated))
 }
 
 /// Columns of a waiter: token, host, pid, start, heartbeat_at; as the lease its heartbeat

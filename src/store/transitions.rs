@@ -109,18 +109,23 @@ pub trait Store: Backend {
             .into_iter()
             .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
             .collect();
-        let mut per_run: HashMap<String, usize> = HashMap::new();
+        let mut per_run: HashMap<&str, usize> = HashMap::with_capacity(live.len());
         for (call, ..) in &live {
-            *per_run.entry(call.run_id.clone()).or_default() += 1;
+            *per_run.entry(&call.run_id).or_default() += 1;
         }
+        let counts: Vec<usize> = live
+            .iter()
+            .map(|(call, ..)| per_run.get(call.run_id.as_str()).copied().unwrap_or(1))
+            .collect();
         let base = match live.is_empty() {
             true => None,
             false => self.setting(super::reviewers::PUBLIC_URL)?,
         };
         Ok(live
             .into_iter()
-            .map(|(call, agent_id, gated)| PendingItem {
-                pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
+            .zip(counts)
+            .map(|((call, agent_id, gated), pending_in_run)| PendingItem {
+                pending_in_run,
                 url: base
                     .as_deref()
                     .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),

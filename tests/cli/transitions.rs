@@ -677,6 +677,48 @@ fn pending_lists_and_counts_only_items_whose_deadline_has_not_passed() {
     assert_eq!(listed(f.store.as_ref()), []);
 }
 
+/// `pending` reads only the columns a pending call can hold: what it gives is each call as
+/// `calls` reads it in full, field for field, for every kind of payload.
+#[test]
+fn a_pending_item_is_its_call_as_stored_field_for_field() {
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    running(s, Some(Duration::from_secs(3600)));
+    let mut step = asking(&["q"]);
+    let (args, payload) = (json!({"path": "P.md"}), json!({"title": "T", "plan": "x"}));
+    for (id, name, kind, payload) in [
+        ("a", "deploy", ItemKind::Approval, None),
+        ("p", "submit_plan", ItemKind::Plan, Some(payload)),
+    ] {
+        step.calls.push(NewCall {
+            call_id: id.into(),
+            tool_name: name.into(),
+            args: args.clone(),
+            state: CallState::Pending,
+            kind: Some(kind),
+            payload,
+            result: None,
+            error: None,
+        });
+    }
+    s.commit_step(RUN, &lease("l1"), &step).unwrap();
+    let stored: Vec<_> = s
+        .calls(RUN)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.state == CallState::Pending)
+        .collect();
+    let listed: Vec<_> = s
+        .pending(None)
+        .unwrap()
+        .into_iter()
+        .map(|p| p.call)
+        .collect();
+    assert_eq!(stored.len(), 3);
+    assert!(stored.iter().all(|c| c.expires_at.is_some()));
+    assert_eq!(listed, stored);
+}
+
 #[test]
 fn of_processes_claiming_one_answer_at_once_exactly_one_wins() {
     let f = Fixture::new();

@@ -19,6 +19,11 @@ pub const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name,
     c.resolved_via, c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, \
     c.tool_start, c.tool_host, c.tool_started_at, c.approved_args, c.digest";
 
+/// A pending item as `columns::pending` reads it (`c` is `calls`, `r` its run; payloads
+/// are stored whole).
+const PENDING_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name, c.args, \
+    c.payload, false, c.expires_at, c.created_at, c.kind, r.agent_id, r.policy IS NOT NULL";
+
 /// A run, as `columns::run` reads it.
 const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reason, error, \
     input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid, \
@@ -60,6 +65,16 @@ impl Columns for PgRow<'_> {
         Ok(cell.unwrap_or(Cell::Null))
     }
 
+    fn str(&self, i: usize) -> Read<Option<&str>> {
+        match self.0.columns().get(i).map(|c| c.type_()) {
+            Some(&Type::TEXT | &Type::VARCHAR) => self
+                .0
+                .try_get::<_, Option<&str>>(i)
+                .map_err(|e| format!("column {i}: {e}")),
+            _ => Err(columns::not_text(self, i)),
+        }
+    }
+
     fn name(&self, i: usize) -> String {
         self.0
             .columns()
@@ -74,7 +89,13 @@ pub fn decoded<T>(rows: &[Row], read: fn(&dyn Columns) -> Read<T>) -> Vec<Decode
     rows.iter()
         .map(|r| {
             let row = PgRow(r);
-            (columns::run_id(&row), read(&row))
+            let value = read(&row);
+            // The run is named only when its row does not read.
+            let run = match &value {
+                Ok(_) => String::new(),
+                Err(_) => columns::run_id(&row),
+            };
+            (run, value)
         })
         .collect()
 }
@@ -154,8 +175,7 @@ pub fn pending_calls(
 ) -> Result<Vec<(CallRecord, String, bool)>> {
     let rows = c.query(
         &format!(
-            "SELECT {CALL_COLUMNS}, r.agent_id, r.policy IS NOT NULL FROM calls c \
-             JOIN runs r ON r.id = c.run_id \
+            "SELECT {PENDING_COLUMNS} FROM calls c JOIN runs r ON r.id = c.run_id \
              WHERE c.state = 'pending' AND ($1::text IS NULL OR c.run_id = $1) \
              ORDER BY c.created_at, c.run_id, c.step, c.seq"
         ),

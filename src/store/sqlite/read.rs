@@ -53,6 +53,16 @@ impl Columns for SqlRow<'_, '_> {
         })
     }
 
+    fn str(&self, i: usize) -> Read<Option<&str>> {
+        match self.0.get_ref(i).map_err(|e| e.to_string())? {
+            ValueRef::Null => Ok(None),
+            ValueRef::Text(t) => std::str::from_utf8(t)
+                .map(Some)
+                .map_err(|_| format!("column {i} is not UTF-8")),
+            _ => Err(columns::not_text(self, i)),
+        }
+    }
+
     fn name(&self, i: usize) -> String {
         self.0
             .as_ref()
@@ -70,7 +80,13 @@ pub fn decoded<T>(
 ) -> Result<Vec<Decoded<T>>> {
     let rows = stmt.query_map(params, |r| {
         let row = SqlRow(r);
-        Ok((columns::run_id(&row), read(&row)))
+        let value = read(&row);
+        // The run is named only when its row does not read.
+        let run = match &value {
+            Ok(_) => String::new(),
+            Err(_) => columns::run_id(&row),
+        };
+        Ok((run, value))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -194,13 +210,17 @@ pub fn calls(c: &Connection, run_id: &str) -> Result<Vec<CallRecord>> {
     damage::all(decoded(&mut stmt, [run_id], columns::call)?)
 }
 
+/// A pending item as `columns::pending` reads it (`c` is `calls`, `r` its run).
+const PENDING_COLUMNS: &str = "r.id, c.call_id, c.seq, c.step, c.tool_name, c.args, \
+    c.payload, c.payload_is_args, c.expires_at, c.created_at, c.kind, r.agent_id, \
+    r.policy IS NOT NULL";
+
 pub fn pending_calls(
     c: &Connection,
     run_id: Option<&str>,
 ) -> Result<Vec<(CallRecord, String, bool)>> {
     let select = format!(
-        "SELECT {CALL_COLUMNS}, r.agent_id, r.policy IS NOT NULL FROM calls c \
-         JOIN runs r ON r.key = c.run \
+        "SELECT {PENDING_COLUMNS} FROM calls c JOIN runs r ON r.key = c.run \
          WHERE c.state = 'pending'"
     );
     let order = "ORDER BY c.created_at, r.id, c.step, c.seq";
