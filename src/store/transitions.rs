@@ -15,12 +15,12 @@ use super::error::{Conflict, Error, NotFound, Result};
 use super::policy::{self, Ruling};
 use super::{
     damage, holder_alive, identity, now_ms, Identity, Lease, LedgerEntry, LedgerKey, LedgerState,
-    NewRun, PendingItem, Resolved, LEASE_MS,
+    NewRun, PendingItem, Resolved, Run, LEASE_MS,
 };
 use serde_json::Value;
 
 use crate::domain::{
-    resumed_results, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
+    resumed_results, CallRecord, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
     StepCommit, StoredEvent, ToolProcess, Transition, Usage,
 };
 
@@ -109,26 +109,21 @@ pub trait Store: Backend {
             .into_iter()
             .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
             .collect();
-        let mut per_run: HashMap<String, usize> = HashMap::new();
-        for (call, ..) in &live {
-            *per_run.entry(call.run_id.clone()).or_default() += 1;
-        }
-        let base = match live.is_empty() {
-            true => None,
-            false => self.setting(super::reviewers::PUBLIC_URL)?,
-        };
-        Ok(live
+        listed(self, live)
+    }
+
+    /// The pending items of a run already read, as `pending(Some(&run.id))` gives them,
+    /// from its calls: a leg reads those anyway, so this compiles no statement of its own.
+    fn pending_of(&self, run: &Run) -> Result<Vec<PendingItem>> {
+        let now = now_ms();
+        let mut live: Vec<_> = self
+            .calls(&run.id)?
             .into_iter()
-            .map(|(call, agent_id, gated)| PendingItem {
-                pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
-                url: base
-                    .as_deref()
-                    .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
-                call,
-                agent_id,
-                gated,
-            })
-            .collect())
+            .filter(|c| c.state == CallState::Pending && c.expires_at.is_none_or(|at| at > now))
+            .map(|c| (c, run.agent_id.clone(), run.gate.policy.is_some()))
+            .collect();
+        live.sort_by_key(|(c, ..)| (c.created_at, c.step, c.seq));
+        listed(self, live)
     }
 
     /// Stores one step of a run driven under `lease`. `None` when the lease is no longer
@@ -693,6 +688,34 @@ fn answered(found: LedgerEntry) -> Error {
 }
 
 /// Runs `f` in one write transaction of `store` and returns its value.
+/// Live pending calls (with their run's agent and whether a policy gates it) as listed
+/// items: counted per run, each with its inbox page once one is recorded.
+fn listed(
+    store: &(impl Backend + ?Sized),
+    live: Vec<(CallRecord, String, bool)>,
+) -> Result<Vec<PendingItem>> {
+    let mut per_run: HashMap<String, usize> = HashMap::new();
+    for (call, ..) in &live {
+        *per_run.entry(call.run_id.clone()).or_default() += 1;
+    }
+    let base = match live.is_empty() {
+        true => None,
+        false => store.setting(super::reviewers::PUBLIC_URL)?,
+    };
+    Ok(live
+        .into_iter()
+        .map(|(call, agent_id, gated)| PendingItem {
+            pending_in_run: per_run.get(&call.run_id).copied().unwrap_or(1),
+            url: base
+                .as_deref()
+                .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
+            call,
+            agent_id,
+            gated,
+        })
+        .collect())
+}
+
 pub(super) fn write<T>(
     store: &(impl Backend + ?Sized),
     durability: Durability,
