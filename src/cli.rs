@@ -57,7 +57,12 @@ where
     T: Into<OsString>,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    match Cli::command().try_get_matches_from(&args) {
+    let mut cli = Cli::command();
+    let parsed = cli.try_get_matches_from_mut(&args);
+    // The whole tree (every command's arguments) is not taken apart: a process parses once,
+    // and freeing it cost a leg as much as a statement compiled.
+    std::mem::forget(cli);
+    match parsed {
         Ok(matches) => Ok(matches),
         // The version needs nothing more.
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => Err(e),
