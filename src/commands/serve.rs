@@ -1,15 +1,13 @@
-//! `serve`: checks its flags (`serve::start`), records the public URL once, builds serve's
-//! own `--on-suspend` hook (its flag or environment, never a run's), and hands over to the
-//! inbox (`crate::serve`). Thin: everything a request does is there.
-
-use std::sync::Arc;
+//! `serve`: checks its flags (`serve::start`), records the public URL once, and hands over
+//! to the inbox (`crate::serve`) with serve's own `--on-suspend` (its flag or environment,
+//! never a run's). Thin: everything a request does is there.
 
 use anyhow::Result;
 
 use crate::cli::ServeArgs;
 use crate::context::Ctx;
 use crate::exit::Exit;
-use crate::serve::{self, Config};
+use crate::serve::{self, Config, Serving};
 use crate::store::{PublicUrl, Reviewers};
 
 pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
@@ -28,37 +26,18 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
             .warn("serve runs as root; run it as an unprivileged user that owns the store");
     }
     serve::run(Config {
-        location: ctx.location.clone(),
+        serving: Serving {
+            location: ctx.location.clone(),
+            db_flag: ctx.db_flag.clone(),
+            store_from: ctx.store_from,
+            drive: args.drive,
+        },
         listen: args.listen,
         tls: checked.tls,
         public: checked.public,
         behind_proxy: args.behind_proxy,
-        hook: hook(ctx),
-        db_flag: ctx.db_flag.clone(),
-        store_from: ctx.store_from,
+        on_suspend: ctx.on_suspend.clone().filter(|c| !c.trim().is_empty()),
         on_escalate: args.on_escalate.clone().filter(|c| !c.trim().is_empty()),
-        drive: args.drive,
     })?;
     Ok(Exit::Success)
-}
-
-/// Serve's own `--on-suspend`: the item's `pending -o json` line on stdin, as the commands
-/// run it.
-fn hook(ctx: &Ctx) -> Option<serve::Hook> {
-    let cmd = ctx.on_suspend.clone().filter(|c| !c.trim().is_empty())?;
-    let (location, db_flag, store_from) =
-        (ctx.location.clone(), ctx.db_flag.clone(), ctx.store_from);
-    Some(Arc::new(move |items, gates| {
-        let out = crate::output::Out::new(false);
-        let ctx = crate::runner::Context {
-            location: location.clone(),
-            db_flag: db_flag.clone(),
-            store_from,
-            on_suspend: Some(cmd.clone()),
-            interactive: false,
-            server: None,
-            report: &out,
-        };
-        crate::runner::notify::on_suspend(&ctx, items, gates);
-    }))
 }

@@ -81,6 +81,22 @@ impl Serving {
             report,
         }
     }
+
+    /// Runs serve's own `--on-suspend` for the items that became pending, with who may
+    /// decide each (SPEC §14), as the commands run it.
+    pub fn on_suspend(
+        &self,
+        cmd: &str,
+        items: &[crate::store::PendingItem],
+        gates: &crate::runner::place::Gates,
+    ) {
+        let out = crate::output::Out::new(false);
+        let ctx = Context {
+            on_suspend: Some(cmd.to_string()),
+            ..self.context(&out)
+        };
+        crate::runner::notify::on_suspend(&ctx, items, gates);
+    }
 }
 
 /// A decision that was recorded.

@@ -13,12 +13,15 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::{pool, Hook};
+use super::{pool, Serving};
 use crate::policy::ItemGate;
 use crate::store::{Location, PendingItem, Store};
 
 /// How long one wait for a change lasts (the whole wait on SQLite).
 const POLL: Duration = Duration::from_millis(500);
+
+/// Serve's own `--on-suspend`: how serve was started, and the command.
+pub type Hook = (Serving, String);
 
 pub struct Watcher {
     stop: Arc<AtomicBool>,
@@ -114,8 +117,8 @@ fn watch(
                     // Who may decide each, read here where the store is (SPEC §14).
                     let gates = ItemGate::of_pending(s, &new).unwrap_or_default();
                     // A slow hook (10 s at most each) must not hold up the live pages.
-                    let hook = hook.clone();
-                    std::thread::spawn(move || hook(&new, &gates));
+                    let (serving, cmd) = hook.clone();
+                    std::thread::spawn(move || serving.on_suspend(&cmd, &new, &gates));
                 }
             }
         }

@@ -20,7 +20,6 @@ use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
 
 use super::app::{self, App};
-use super::decide::Serving;
 use super::escalations::Escalator;
 use super::events::Watcher;
 use super::{Config, MAX_CONNECTIONS, MAX_HEADERS, REQUEST_TIMEOUT, SHUTDOWN_GRACE};
@@ -42,7 +41,9 @@ pub async fn serve(config: Config) -> Result<()> {
     })?;
     let (changes_tx, changes) = watch::channel(0u64);
     let (stop_tx, stop) = watch::channel(false);
-    let watcher = Watcher::start(config.location.clone(), config.hook.clone(), changes_tx);
+    let serving = config.serving.clone();
+    let hook = config.on_suspend.clone().map(|cmd| (serving.clone(), cmd));
+    let watcher = Watcher::start(serving.location.clone(), hook, changes_tx);
     let local = listener.local_addr()?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     let origins = match &config.public {
@@ -54,12 +55,6 @@ pub async fn serve(config: Config) -> Result<()> {
         None => vec![format!("{scheme}://{local}")],
     };
     let origin = origins[0].clone();
-    let serving = Serving {
-        location: config.location.clone(),
-        db_flag: config.db_flag.clone(),
-        store_from: config.store_from,
-        drive: config.drive,
-    };
     let _escalator = config
         .on_escalate
         .clone()
@@ -76,7 +71,7 @@ pub async fn serve(config: Config) -> Result<()> {
         "serving the inbox at {origin} (listening on {local}{}); stop it with Ctrl-C",
         if tls.is_some() { ", TLS" } else { "" }
     );
-    if config.drive {
+    if config.serving.drive {
         eprintln!(
             "--drive: an answer to a run this user started on this host continues it here, with this process's environment"
         );

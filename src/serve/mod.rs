@@ -36,8 +36,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::runner::place::Gates;
-use crate::store::{Location, PendingItem};
+pub use decide::Serving;
 
 /// A request body may hold this much (the answer cap, SPEC §9).
 pub const MAX_BODY: usize = 1 << 20;
@@ -54,13 +53,10 @@ pub const MAX_STREAMS: usize = 512;
 /// On SIGTERM or SIGINT, requests in flight get this long to finish.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
-/// What a hook does with the items that became pending (serve's own `--on-suspend`), with
-/// who may decide each under its run's policy (SPEC §14).
-pub type Hook = std::sync::Arc<dyn Fn(&[PendingItem], &Gates) + Send + Sync>;
-
 /// How `serve` was started, checked by the command.
 pub struct Config {
-    pub location: Location,
+    /// The store, how it was named, and `--drive`.
+    pub serving: Serving,
     pub listen: SocketAddr,
     /// The certificate chain and key files (PEM) for HTTPS.
     pub tls: Option<(PathBuf, PathBuf)>,
@@ -70,17 +66,12 @@ pub struct Config {
     pub public: Option<String>,
     /// The client's address is the last `X-Forwarded-For` hop.
     pub behind_proxy: bool,
-    /// Run for each item that becomes pending.
-    pub hook: Option<Hook>,
-    /// `--db` as given, for the commands a wording names.
-    pub db_flag: Option<String>,
-    /// What chose the store.
-    pub store_from: crate::runner::StoreFrom,
+    /// Serve's own `--on-suspend` (its flag or environment, never a run's): run for each
+    /// item that becomes pending, with its `pending -o json` line on stdin.
+    pub on_suspend: Option<String>,
     /// `--on-escalate CMD`: serve's own command for each item whose escalation is due, in
     /// any run of the store (SPEC §14).
     pub on_escalate: Option<String>,
-    /// `--drive`: continue the runs this user started on this host after an answer.
-    pub drive: bool,
 }
 
 /// Runs the inbox until SIGTERM or SIGINT, then finishes what is in flight and returns.
