@@ -20,8 +20,8 @@ use super::{
 use serde_json::Value;
 
 use crate::domain::{
-    resumed_results, CallRecord, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
-    StepCommit, StoredEvent, ToolProcess, Transition, Usage,
+    resumed_results, CallRecord, CallState, Event, ItemKind, Message, Resolution, RunStatus,
+    StartedCall, StepCommit, StoredEvent, ToolProcess, Transition, Usage,
 };
 
 /// One decision on a pending item, as `Store::decide` takes it (SPEC §14): the person's
