@@ -341,7 +341,12 @@ impl Place for Local<'_> {
     }
 
     fn pending(&mut self) -> Result<Vec<Item>> {
-        let items = self.store()?.pending(Some(&self.run_id))?;
+        // The run as last read names the agent and the policy (neither ever changes); its
+        // calls are read now.
+        let items = match &self.run {
+            Some(run) => self.store()?.pending_of(run)?,
+            None => self.store()?.pending(Some(&self.run_id))?,
+        };
         Ok(items.into_iter().map(Item::stored).collect())
     }
 

@@ -15,13 +15,13 @@ use super::error::{Conflict, Error, NotFound, Result};
 use super::policy::{self, Ruling};
 use super::{
     damage, holder_alive, identity, now_ms, Identity, Lease, LedgerEntry, LedgerKey, LedgerState,
-    NewRun, PendingItem, Resolved, LEASE_MS,
+    NewRun, PendingItem, Resolved, Run, LEASE_MS,
 };
 use serde_json::Value;
 
 use crate::domain::{
-    resumed_results, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
-    StepCommit, StoredEvent, ToolProcess, Transition, Usage,
+    resumed_results, CallRecord, CallState, Event, ItemKind, Message, Resolution, RunStatus,
+    StartedCall, StepCommit, StoredEvent, ToolProcess, Transition, Usage,
 };
 
 /// One decision on a pending item, as `Store::decide` takes it (SPEC §14): the person's
@@ -109,31 +109,21 @@ pub trait Store: Backend {
             .into_iter()
             .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
             .collect();
-        let mut per_run: HashMap<&str, usize> = HashMap::with_capacity(live.len());
-        for (call, ..) in &live {
-            *per_run.entry(&call.run_id).or_default() += 1;
-        }
-        let counts: Vec<usize> = live
-            .iter()
-            .map(|(call, ..)| per_run.get(call.run_id.as_str()).copied().unwrap_or(1))
-            .collect();
-        let base = match live.is_empty() {
-            true => None,
-            false => self.setting(super::reviewers::PUBLIC_URL)?,
-        };
-        Ok(live
+        listed(self, live)
+    }
+
+    /// The pending items of a run already read, as `pending(Some(&run.id))` gives them,
+    /// from its calls: a leg reads those anyway, so this compiles no statement of its own.
+    fn pending_of(&self, run: &Run) -> Result<Vec<PendingItem>> {
+        let now = now_ms();
+        let mut live: Vec<_> = self
+            .calls(&run.id)?
             .into_iter()
-            .zip(counts)
-            .map(|((call, agent_id, gated), pending_in_run)| PendingItem {
-                pending_in_run,
-                url: base
-                    .as_deref()
-                    .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
-                call,
-                agent_id,
-                gated,
-            })
-            .collect())
+            .filter(|c| c.state == CallState::Pending && c.expires_at.is_none_or(|at| at > now))
+            .map(|c| (c, run.agent_id.clone(), run.gate.policy.is_some()))
+            .collect();
+        live.sort_by_key(|(c, ..)| (c.created_at, c.step, c.seq));
+        listed(self, live)
     }
 
     /// Stores one step of a run driven under `lease`. `None` when the lease is no longer
@@ -698,6 +688,39 @@ fn answered(found: LedgerEntry) -> Error {
 }
 
 /// Runs `f` in one write transaction of `store` and returns its value.
+/// Live pending calls (with their run's agent and whether a policy gates it) as listed
+/// items: counted per run, each with its inbox page once one is recorded.
+fn listed(
+    store: &(impl Backend + ?Sized),
+    live: Vec<(CallRecord, String, bool)>,
+) -> Result<Vec<PendingItem>> {
+    let mut per_run: HashMap<&str, usize> = HashMap::with_capacity(live.len());
+    for (call, ..) in &live {
+        *per_run.entry(&call.run_id).or_default() += 1;
+    }
+    let counts: Vec<usize> = live
+        .iter()
+        .map(|(call, ..)| per_run.get(call.run_id.as_str()).copied().unwrap_or(1))
+        .collect();
+    let base = match live.is_empty() {
+        true => None,
+        false => store.setting(super::reviewers::PUBLIC_URL)?,
+    };
+    Ok(live
+        .into_iter()
+        .zip(counts)
+        .map(|((call, agent_id, gated), pending_in_run)| PendingItem {
+            pending_in_run,
+            url: base
+                .as_deref()
+                .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
+            call,
+            agent_id,
+            gated,
+        })
+        .collect())
+}
+
 pub(super) fn write<T>(
     store: &(impl Backend + ?Sized),
     durability: Durability,

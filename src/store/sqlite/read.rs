@@ -24,9 +24,16 @@ macro_rules! call_fields {
 
 /// A call with its run's id (`r` is the call's `runs` row), as `columns::call` reads it.
 pub const CALL_COLUMNS: &str = concat!("r.id, ", call_fields!());
-/// A call of a run whose id is bound as the query's third parameter.
-pub const CALL_OF_RUN: &str = concat!("?3, ", call_fields!());
-/// Where `columns::call` finds the result text, in both.
+/// Every call of the run whose id is `?1`, in order. The one statement for a run's calls:
+/// a leg reads them, and a step's calls in a transaction are those of its step (each
+/// statement compiled costs a process more than reading a few rows more).
+pub const CALLS_OF_RUN: &str = concat!(
+    "SELECT r.id, ",
+    call_fields!(),
+    " FROM runs r JOIN calls c ON c.run = r.key WHERE r.id = ?1 ORDER BY c.step, c.seq"
+);
+/// Where `columns::call` finds the step and the result text.
+pub const CALL_STEP: usize = 3;
 pub const CALL_RESULT: usize = 9;
 
 /// A run with its agent definition (`r` is `runs`, `d` its agent's `documents` row), as
@@ -203,10 +210,7 @@ pub fn events(c: &Connection, run_id: &str) -> Result<Vec<StoredEvent>> {
 }
 
 pub fn calls(c: &Connection, run_id: &str) -> Result<Vec<CallRecord>> {
-    let mut stmt = c.prepare_cached(&format!(
-        "SELECT {CALL_COLUMNS} FROM runs r JOIN calls c ON c.run = r.key \
-         WHERE r.id = ?1 ORDER BY c.step, c.seq"
-    ))?;
+    let mut stmt = c.prepare_cached(CALLS_OF_RUN)?;
     damage::all(decoded(&mut stmt, [run_id], columns::call)?)
 }
 

@@ -9,7 +9,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 
 use super::compact::{self, to_json, Cursor, Sources};
 use super::errors::classify;
-use super::read::{decoded, SqlRow, CALL_OF_RUN, CALL_RESULT};
+use super::read::{decoded, SqlRow, CALLS_OF_RUN, CALL_RESULT, CALL_STEP};
 
 use crate::domain::{
     CallRecord, CallState, Event, ItemKind, Message, NewCall, StartedCall, StoredEvent, ToolProcess,
@@ -443,21 +443,22 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {
-        let sql = format!(
-            "SELECT {CALL_OF_RUN} FROM calls c WHERE c.run = ?1 AND c.step = ?2 ORDER BY c.seq"
-        );
         let mut texts = HashMap::new();
-        let rows = self
-            .tx
-            .prepare_cached(&sql)?
-            .query_map(params![run.key, step, run.id], |r| {
-                let row = SqlRow(r);
-                let text: Option<String> = r.get(CALL_RESULT).ok().flatten();
-                Ok((columns::run_id(&row), columns::call(&row), text))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut calls = Vec::with_capacity(rows.len());
-        for (id, call, text) in rows {
+        let mut stmt = self.tx.prepare_cached(CALLS_OF_RUN)?;
+        let mut rows = stmt.query([&run.id])?;
+        let mut found = Vec::new();
+        while let Some(r) = rows.next()? {
+            // Other steps' rows are passed over undecoded (a step that does not read as
+            // an integer is decoded, to be reported).
+            if r.get::<_, i64>(CALL_STEP).is_ok_and(|s| s != step) {
+                continue;
+            }
+            let row = SqlRow(r);
+            let text: Option<String> = r.get(CALL_RESULT).ok().flatten();
+            found.push((columns::run_id(&row), columns::call(&row), text));
+        }
+        let mut calls = Vec::with_capacity(found.len());
+        for (id, call, text) in found {
             if let (Ok(c), Some(text)) = (&call, text) {
                 texts.insert(c.call_id.clone(), text);
             }
