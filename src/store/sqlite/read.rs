@@ -22,8 +22,6 @@ macro_rules! call_fields {
     };
 }
 
-/// A call with its run's id (`r` is the call's `runs` row), as `columns::call` reads it.
-pub const CALL_COLUMNS: &str = concat!("r.id, ", call_fields!());
 /// Every call of the run whose id is `?1`, in order. The one statement for a run's calls:
 /// a leg reads them, and a step's calls in a transaction are those of its step (each
 /// statement compiled costs a process more than reading a few rows more).
