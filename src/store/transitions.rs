@@ -687,7 +687,6 @@ fn answered(found: LedgerEntry) -> Error {
     .into()
 }
 
-/// Runs `f` in one write transaction of `store` and returns its value.
 /// Live pending calls (with their run's agent and whether a policy gates it) as listed
 /// items: counted per run, each with its inbox page once one is recorded.
 fn listed(
@@ -721,6 +720,7 @@ fn listed(
         .collect())
 }
 
+/// Runs `f` in one write transaction of `store` and returns its value.
 pub(super) fn write<T>(
     store: &(impl Backend + ?Sized),
     durability: Durability,
