@@ -18,6 +18,7 @@ mod hostile;
 mod ids;
 mod invariants;
 mod kill_loop;
+mod linked;
 mod mastra;
 mod model_paths;
 mod net;
