@@ -58,19 +58,21 @@ pub fn main() -> ExitCode {
 /// `main`, as the code `std::process::exit` takes (the binary's own entry point calls it).
 pub fn run() -> Exit {
     completion::complete_if_asked(cli::command);
-    let matches = match cli::parse() {
+    let mut matches = match cli::parse() {
         Ok(m) => m,
         Err(e) => return parse_error(&e),
     };
-    let cli = match Cli::from_arg_matches(&matches) {
+    let (db_source, server_source) = (matches.value_source("db"), matches.value_source("server"));
+    // Takes the values out of the matches (`from_arg_matches` would parse a copy of them).
+    let cli = match Cli::from_arg_matches_mut(&mut matches) {
         Ok(c) => c,
         Err(e) => return parse_error(&e),
     };
     set_colors(cli.color);
-    let db_flag = (matches.value_source("db") == Some(ValueSource::CommandLine))
+    let db_flag = (db_source == Some(ValueSource::CommandLine))
         .then(|| cli.db.clone())
         .flatten();
-    let store_from = match matches.value_source("db") {
+    let store_from = match db_source {
         _ if cli.db.as_deref().is_none_or(str::is_empty) => runner::StoreFrom::Default,
         Some(ValueSource::CommandLine) => runner::StoreFrom::Flag,
         _ => runner::StoreFrom::Env,
@@ -79,7 +81,7 @@ pub fn run() -> Exit {
     // `MASTRA_SERVER_URL` from the environment is a default, like a kubectl context: a
     // command that exists only here works on this store, and says so; `--server` given on
     // the command line still refuses it.
-    let from_env = matches.value_source("server") == Some(ValueSource::EnvVariable);
+    let from_env = server_source == Some(ValueSource::EnvVariable);
     let local = commands::local_only(&cli.command).filter(|_| from_env && cli.server.is_some());
     // (`tool`, `completions` and `man` touch no runs: nothing to say.)
     if let Some(name) = local.filter(|n| !["tool", "completions", "man"].contains(n)) {

@@ -5,8 +5,10 @@
 //! time, `sys::Process`) can be taken at once. A lease of another host is only ever taken
 //! once it has expired: its pids mean nothing here.
 
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 pub use crate::store::holder_alive;
 use crate::store::{self, holder_alive_with, Lease, Location, Store};
@@ -59,27 +61,38 @@ fn can_take_with(
 
 /// Calls `beat` every 2 s from a thread of its own, with a connection of that thread, until
 /// dropped: keeps a driver's lease or a waiter's heartbeat alive. The connection is opened
-/// only when the first beat is due, so short legs cost nothing.
+/// only when the first beat is due, so short legs cost nothing; the thread waits parked,
+/// which allocates nothing, so that it makes no memory arena of its own (a few system calls
+/// and page faults) before its first beat either.
 ///
 /// Dropping it stops the thread at its next wake-up without waiting for it: a beat still
 /// under way can only touch a lease or waiter row that names this holder's token, which
 /// the holder has released or replaced by then, so there is nothing to wait for (and a
 /// short command does not pay for a thread join).
 pub struct Heartbeat {
-    _stop: Sender<()>,
+    stop: Arc<AtomicBool>,
+    thread: Option<Thread>,
 }
 
 impl Heartbeat {
     pub fn start(location: Location, beat: impl Fn(&dyn Store) + Send + 'static) -> Heartbeat {
-        let (tx, rx) = mpsc::channel::<()>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
         // Without a thread (the system refused one) a long model call may outlive the
         // lease; the driver then finds it lost at its next commit and stops.
-        let _ = std::thread::Builder::new().spawn(move || {
+        let spawned = std::thread::Builder::new().spawn(move || {
             let mut conn = None;
             loop {
-                match rx.recv_timeout(Duration::from_millis(store::RENEW_MS)) {
-                    Err(RecvTimeoutError::Timeout) => {}
-                    _ => return,
+                // `park_timeout` may return early (spuriously, or for the drop's unpark).
+                let due = Instant::now() + Duration::from_millis(store::RENEW_MS);
+                loop {
+                    if stopped.load(Ordering::Acquire) {
+                        return;
+                    }
+                    match due.checked_duration_since(Instant::now()) {
+                        Some(left) if !left.is_zero() => std::thread::park_timeout(left),
+                        _ => break,
+                    }
                 }
                 if conn.is_none() {
                     conn = store::open(&location, store::Access::Existing)
@@ -91,7 +104,10 @@ impl Heartbeat {
                 }
             }
         });
-        Heartbeat { _stop: tx }
+        Heartbeat {
+            stop,
+            thread: spawned.ok().map(|h| h.thread().clone()),
+        }
     }
 
     /// Keeps `lease` on `run_id`; a failed renewal is seen by the driver at its next commit.
@@ -99,6 +115,15 @@ impl Heartbeat {
         Heartbeat::start(location, move |s| {
             let _ = s.renew_lease(&run_id, &lease);
         })
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = &self.thread {
+            t.unpark();
+        }
     }
 }
 

@@ -184,9 +184,12 @@ pub fn euid() -> u32 {
 
 /// The name of the effective user, from the password database (never `$USER`, which anyone
 /// can set): the identity a policy checks on this machine (SPEC §14). `uid N` when the
-/// database has no entry for it.
+/// database has no entry for it. Looked up once a process (a leg asks at its start and at
+/// each decision; the effective uid does not change).
 pub fn effective_user() -> String {
-    whoami::username().unwrap_or_else(|_| format!("uid {}", euid()))
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| whoami::username().unwrap_or_else(|_| format!("uid {}", euid())))
+        .clone()
 }
 
 #[cfg(test)]
