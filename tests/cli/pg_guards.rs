@@ -1,7 +1,8 @@
 //! PostgreSQL's write guards after migration 10 (SPEC §14): one function guards every table
 //! only some roles write, told by its trigger's argument who may, with each refusal's words
-//! as before; what a runner's role may not write stays refused. Runs only against
-//! PostgreSQL (`MASTRA_ASK_TEST_POSTGRES`).
+//! as before; what a runner's role may not write stays refused; after migration 11 the
+//! store's owner passes them without calling PL/pgSQL. Runs only against PostgreSQL
+//! (`MASTRA_ASK_TEST_POSTGRES`).
 
 use crate::common::Env;
 use crate::pg_safety::{database, server, Role};
@@ -65,4 +66,60 @@ fn one_guard_function_refuses_each_table_s_writers_as_before() {
         )
     );
     assert_eq!(env.count("SELECT count(*) FROM reviewers", &[]), 1);
+}
+
+/// Migration 11: a command of the store's owner calls no PL/pgSQL unless it is refused (a new
+/// server process would load the language and compile each function): the function calls of
+/// an `answer`'s server process, counted by `track_functions`, are SQL functions only.
+#[test]
+fn an_owner_s_answer_calls_no_pl_pgsql() {
+    if server().is_none() {
+        return;
+    }
+    let env = Env::new();
+    let db = database(&env);
+    env.write(
+        "work/script.json",
+        &serde_json::json!({"steps": [
+            {"toolCalls": [{"id": "q", "name": "ask_user", "args": {"question": "Ship it?"}}]},
+            {"text": "shipped"}
+        ]})
+        .to_string(),
+    );
+    let agent = env.write(
+        "work/agent.json",
+        &serde_json::json!({"id": "a", "instructions": "Ask.", "model": "script:script.json"})
+            .to_string(),
+    );
+    env.run(&["run", "--agent", agent.to_str().unwrap(), "Go"])
+        .assert_code(75);
+    let run = env.latest_run().unwrap();
+    let mut owner = postgres::Client::connect(&env.store.url(), postgres::NoTls).unwrap();
+    owner
+        .batch_execute(&format!("ALTER DATABASE {db} SET track_functions = 'all'"))
+        .unwrap();
+    env.run(&["answer", &run, "yes"]).assert_code(0);
+    // A server process reports its counts as it exits, after the command has.
+    let calls = "SELECT f.funcname::text, l.lanname::text FROM pg_stat_user_functions f \
+        JOIN pg_proc p ON p.oid = f.funcid JOIN pg_language l ON l.oid = p.prolang \
+        WHERE f.schemaname = 'mastra_ask' ORDER BY 1";
+    let mut called: Vec<(String, String)> = Vec::new();
+    for _ in 0..1000 {
+        called = owner
+            .query(calls, &[])
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        if called.iter().any(|(f, _)| f == "resolve_item") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        called.iter().any(|(f, _)| f == "resolve_item"),
+        "the answer's function calls were never reported: {called:?}"
+    );
+    let pl: Vec<&(String, String)> = called.iter().filter(|(_, l)| l != "sql").collect();
+    assert!(pl.is_empty(), "an owner's answer called {pl:?}");
 }
