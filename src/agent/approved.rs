@@ -34,13 +34,15 @@ pub enum Open {
 }
 
 /// Finishes the run's last step if it was left open (every item resolved, results not yet
-/// appended: the history ends with the step's assistant message and its calls).
+/// appended: the history ends with the step's assistant message and its calls). `history`
+/// and `calls` are the run's, read under the lease.
 pub fn finish_step(
     store: &dyn Store,
     run: &Run,
     lease: &Lease,
     toolbox: &Toolbox,
     history: &[Message],
+    calls: &[CallRecord],
     sink: &mut dyn Sink,
 ) -> Result<Open> {
     // Only a step whose results were left to this leg ends the history with its calls: the
@@ -50,7 +52,6 @@ pub fn finish_step(
         _ => return Ok(Open::Untouched),
     }
     let messages = history.len();
-    let calls = store.calls(&run.id)?;
     let Some(step) = calls.iter().map(|c| c.step).max() else {
         return Ok(Open::Untouched);
     };
@@ -58,14 +59,14 @@ pub fn finish_step(
     if usize::try_from(step + 1).ok() != Some(messages) {
         return Ok(Open::Untouched);
     }
-    let calls: Vec<CallRecord> = calls.into_iter().filter(|c| c.step == step).collect();
+    let calls: Vec<&CallRecord> = calls.iter().filter(|c| c.step == step).collect();
     // Expired items end a step only where the run declared that it goes on past them.
     let closed = |c: &CallRecord| match c.state {
         CallState::Done | CallState::Resolved => true,
         CallState::Expired => run.gate.on_expiry.goes_on(),
         _ => false,
     };
-    if !calls.iter().all(closed) {
+    if !calls.iter().all(|c| closed(c)) {
         return Ok(Open::Untouched);
     }
     for call in calls.iter().filter(|c| c.left_to_driver()) {

@@ -13,15 +13,16 @@ use super::lease::Heartbeat;
 use super::started::{self, Inline};
 use super::step::{self, StepContext};
 use super::AgentDef;
-use crate::domain::{Event, EventKind, Message, RunStatus, Sink, StepCommit, Transition};
+use crate::domain::{Event, EventKind, Message, Sink, StepCommit, Transition};
 use crate::providers::{Provider, Request};
-use crate::store::{Lease, Location, Run, Store};
+use crate::store::{Lease, Location, Run, RunRow, Store};
 use crate::tools::Toolbox;
 
 /// How a leg ended.
 #[derive(Debug, PartialEq)]
 pub enum Ended {
-    Status(RunStatus),
+    /// At the run's row as its last step left it (suspended or finished).
+    At(Box<RunRow>),
     /// The run was cancelled or taken over by another driver meanwhile.
     LostLease,
 }
@@ -62,10 +63,11 @@ pub fn drive(
     let specs = toolbox.specs();
     let names = toolbox.names();
     let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());
+    // Read once the lease is held: no other driver changes them while it is.
+    let (mut history, calls) = store.messages_and_calls(&run.id)?;
     // A takeover: what the driver before left running ends before any step runs again.
-    started::wait_for_inline(store, run, &toolbox)?;
-    let mut history = store.messages(&run.id)?;
-    match approved::finish_step(store, run, lease, &toolbox, &history, sink)? {
+    started::wait_for_inline(&calls, &toolbox);
+    match approved::finish_step(store, run, lease, &toolbox, &history, &calls, sink)? {
         Open::LostLease => return Ok(Ended::LostLease),
         Open::Finished => history = store.messages(&run.id)?,
         Open::Untouched => {}
@@ -107,7 +109,7 @@ pub fn drive(
             Err(e) => failed(step_start, &message_id, &shown, format!("{e:#}")),
         };
         inline.checked()?;
-        let Some(stored) = store.commit_step(&run.id, lease, &commit)? else {
+        let Some((stored, row)) = store.store_step(&run.id, lease, &commit)? else {
             inline.lost()?;
             return Ok(Ended::LostLease);
         };
@@ -120,11 +122,8 @@ pub fn drive(
         used.extend(call_ids(&commit.messages));
         history.extend(commit.messages);
         usage = usage + commit.usage;
-        match commit.transition {
-            Transition::Running => continue,
-            Transition::Suspended => return Ok(Ended::Status(RunStatus::Suspended)),
-            Transition::Completed { .. } => return Ok(Ended::Status(RunStatus::Completed)),
-            Transition::Failed { .. } => return Ok(Ended::Status(RunStatus::Failed)),
+        if commit.transition != Transition::Running {
+            return Ok(Ended::At(Box::new(row)));
         }
     }
     unreachable!("the loop returns")

@@ -15,8 +15,8 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::step::error_text;
-use crate::domain::{CallState, StartedCall, ToolCall, ToolOutcome, ToolProcess};
-use crate::store::{now_ms, Lease, Run, Store};
+use crate::domain::{CallRecord, CallState, StartedCall, ToolCall, ToolOutcome, ToolProcess};
+use crate::store::{now_ms, Lease, Store};
 use crate::sys::group::Recorded;
 use crate::tools::Toolbox;
 
@@ -45,9 +45,10 @@ pub fn stored(outcome: ToolOutcome) -> (Value, Option<Value>) {
 }
 
 /// Before a taking-over driver runs the step again: waits for each command tool that an
-/// earlier driver started for a step it never stored and that is not known to have ended.
-pub fn wait_for_inline(store: &dyn Store, run: &Run, toolbox: &Toolbox) -> Result<()> {
-    for call in store.calls(&run.id)? {
+/// earlier driver started for a step it never stored (among the run's `calls`) and that is
+/// not known to have ended.
+pub fn wait_for_inline(calls: &[CallRecord], toolbox: &Toolbox) {
+    for call in calls {
         if call.state != CallState::Running || call.result.is_some() {
             continue;
         }
@@ -59,7 +60,6 @@ pub fn wait_for_inline(store: &dyn Store, run: &Run, toolbox: &Toolbox) -> Resul
             wait_for_earlier(earlier, timeout);
         }
     }
-    Ok(())
 }
 
 /// Waits until a copy of the tool that an earlier driver started has ended: while its

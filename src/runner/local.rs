@@ -29,7 +29,7 @@ use crate::items::plan::{plan_of, warn_if_changed};
 use crate::items::{Item, Plans};
 use crate::policy::{Deciding, ItemGate};
 use crate::providers::{self, Provider, NO_MODEL};
-use crate::store::{now_ms, Decide, Identity, Lease, Resolved, Run, Store};
+use crate::store::{now_ms, Decide, Identity, Lease, PendingItem, Resolved, Run, Store};
 use crate::sys::signals::Ending;
 use crate::tools::submit_plan::Plan;
 
@@ -43,6 +43,10 @@ pub struct Local<'a> {
     run: Option<Run>,
     /// `run` is what the store has now: the next look may use it without a read.
     fresh: bool,
+    /// The run's pending items, read since `run` was last read or changed by this process,
+    /// and since the last prompt: what the report of one moment shows (a transition never
+    /// relies on them; it reads the run's rows itself).
+    items: Option<Vec<PendingItem>>,
     /// The lease this process holds on the run, if any.
     lease: Option<Lease>,
     /// The run's stored agent, decoded once.
@@ -70,6 +74,7 @@ impl<'a> Local<'a> {
             run_id: run_id.to_string(),
             run: None,
             fresh: false,
+            items: None,
             lease: None,
             agent: None,
             provider: None,
@@ -108,6 +113,7 @@ impl<'a> Local<'a> {
         self.run_id = run.id.clone();
         self.run = Some(run);
         self.fresh = true;
+        self.items = None;
     }
 
     /// `run` is what the store had when the frontend read it (it may have changed since).
@@ -115,6 +121,7 @@ impl<'a> Local<'a> {
         self.run_id = run.id.clone();
         self.run = Some(run);
         self.fresh = false;
+        self.items = None;
     }
 
     /// This process holds `lease`, driving the run with `model`.
@@ -161,6 +168,7 @@ impl<'a> Local<'a> {
     fn keep(&mut self, run: Run) {
         self.run = Some(run);
         self.fresh = false;
+        self.items = None;
     }
 
     /// The run's stored agent, decoded on first use.
@@ -192,7 +200,7 @@ impl<'a> Local<'a> {
 
     fn record_on(
         &mut self,
-        run: &Run,
+        run: &mut Run,
         item: &Item,
         resolution: &Resolution,
         drive: bool,
@@ -232,6 +240,9 @@ impl<'a> Local<'a> {
             Resolved::Resumed { events, driving } if driving => {
                 self.ctx.report.stored_events(&run.id, &events);
                 self.watch.passed(&events);
+                // As the transaction left it: running under this process's lease.
+                run.status = RunStatus::Running;
+                run.lease.clone_from(&offer);
                 self.lease = offer;
                 Outcome::Driven
             }
@@ -249,8 +260,9 @@ impl<'a> Local<'a> {
         })
     }
 
-    /// Drives one leg under this process's lease.
-    fn leg_of(&mut self, run: &Run) -> Result<Ran> {
+    /// Drives one leg under this process's lease; `run` as its last step left it, and
+    /// whether it is that (the leg ended at a step, not at a lost lease).
+    fn leg_of(&mut self, run: &mut Run) -> Result<(Ran, bool)> {
         self.catch_up(run)?;
         let store = self.store()?;
         let Some(lease) = self.lease.clone() else {
@@ -276,11 +288,17 @@ impl<'a> Local<'a> {
             self.watch.skip_to_end(store, &run.id)?;
         }
         match end {
-            Ended::Status(RunStatus::Suspended) => Ok(Ran {
-                suspended: true,
-                stop_asked: false,
-            }),
-            Ended::Status(_) => Ok(Ran::default()),
+            Ended::At(row) => {
+                row.update(run);
+                let suspended = row.status == RunStatus::Suspended;
+                Ok((
+                    Ran {
+                        suspended,
+                        stop_asked: false,
+                    },
+                    true,
+                ))
+            }
             Ended::LostLease => {
                 self.lease = None;
                 if self.read()?.status != RunStatus::Cancelled {
@@ -289,7 +307,7 @@ impl<'a> Local<'a> {
                         run.id
                     )));
                 }
-                Ok(Ran::default())
+                Ok((Ran::default(), false))
             }
         }
     }
@@ -318,8 +336,9 @@ impl Place for Local<'_> {
     }
 
     fn state(&mut self) -> Result<State> {
+        let fresh = self.fresh;
         let run = match self.run.take() {
-            Some(run) if self.fresh => run,
+            Some(run) if fresh => run,
             _ => self.read()?,
         };
         let state = match run.status {
@@ -336,18 +355,24 @@ impl Place for Local<'_> {
                 State::Ended(End::of_run(&run))
             }
         };
+        // The items read with a run not read again since are still the moment's.
+        let items = self.items.take().filter(|_| fresh);
         self.keep(run);
+        self.items = items;
         Ok(state)
     }
 
     fn pending(&mut self) -> Result<Vec<Item>> {
-        // The run as last read names the agent and the policy (neither ever changes); its
-        // calls are read now.
-        let items = match &self.run {
-            Some(run) => self.store()?.pending_of(run)?,
-            None => self.store()?.pending(Some(&self.run_id))?,
-        };
-        Ok(items.into_iter().map(Item::stored).collect())
+        if self.items.is_none() {
+            // The run as last read names the agent and the policy (neither ever changes);
+            // its calls are read now.
+            self.items = Some(match &self.run {
+                Some(run) => self.store()?.pending_of(run)?,
+                None => self.store()?.pending(Some(&self.run_id))?,
+            });
+        }
+        let items = self.items.iter().flatten().cloned();
+        Ok(items.map(Item::stored).collect())
     }
 
     fn gates(&mut self, items: &[Item]) -> Result<Gates> {
@@ -379,6 +404,8 @@ impl Place for Local<'_> {
     }
 
     fn decided_meanwhile(&mut self, item: &Item) -> Result<Option<String>> {
+        // A prompt was open: what was read before it is not this moment's.
+        self.items = None;
         match item {
             Item::Stored { call, .. } => super::prompt::decided_meanwhile(self.store()?, call),
             Item::Server { .. } => Ok(None),
@@ -425,17 +452,22 @@ impl Place for Local<'_> {
     }
 
     fn record(&mut self, item: &Item, resolution: &Resolution, drive: bool) -> Result<Outcome> {
-        let run = self.take_run()?;
-        let outcome = self.record_on(&run, item, resolution, drive);
+        let mut run = self.take_run()?;
+        let outcome = self.record_on(&mut run, item, resolution, drive);
         self.keep(run);
+        // Driving on, this process knows the run as its transaction left it.
+        self.fresh = matches!(outcome, Ok(Outcome::Driven));
         outcome
     }
 
     fn leg(&mut self) -> Result<Ran> {
-        let run = self.take_run()?;
-        let ran = self.leg_of(&run);
+        let mut run = self.take_run()?;
+        let ran = self.leg_of(&mut run);
         self.keep(run);
-        ran
+        let (ran, fresh) = ran?;
+        // A leg that ended at a step knows the run as that step's transaction left it.
+        self.fresh = fresh;
+        Ok(ran)
     }
 
     fn take(&mut self) -> Result<()> {
@@ -461,6 +493,7 @@ impl Place for Local<'_> {
     }
 
     fn pause(&mut self, _until: Option<Instant>) -> Result<()> {
+        self.items = None;
         let store = self.store()?;
         store.expire_due(now_ms())?;
         if let Some(cmd) = self.deciding.on_escalate.as_deref() {

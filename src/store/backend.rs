@@ -7,12 +7,12 @@
 
 use std::time::Duration;
 
-use super::error::Result;
+use super::error::{Error, Result};
 use super::reviewers::{ReviewerRow, SessionRow};
 use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
 use serde_json::Value;
 
-use crate::domain::review::{Checked, DecisionRecord, OnExpiry, Policy};
+use crate::domain::review::{Checked, DecisionRecord, OnExpiry, Policy, RunGate};
 use crate::domain::{
     CallRecord, CallState, Event, ItemKind, Message, NewCall, Resolution, RunStatus, StartedCall,
     StoredEvent, ToolProcess, Usage,
@@ -49,6 +49,31 @@ pub struct RunRow {
     /// Pending items of this run expire this long after they are created.
     pub expires_in_ms: Option<i64>,
     pub updated_at: i64,
+    /// Who may answer it (SPEC §14), read with the row: never changed after the run's
+    /// start. What is wrong with it when it does not read, which only the transitions that
+    /// need it refuse (`gate()`).
+    pub gate: std::result::Result<RunGate, String>,
+}
+
+impl RunRow {
+    /// `run` as this row (written by the transaction that returned it) says it is now.
+    pub fn update(&self, run: &mut Run) {
+        run.status = self.status;
+        run.output.clone_from(&self.outcome.output);
+        run.finish_reason.clone_from(&self.outcome.finish_reason);
+        run.error.clone_from(&self.outcome.error);
+        run.usage = self.usage;
+        run.lease.clone_from(&self.lease);
+        run.updated_at = self.updated_at;
+    }
+
+    /// What the run keeps about who may answer it; a gate that does not read is damage.
+    pub fn gate(&self) -> Result<&RunGate> {
+        self.gate.as_ref().map_err(|what| Error::Damaged {
+            run: self.id.clone(),
+            what: what.clone(),
+        })
+    }
 }
 
 /// What a run came to: its output and finish reason when it completed, its error when it
@@ -137,6 +162,18 @@ pub trait Tx {
     /// Writes the row's status, output, finish reason, error, usage, lease and update time.
     fn save_run(&mut self, run: &RunRow) -> Result<()>;
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>>;
+    /// The run's row, locked, and then its call `call_id` (PostgreSQL: in one flight).
+    fn lock_run_with_call(
+        &mut self,
+        run_id: &str,
+        call_id: &str,
+    ) -> Result<Option<(RunRow, Option<CallHead>)>> {
+        let Some(run) = self.lock_run(run_id)? else {
+            return Ok(None);
+        };
+        let call = self.call(&run, call_id)?;
+        Ok(Some((run, call)))
+    }
     /// Records the decision that resolves a pending call, at the run's `updated_at`
     /// (PostgreSQL: through `mastra_ask.resolve_item`, which refuses a resolution its policy
     /// does not back).
@@ -154,6 +191,21 @@ pub trait Tx {
     fn message_count(&mut self, run: &RunRow) -> Result<i64>;
     /// The calls of one step, in call order.
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>>;
+    /// The calls of one step and, when none of them is pending, the run's registered
+    /// waiters (`waiters`): what follows a resolution. PostgreSQL reads both in one flight
+    /// (the waiters whatever the calls are).
+    fn step_calls_and_waiters(
+        &mut self,
+        run: &RunRow,
+        step: i64,
+    ) -> Result<(Vec<CallRecord>, Vec<Lease>)> {
+        let calls = self.step_calls(run, step)?;
+        let waiters = match calls.iter().any(|c| c.state == CallState::Pending) {
+            true => Vec::new(),
+            false => self.waiters(run)?,
+        };
+        Ok((calls, waiters))
+    }
     /// Closes the run's pending calls as `state`.
     fn close_pending(&mut self, run: &RunRow, state: CallState, at: i64) -> Result<()>;
     fn append(&mut self, run: &RunRow, batch: &Batch) -> Result<Vec<StoredEvent>>;
@@ -353,6 +405,21 @@ pub trait Backend: Send {
     fn events(&self, run_id: &str) -> Result<Vec<StoredEvent>>;
     /// The calls of the run's suspended steps, in order.
     fn calls(&self, run_id: &str) -> Result<Vec<CallRecord>>;
+    /// The run's calls, and the inbox's public URL when one of them is pending: what the
+    /// run's pending items are made of (PostgreSQL: one round trip).
+    fn calls_and_url(&self, run_id: &str) -> Result<(Vec<CallRecord>, Option<String>)> {
+        let calls = self.calls(run_id)?;
+        let url = match calls.iter().any(|c| c.state == CallState::Pending) {
+            true => self.setting(super::reviewers::PUBLIC_URL)?,
+            false => None,
+        };
+        Ok((calls, url))
+    }
+    /// The run's messages and its calls: what a leg starts from (PostgreSQL: one round
+    /// trip).
+    fn messages_and_calls(&self, run_id: &str) -> Result<(Vec<Message>, Vec<CallRecord>)> {
+        Ok((self.messages(run_id)?, self.calls(run_id)?))
+    }
     /// Every pending call with its run's agent id, oldest first; deadlines are not looked at.
     fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>>;
     /// Whether some pending call's deadline is `now` or earlier.

@@ -256,7 +256,8 @@ pub fn run(c: &dyn Columns) -> Read<Run> {
 
 /// Columns of a locked run: key (0 when the backend has none), id, status, output,
 /// finish_reason, error, input_tokens, output_tokens, total_tokens, lease_token,
-/// lease_host, lease_pid, lease_start, lease_expires_at, expires_in_ms, updated_at.
+/// lease_host, lease_pid, lease_start, lease_expires_at, expires_in_ms, updated_at, then
+/// `GATE_COLUMNS`.
 pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
     Ok(RunRow {
         key: int(c, 0)?,
@@ -267,6 +268,7 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
         lease: lease(c, 9)?,
         expires_in_ms: c.int(14)?,
         updated_at: int(c, 15)?,
+        gate: gate(c, 16),
     })
 }
 

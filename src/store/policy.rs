@@ -20,7 +20,7 @@ use super::error::{Conflict, Error, NotFound, Result};
 use super::transitions::{write, Decide};
 use super::{identity, now_ms};
 use crate::domain::review::{
-    self, is_name, Checked, DecisionRecord, Policy, PolicySpec, Rule, RuleSpec, RunGate, Verdict,
+    self, is_name, Checked, DecisionRecord, Policy, PolicySpec, Rule, RuleSpec, Verdict,
     GROUP_PREFIX,
 };
 use crate::domain::{ItemKind, Resolution};
@@ -64,8 +64,6 @@ pub trait PolicyTx {
     fn members(&mut self) -> Result<Vec<Member>>;
     /// The reviewer (not removed) mapped to this OS user or PostgreSQL role.
     fn mapped(&mut self, os_user: Option<&str>, pg_role: Option<&str>) -> Result<Option<String>>;
-    /// What the run keeps about who may answer it.
-    fn gate(&mut self, run: &RunRow) -> Result<RunGate>;
     /// The decisions on one call, oldest first.
     fn decisions(&mut self, run: &RunRow, call_id: &str) -> Result<Vec<DecisionRow>>;
     /// Records one decision. PostgreSQL's goes through `mastra_ask.record_decision`, which
@@ -223,7 +221,7 @@ pub(super) fn ruling(
     let verdict = Verdict::of(kind, &resolution.resume_data);
     let bound = bind_arguments(kind, verdict, call, d.args, call_id)?;
     let me = identity::check(tx, d.identity)?;
-    let gate = tx.policies().gate(run)?;
+    let gate = run.gate()?;
     let Some(rule) = gate
         .policy
         .as_ref()

@@ -19,6 +19,7 @@ use super::{
 };
 use serde_json::Value;
 
+use crate::domain::review::RunGate;
 use crate::domain::{
     resumed_results, CallRecord, CallState, Event, ItemKind, Message, Resolution, RunStatus,
     StartedCall, StepCommit, StoredEvent, ToolProcess, Transition, Usage,
@@ -51,6 +52,12 @@ pub trait Store: Backend {
     /// Its policy (SPEC §14) is resolved in the same transaction: the members of the named
     /// reviewers and groups as they are now, and who starts it, as the store checks it.
     fn create_run(&self, run: &NewRun) -> Result<Vec<StoredEvent>> {
+        Ok(self.start_run(run)?.0)
+    }
+
+    /// As `create_run`, with the run as it was stored: what its first leg starts from,
+    /// without reading it again.
+    fn start_run(&self, run: &NewRun) -> Result<(Vec<StoredEvent>, Run)> {
         let now = now_ms();
         let expires_in_ms = run.expires_in.map(|d| offset_ms(d, now)).transpose()?;
         let escalate_after_ms = run
@@ -73,6 +80,13 @@ pub trait Store: Backend {
                 on_expiry: run.review.on_expiry,
                 escalate_after_ms,
             };
+            let gate = RunGate {
+                policy: policy.clone(),
+                started_by: Some(started_by.clone()),
+                on_expiry: run.review.on_expiry,
+                escalate_after: escalate_after_ms
+                    .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
+            };
             let row = RunRow {
                 key: tx.insert_run(&insert)?,
                 id: run.id.to_string(),
@@ -82,6 +96,7 @@ pub trait Store: Backend {
                 lease: Some(lease.clone()),
                 expires_in_ms,
                 updated_at: now,
+                gate: Ok(gate.clone()),
             };
             if let Some(waiter) = run.waiter {
                 tx.put_waiter(&row, waiter, now)?;
@@ -91,7 +106,24 @@ pub trait Store: Backend {
             }];
             let events = tx.append(&row, &appended(Origin::Prompt, &prompt, run.events, now))?;
             tx.notify(&row)?;
-            Ok(events)
+            let stored = Run {
+                id: row.id.clone(),
+                agent_id: run.agent_id.to_string(),
+                agent: run.agent.clone(),
+                cwd: run.cwd.to_string(),
+                host: Some(run.lease.host.clone()),
+                os_uid: Some(insert.os_uid),
+                status: row.status,
+                output: None,
+                finish_reason: None,
+                error: None,
+                usage: row.usage,
+                lease: row.lease.clone(),
+                created_at: now,
+                updated_at: now,
+                gate,
+            };
+            Ok((events, stored))
         })
     }
 
@@ -109,21 +141,25 @@ pub trait Store: Backend {
             .into_iter()
             .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
             .collect();
-        listed(self, live)
+        let url = match live.is_empty() {
+            true => None,
+            false => self.setting(super::reviewers::PUBLIC_URL)?,
+        };
+        Ok(listed(live, url))
     }
 
     /// The pending items of a run already read, as `pending(Some(&run.id))` gives them,
     /// from its calls: a leg reads those anyway, so this compiles no statement of its own.
     fn pending_of(&self, run: &Run) -> Result<Vec<PendingItem>> {
         let now = now_ms();
-        let mut live: Vec<_> = self
-            .calls(&run.id)?
+        let (calls, url) = self.calls_and_url(&run.id)?;
+        let mut live: Vec<_> = calls
             .into_iter()
             .filter(|c| c.state == CallState::Pending && c.expires_at.is_none_or(|at| at > now))
             .map(|c| (c, run.agent_id.clone(), run.gate.policy.is_some()))
             .collect();
         live.sort_by_key(|(c, ..)| (c.created_at, c.step, c.seq));
-        listed(self, live)
+        Ok(listed(live, url))
     }
 
     /// Stores one step of a run driven under `lease`. `None` when the lease is no longer
@@ -134,6 +170,19 @@ pub trait Store: Backend {
         lease: &Lease,
         step: &StepCommit,
     ) -> Result<Option<Vec<StoredEvent>>> {
+        Ok(self
+            .store_step(run_id, lease, step)?
+            .map(|(events, _)| events))
+    }
+
+    /// As `commit_step`, with the run's row as the step left it (what the driver then
+    /// knows of the run without reading it again).
+    fn store_step(
+        &self,
+        run_id: &str,
+        lease: &Lease,
+        step: &StepCommit,
+    ) -> Result<Option<(Vec<StoredEvent>, RunRow)>> {
         let now = now_ms();
         let durability = match step.transition {
             Transition::Running => Durability::Deferred,
@@ -157,7 +206,7 @@ pub trait Store: Backend {
             };
             let events = tx.append(&run, &batch)?;
             tx.notify(&run)?;
-            Ok(Some(events))
+            Ok(Some((events, run.clone())))
         })
     }
 
@@ -330,7 +379,7 @@ pub trait Store: Backend {
             let Some(run) = tx.lock_run(run_id)? else {
                 return Ok(false);
             };
-            let Some(after) = tx.policies().gate(&run)?.escalate_after else {
+            let Some(after) = run.gate()?.escalate_after else {
                 return Ok(false);
             };
             match tx.call(&run, call_id)? {
@@ -688,11 +737,9 @@ fn answered(found: LedgerEntry) -> Error {
 }
 
 /// Live pending calls (with their run's agent and whether a policy gates it) as listed
-/// items: counted per run, each with its inbox page once one is recorded.
-fn listed(
-    store: &(impl Backend + ?Sized),
-    live: Vec<(CallRecord, String, bool)>,
-) -> Result<Vec<PendingItem>> {
+/// items: counted per run, each with its inbox page when the inbox's URL (`base`) is
+/// recorded.
+fn listed(live: Vec<(CallRecord, String, bool)>, base: Option<String>) -> Vec<PendingItem> {
     let mut per_run: HashMap<&str, usize> = HashMap::with_capacity(live.len());
     for (call, ..) in &live {
         *per_run.entry(&call.run_id).or_default() += 1;
@@ -701,12 +748,7 @@ fn listed(
         .iter()
         .map(|(call, ..)| per_run.get(call.run_id.as_str()).copied().unwrap_or(1))
         .collect();
-    let base = match live.is_empty() {
-        true => None,
-        false => store.setting(super::reviewers::PUBLIC_URL)?,
-    };
-    Ok(live
-        .into_iter()
+    live.into_iter()
         .zip(counts)
         .map(|((call, agent_id, gated), pending_in_run)| PendingItem {
             pending_in_run,
@@ -717,7 +759,7 @@ fn listed(
             agent_id,
             gated,
         })
-        .collect())
+        .collect()
 }
 
 /// Runs `f` in one write transaction of `store` and returns its value.
@@ -750,8 +792,10 @@ fn pending_call(tx: &mut dyn Tx, run_id: &str, call_id: &str) -> Result<(RunRow,
         run: run_id.to_string(),
         call: call_id.to_string(),
     };
-    let run = tx.lock_run(run_id)?.ok_or_else(missing)?;
-    let call = tx.call(&run, call_id)?.ok_or_else(missing)?;
+    let (run, call) = tx
+        .lock_run_with_call(run_id, call_id)?
+        .ok_or_else(missing)?;
+    let call = call.ok_or_else(missing)?;
     if call.state != CallState::Pending {
         return Err(Conflict::NotPending {
             call: call_id.to_string(),
@@ -781,7 +825,7 @@ fn carry_on(
     driver: Option<&Lease>,
     now: i64,
 ) -> Result<Resolved> {
-    let calls = tx.step_calls(&run, step)?;
+    let (calls, waiters) = tx.step_calls_and_waiters(&run, step)?;
     let still_pending = calls
         .iter()
         .filter(|c| c.state == CallState::Pending)
@@ -791,7 +835,7 @@ fn carry_on(
         tx.notify(&run)?;
         return Ok(Resolved::Recorded { still_pending });
     }
-    let waiter = tx.waiters(&run)?.iter().any(|w| holder_alive(w, now));
+    let waiter = waiters.iter().any(|w| holder_alive(w, now));
     let driver = driver.filter(|_| !waiter);
     run.status = RunStatus::Running;
     run.lease = driver.map(|l| renewed(l, now));
@@ -885,7 +929,7 @@ fn expire_due_runs(tx: &mut dyn Tx, now: i64) -> Result<usize> {
     for id in tx.due_runs(now)? {
         match tx.lock_run(&id) {
             Ok(Some(mut run)) if run.status == RunStatus::Suspended => {
-                if !tx.policies().gate(&run)?.on_expiry.goes_on() {
+                if !run.gate()?.on_expiry.goes_on() {
                     expire(tx, run, EXPIRED_ERROR, now)?;
                     failed += 1;
                     continue;

@@ -877,3 +877,36 @@ fn a_decline_appends_the_reason_when_it_is_recorded() {
         events.into_iter().map(|e| e.event).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_started_run_and_its_stored_steps_are_what_the_store_reads_back() {
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    let (events, mut run) = s
+        .start_run(&NewRun {
+            id: RUN,
+            agent_id: "tester",
+            agent: &json!({"id": "tester", "model": {"temperature": 0.7}}),
+            cwd: "/",
+            prompt: "Go",
+            lease: &lease("l1"),
+            waiter: None,
+            events: &[],
+            expires_in: Some(Duration::from_secs(60)),
+            review: &RunReview::local(Default::default()),
+        })
+        .unwrap();
+    assert!(events.is_empty());
+    assert_eq!(Some(&run), s.run(RUN).unwrap().as_ref());
+    // What the leg's driver then knows of the run, step by step, without reading it.
+    for step in [asking(&["q1"]), completing()] {
+        if run.status == RunStatus::Suspended {
+            resolve(s, "q1", Some(&lease("l1")));
+            run = s.run(RUN).unwrap().unwrap();
+        }
+        let (_, row) = s.store_step(RUN, &lease("l1"), &step).unwrap().unwrap();
+        row.update(&mut run);
+        assert_eq!(Some(&run), s.run(RUN).unwrap().as_ref());
+    }
+    assert_eq!(run.status, RunStatus::Completed);
+}

@@ -107,6 +107,14 @@ impl Backend for PgStore {
         self.read(|c| read::calls(c, run_id))
     }
 
+    fn calls_and_url(&self, run_id: &str) -> Result<(Vec<CallRecord>, Option<String>)> {
+        self.read(|c| read::calls_and_url(c, run_id))
+    }
+
+    fn messages_and_calls(&self, run_id: &str) -> Result<(Vec<Message>, Vec<CallRecord>)> {
+        self.read(|c| read::messages_and_calls(c, run_id))
+    }
+
     fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>> {
         self.read(|c| read::pending_calls(c, run_id))
     }

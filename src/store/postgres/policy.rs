@@ -6,9 +6,8 @@
 
 use super::read::{decoded, PgRow, DECISION_COLUMNS};
 use super::tx::{to_json, PgTx};
-use crate::domain::review::RunGate;
 use crate::store::backend::RunRow;
-use crate::store::columns::{self, GATE_COLUMNS};
+use crate::store::columns;
 use crate::store::policy::{DecisionRow, Member, NamedPolicy, PolicyTx};
 use crate::store::{damage, Error, Result};
 
@@ -30,14 +29,23 @@ fn named(r: &tokio_postgres::Row) -> Result<NamedPolicy> {
     })
 }
 
+/// The session's role and the reviewer (not removed) mapped to it.
+pub(super) const SESSION: &str = "SELECT session_user::text, (SELECT name FROM reviewers \
+    WHERE pg_role = session_user::text AND removed_at IS NULL ORDER BY name LIMIT 1)";
+
+/// A row of `SESSION`.
+pub(super) fn session_of(row: &tokio_postgres::Row) -> (String, Option<String>) {
+    (row.get(0), row.get(1))
+}
+
 impl PolicyTx for PgTx<'_> {
+    /// Read in this transaction: with a run's lock (`lock_run_with_call`) when a decision
+    /// follows, else now.
     fn session(&mut self) -> Result<Option<(String, Option<String>)>> {
-        let row = self.tx.query_one(
-            "SELECT session_user::text, (SELECT name FROM reviewers \
-             WHERE pg_role = session_user::text AND removed_at IS NULL ORDER BY name LIMIT 1)",
-            &[],
-        )?;
-        Ok(Some((row.get(0), row.get(1))))
+        if let Some(session) = self.session.take() {
+            return Ok(Some(session));
+        }
+        Ok(Some(session_of(&self.tx.query_one(SESSION, &[])?)))
     }
 
     fn member(&mut self, name: &str) -> Result<Option<Member>> {
@@ -74,12 +82,6 @@ impl PolicyTx for PgTx<'_> {
                 &[&os_user, &pg_role],
             )?
             .map(|r| r.get(0)))
-    }
-
-    fn gate(&mut self, run: &RunRow) -> Result<RunGate> {
-        let sql = format!("SELECT {GATE_COLUMNS} FROM runs WHERE id = $1");
-        let row = self.tx.query_one(&sql, &[&run.id])?;
-        damage::one(&run.id, columns::gate(&PgRow(&row), 0))
     }
 
     fn decisions(&mut self, run: &RunRow, call_id: &str) -> Result<Vec<DecisionRow>> {

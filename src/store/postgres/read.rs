@@ -5,12 +5,14 @@
 use tokio_postgres::types::Type;
 use tokio_postgres::Row;
 
+use super::reviewers::SETTING;
 use super::session::Client;
 
 use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
+use crate::store::reviewers::PUBLIC_URL;
 use crate::store::{Result, Run, RunFilter};
 
 /// A call with its run's id, as `columns::call` reads it (payloads are stored whole).
@@ -130,14 +132,25 @@ pub fn list_runs(c: &mut Client, filter: &RunFilter) -> Result<Vec<Run>> {
     Ok(damage::sift(decoded(&rows, columns::run)))
 }
 
+/// A run's messages, in order.
+const MESSAGES: &str = "SELECT body FROM messages WHERE run_id = $1 ORDER BY seq";
+
 pub fn messages(c: &mut Client, run_id: &str) -> Result<Vec<Message>> {
-    c.query(
-        "SELECT body FROM messages WHERE run_id = $1 ORDER BY seq",
-        &[&run_id],
-    )?
-    .iter()
-    .map(|r| damage::one(run_id, columns::from_json(r.get::<_, &str>(0))))
-    .collect()
+    messages_of(run_id, &c.query(MESSAGES, &[&run_id])?)
+}
+
+fn messages_of(run_id: &str, rows: &[Row]) -> Result<Vec<Message>> {
+    rows.iter()
+        .map(|r| damage::one(run_id, columns::from_json(r.get::<_, &str>(0))))
+        .collect()
+}
+
+/// A run's messages and calls, in one round trip.
+pub fn messages_and_calls(c: &mut Client, run_id: &str) -> Result<(Vec<Message>, Vec<CallRecord>)> {
+    let calls = calls_sql();
+    let answers = c.queries(&[(MESSAGES, &[&run_id]), (&calls, &[&run_id])])?;
+    let [messages, calls] = two(answers);
+    Ok((messages_of(run_id, &messages)?, calls_of(&calls)?))
 }
 
 /// A run's events; a payload that does not parse reads as null.
@@ -161,12 +174,33 @@ pub fn events(c: &mut Client, run_id: &str) -> Result<Vec<StoredEvent>> {
     .collect())
 }
 
+/// Every call of the run whose id is `$1`, in order.
+fn calls_sql() -> String {
+    format!("SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = $1 ORDER BY c.step, c.seq")
+}
+
+fn calls_of(rows: &[Row]) -> Result<Vec<CallRecord>> {
+    damage::all(decoded(rows, columns::call))
+}
+
 pub fn calls(c: &mut Client, run_id: &str) -> Result<Vec<CallRecord>> {
-    let rows = c.query(
-        &format!("SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = $1 ORDER BY c.step, c.seq"),
-        &[&run_id],
-    )?;
-    damage::all(decoded(&rows, columns::call))
+    calls_of(&c.query(&calls_sql(), &[&run_id])?)
+}
+
+/// A run's calls and the inbox's public URL, in one round trip.
+pub fn calls_and_url(c: &mut Client, run_id: &str) -> Result<(Vec<CallRecord>, Option<String>)> {
+    let calls = calls_sql();
+    let key = PUBLIC_URL;
+    let answers = c.queries(&[(&calls, &[&run_id]), (SETTING, &[&key])])?;
+    let [calls, url] = two(answers);
+    Ok((calls_of(&calls)?, url.first().map(|r| r.get(0))))
+}
+
+/// The answers of two queries sent together.
+pub fn two(answers: Vec<Vec<Row>>) -> [Vec<Row>; 2] {
+    answers
+        .try_into()
+        .unwrap_or_else(|a: Vec<_>| unreachable!("{} answers to two queries", a.len()))
 }
 
 pub fn pending_calls(

@@ -77,11 +77,11 @@ pub fn session_of(
 }
 
 /// A setting (a read: nothing locked).
+/// A setting's value.
+pub const SETTING: &str = "SELECT value FROM settings WHERE key = $1";
+
 pub fn setting(c: &mut Client, key: &str) -> Result<Option<String>> {
-    Ok(
-        c.query_opt("SELECT value FROM settings WHERE key = $1", &[&key])?
-            .map(|r| r.get(0)),
-    )
+    Ok(c.query_opt(SETTING, &[&key])?.map(|r| r.get(0)))
 }
 
 impl ReviewerTx for PgTx<'_> {

@@ -325,6 +325,12 @@ impl Client {
         self.driver.call(self.client.batch_execute(query))
     }
 
+    /// Queries in one round trip, each run after the one before as if sent alone.
+    pub fn queries(&mut self, list: &[(&str, &[&dyn Param])]) -> Result<Vec<Vec<Row>>, Error> {
+        let typed: Vec<_> = list.iter().map(|(_, p)| typed(p)).collect();
+        self.driver.call(in_order(&self.client, list, &typed))
+    }
+
     /// A transaction; its `BEGIN` goes out with its first statement. `flushed`: its commit
     /// waits for the server's log to reach the disk; without, the commit returns once the
     /// server has it (`synchronous_commit = off` for this transaction alone), and the log,
@@ -583,46 +589,42 @@ impl Transaction<'_> {
         flight!(self, |c| c.batch_execute(query))
     }
 
-    /// Two queries in one flight (after what waits); the second runs after the first, as
-    /// if sent alone, and sees what the first waited for (a lock, say).
-    pub fn query_two(
-        &mut self,
-        first: (&str, &[&dyn Param]),
-        second: (&str, &[&dyn Param]),
-    ) -> Result<(Vec<Row>, Vec<Row>), Error> {
-        let (a, b) = (typed(first.1), typed(second.1));
-        flight!(self, |c| both(
-            c.query_typed(first.0, &a),
-            c.query_typed(second.0, &b)
-        ))
+    /// Queries in one flight (after what waits), each run after the one before as if sent
+    /// alone: a later one sees what an earlier one waited for (a lock, say).
+    pub fn queries(&mut self, list: &[(&str, &[&dyn Param])]) -> Result<Vec<Vec<Row>>, Error> {
+        let typed: Vec<_> = list.iter().map(|(_, p)| typed(p)).collect();
+        flight!(self, |c| in_order(c, list, &typed))
     }
 }
 
-/// Polls `a`, then `b` (so `a`'s messages go out first), until both are done.
-async fn both<A, B>(
-    a: impl Future<Output = Result<A, Error>>,
-    b: impl Future<Output = Result<B, Error>>,
-) -> Result<(A, B), Error> {
-    let (mut a, mut b) = (pin!(a), pin!(b));
-    let (mut ra, mut rb) = (None, None);
+/// The parameters of each query, typed.
+type Args<'a> = Vec<(&'a (dyn ToSql + Sync), Type)>;
+
+/// Sends `list` in order (each query's messages go out before the next one's) and waits
+/// for every answer; the first error among them is the result.
+async fn in_order(
+    c: &tokio_postgres::Client,
+    list: &[(&str, &[&dyn Param])],
+    typed: &[Args<'_>],
+) -> Result<Vec<Vec<Row>>, Error> {
+    type Query<'a> = Pin<Box<dyn Future<Output = Result<Vec<Row>, Error>> + 'a>>;
+    let mut sent: Vec<Query> = list
+        .iter()
+        .zip(typed)
+        .map(|((q, _), p)| Box::pin(c.query_typed(q, p)) as Query)
+        .collect();
+    let mut answers: Vec<Option<Result<Vec<Row>, Error>>> = sent.iter().map(|_| None).collect();
     poll_fn(|cx| {
-        if ra.is_none() {
-            if let Poll::Ready(r) = a.as_mut().poll(cx) {
-                ra = Some(r);
+        for (f, a) in sent.iter_mut().zip(answers.iter_mut()) {
+            if a.is_none() {
+                if let Poll::Ready(r) = f.as_mut().poll(cx) {
+                    *a = Some(r);
+                }
             }
         }
-        if rb.is_none() {
-            if let Poll::Ready(r) = b.as_mut().poll(cx) {
-                rb = Some(r);
-            }
-        }
-        match (ra.take(), rb.take()) {
-            (Some(x), Some(y)) => Poll::Ready(Ok((x?, y?))),
-            (x, y) => {
-                ra = x;
-                rb = y;
-                Poll::Pending
-            }
+        match answers.iter().all(Option::is_some) {
+            true => Poll::Ready(answers.iter_mut().filter_map(Option::take).collect()),
+            false => Poll::Pending,
         }
     })
     .await

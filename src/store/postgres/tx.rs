@@ -11,27 +11,73 @@
 use super::session::{Client, Transaction};
 
 use super::errors::classify;
+use super::policy::{session_of, SESSION};
 
-use super::read::{decoded, PgRow, CALL_COLUMNS};
+use super::read::{decoded, two, PgRow, CALL_COLUMNS};
+use tokio_postgres::Row;
 
 use crate::domain::{
     CallRecord, CallState, ItemKind, Message, StartedCall, StoredEvent, ToolProcess,
 };
 use crate::store::backend::{Batch, CallHead, Resolving, RunInsert, RunRow, ToolOutput, Tx};
-use crate::store::columns::{self, stored, LEDGER_COLUMNS};
+use crate::store::columns::{self, stored, GATE_COLUMNS, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
 pub const CHANNEL: &str = "mastra_ask";
 
+/// The columns `columns::run_row` reads before `GATE_COLUMNS` (rows are named by their id).
+const RUN_ROW: &str = "0::bigint, id, status, output, finish_reason, error, input_tokens, \
+    output_tokens, total_tokens, lease_token, lease_host, lease_pid, lease_start, \
+    lease_expires_at, expires_in_ms, updated_at";
+
 /// A run's next message and event sequence numbers.
 const SEQS: &str = "SELECT (SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE run_id = $1), \
     (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run_id = $1)";
+
+/// A call as `CallHead` has it (`$1` its run, `$2` its id).
+const CALL_HEAD: &str = "SELECT state, step, resolved_by, kind, tool_name, args FROM calls \
+    WHERE run_id = $1 AND call_id = $2";
+
+/// A run's registered waiters.
+const WAITERS: &str = "SELECT token, host, pid, start, heartbeat_at FROM waiters WHERE run_id = $1";
+
+/// The run's row, locked (`$1` its id).
+fn lock_sql() -> String {
+    format!("SELECT {RUN_ROW}, {GATE_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE")
+}
+
+/// The calls of one step (`$1` the run, `$2` the step), in order.
+fn step_calls_sql() -> String {
+    format!("SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = $1 AND c.step = $2 ORDER BY c.seq")
+}
+
+fn call_head(run_id: &str, row: &Row) -> Result<CallHead> {
+    Ok(CallHead {
+        state: damage::one(run_id, columns::call_state(row.get::<_, &str>(0)))?,
+        step: row.get(1),
+        resolved_by: row.get(2),
+        kind: row.get::<_, Option<&str>>(3).and_then(ItemKind::parse),
+        tool_name: row.get(4),
+        args: damage::one(run_id, columns::from_json(row.get::<_, &str>(5)))?,
+    })
+}
+
+/// Waiter rows as leases; a row that does not read is no live waiter.
+fn waiters_of(rows: &[Row]) -> Vec<Lease> {
+    decoded(rows, columns::waiter)
+        .into_iter()
+        .filter_map(|(_, w)| w.ok())
+        .collect()
+}
 
 /// One open transaction.
 pub struct PgTx<'c> {
     pub(super) tx: Transaction<'c>,
     /// The next message and event sequence numbers of runs this transaction appends to.
     seqs: Vec<(String, Seqs)>,
+    /// Who this session is (`policy::SESSION`), read ahead in this transaction for the
+    /// decision that follows; taken by its first use.
+    pub(super) session: Option<(String, Option<String>)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,6 +116,7 @@ impl<'c> PgTx<'c> {
         PgTx {
             tx: client.transaction(flushed),
             seqs: Vec::new(),
+            session: None,
         }
     }
 
@@ -92,6 +139,23 @@ impl<'c> PgTx<'c> {
         };
         self.seqs.push((run_id.to_string(), seqs));
         Ok(seqs)
+    }
+
+    /// The locked row (`rows`) and the sequence numbers read after the lock (`seqs`).
+    fn locked(&mut self, run_id: &str, rows: &[Row], seqs: &[Row]) -> Result<Option<RunRow>> {
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        if let Some(s) = seqs.first() {
+            self.set_seqs(
+                run_id,
+                Seqs {
+                    message: s.get(0),
+                    event: s.get(1),
+                },
+            );
+        }
+        damage::one(run_id, columns::run_row(&PgRow(row))).map(Some)
     }
 
     fn set_seqs(&mut self, run_id: &str, seqs: Seqs) {
@@ -141,28 +205,37 @@ impl Tx for PgTx<'_> {
     /// The row, locked; the run's next sequence numbers are read in the same flight, by a
     /// statement of their own that runs once the lock is held (so they are current).
     fn lock_run(&mut self, run_id: &str) -> Result<Option<RunRow>> {
-        let (rows, seqs) = self.tx.query_two(
-            (
-                "SELECT 0::bigint, id, status, output, finish_reason, error, input_tokens, \
-                 output_tokens, total_tokens, lease_token, lease_host, lease_pid, lease_start, \
-                 lease_expires_at, expires_in_ms, updated_at FROM runs WHERE id = $1 FOR UPDATE",
-                &[&run_id],
-            ),
+        let lock = lock_sql();
+        let answers = self
+            .tx
+            .queries(&[(&lock, &[&run_id]), (SEQS, &[&run_id])])?;
+        let [rows, seqs] = two(answers);
+        self.locked(run_id, &rows, &seqs)
+    }
+
+    /// The lock's flight carries the call's read too, and who this session is (what the
+    /// decision on the call asks next, `PolicyTx::session`).
+    fn lock_run_with_call(
+        &mut self,
+        run_id: &str,
+        call_id: &str,
+    ) -> Result<Option<(RunRow, Option<CallHead>)>> {
+        let lock = lock_sql();
+        let answers = self.tx.queries(&[
+            (&lock, &[&run_id]),
             (SEQS, &[&run_id]),
-        )?;
-        let Some(row) = rows.first() else {
+            (CALL_HEAD, &[&run_id, &call_id]),
+            (SESSION, &[]),
+        ])?;
+        let [rows, seqs, call, session]: [Vec<Row>; 4] = answers
+            .try_into()
+            .unwrap_or_else(|a: Vec<_>| unreachable!("{} answers to four queries", a.len()));
+        self.session = session.first().map(session_of);
+        let Some(run) = self.locked(run_id, &rows, &seqs)? else {
             return Ok(None);
         };
-        if let Some(s) = seqs.first() {
-            self.set_seqs(
-                run_id,
-                Seqs {
-                    message: s.get(0),
-                    event: s.get(1),
-                },
-            );
-        }
-        damage::one(run_id, columns::run_row(&PgRow(row))).map(Some)
+        let call = call.first().map(|r| call_head(run_id, r)).transpose()?;
+        Ok(Some((run, call)))
     }
 
     fn insert_run(&mut self, run: &RunInsert) -> Result<i64> {
@@ -234,22 +307,8 @@ impl Tx for PgTx<'_> {
     }
 
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>> {
-        let Some(row) = self.tx.query_opt(
-            "SELECT state, step, resolved_by, kind, tool_name, args FROM calls \
-             WHERE run_id = $1 AND call_id = $2",
-            &[&run.id, &call_id],
-        )?
-        else {
-            return Ok(None);
-        };
-        Ok(Some(CallHead {
-            state: damage::one(&run.id, columns::call_state(row.get::<_, &str>(0)))?,
-            step: row.get(1),
-            resolved_by: row.get(2),
-            kind: row.get::<_, Option<&str>>(3).and_then(ItemKind::parse),
-            tool_name: row.get(4),
-            args: damage::one(&run.id, columns::from_json(row.get::<_, &str>(5)))?,
-        }))
+        let row = self.tx.query_opt(CALL_HEAD, &[&run.id, &call_id])?;
+        row.map(|r| call_head(&run.id, &r)).transpose()
     }
 
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, r: &Resolving) -> Result<()> {
@@ -339,12 +398,24 @@ impl Tx for PgTx<'_> {
     }
 
     fn step_calls(&mut self, run: &RunRow, step: i64) -> Result<Vec<CallRecord>> {
-        let sql = format!(
-            "SELECT {CALL_COLUMNS} FROM calls c WHERE c.run_id = $1 AND c.step = $2 \
-             ORDER BY c.seq"
-        );
-        let rows = self.tx.query(&sql, &[&run.id, &step])?;
+        let rows = self.tx.query(&step_calls_sql(), &[&run.id, &step])?;
         damage::all(decoded(&rows, columns::call))
+    }
+
+    fn step_calls_and_waiters(
+        &mut self,
+        run: &RunRow,
+        step: i64,
+    ) -> Result<(Vec<CallRecord>, Vec<Lease>)> {
+        let calls = step_calls_sql();
+        let answers = self
+            .tx
+            .queries(&[(&calls, &[&run.id, &step]), (WAITERS, &[&run.id])])?;
+        let [calls, waiters] = two(answers);
+        Ok((
+            damage::all(decoded(&calls, columns::call))?,
+            waiters_of(&waiters),
+        ))
     }
 
     fn close_pending(&mut self, run: &RunRow, state: CallState, at: i64) -> Result<()> {
@@ -391,15 +462,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn waiters(&mut self, run: &RunRow) -> Result<Vec<Lease>> {
-        let rows = self.tx.query(
-            "SELECT token, host, pid, start, heartbeat_at FROM waiters WHERE run_id = $1",
-            &[&run.id],
-        )?;
-        // A waiter row that does not read is no live waiter.
-        Ok(decoded(&rows, columns::waiter)
-            .into_iter()
-            .filter_map(|(_, w)| w.ok())
-            .collect())
+        Ok(waiters_of(&self.tx.query(WAITERS, &[&run.id])?))
     }
 
     fn put_waiter(&mut self, run: &RunRow, waiter: &Lease, at: i64) -> Result<()> {

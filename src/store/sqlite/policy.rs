@@ -8,9 +8,8 @@ use rusqlite::{params, OptionalExtension};
 use super::compact::to_json;
 use super::read::{decoded, SqlRow, DECISION_COLUMNS};
 use super::tx::SqliteTx;
-use crate::domain::review::RunGate;
 use crate::store::backend::RunRow;
-use crate::store::columns::{self, GATE_COLUMNS};
+use crate::store::columns;
 use crate::store::policy::{DecisionRow, Member, NamedPolicy, PolicyTx};
 use crate::store::{damage, Error, Result};
 
@@ -67,15 +66,6 @@ impl PolicyTx for SqliteTx<'_> {
             )?
             .query_row(params![os_user, pg_role], |r| r.get(0))
             .optional()?)
-    }
-
-    fn gate(&mut self, run: &RunRow) -> Result<RunGate> {
-        let sql = format!("SELECT {GATE_COLUMNS} FROM runs WHERE key = ?1");
-        let gate = self
-            .tx
-            .prepare_cached(&sql)?
-            .query_row([run.key], |r| Ok(columns::gate(&SqlRow(r), 0)))?;
-        damage::one(&run.id, gate)
     }
 
     fn decisions(&mut self, run: &RunRow, call_id: &str) -> Result<Vec<DecisionRow>> {

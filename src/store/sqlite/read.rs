@@ -30,7 +30,8 @@ pub const CALLS_OF_RUN: &str = concat!(
     call_fields!(),
     " FROM runs r JOIN calls c ON c.run = r.key WHERE r.id = ?1 ORDER BY c.step, c.seq"
 );
-/// Where `columns::call` finds the step and the result text.
+/// Where `columns::call` finds the call id, the step and the result text.
+pub const CALL_ID: usize = 1;
 pub const CALL_STEP: usize = 3;
 pub const CALL_RESULT: usize = 9;
 
@@ -135,14 +136,17 @@ pub fn list_runs(c: &Connection, filter: &RunFilter) -> Result<Vec<Run>> {
     Ok(damage::sift(rows))
 }
 
+/// Every message of the run whose id is `?1`, in order, as `message` reads them. The one
+/// statement for a run's messages: a leg reads them, and a transaction that needs one
+/// message of the run picks it from them.
+pub const MESSAGES_OF_RUN: &str = "SELECT m.seq, m.call_id, m.body, c.result FROM runs r \
+    JOIN messages m ON m.run = r.key \
+    LEFT JOIN calls c ON c.run = m.run AND c.call_id = m.call_id \
+    WHERE r.id = ?1 ORDER BY m.seq";
+
 /// A run's messages with their sequence numbers.
 pub fn messages(c: &Connection, run_id: &str) -> Result<Vec<(i64, Message)>> {
-    let mut stmt = c.prepare_cached(
-        "SELECT m.seq, m.call_id, m.body, c.result FROM runs r \
-         JOIN messages m ON m.run = r.key \
-         LEFT JOIN calls c ON c.run = m.run AND c.call_id = m.call_id \
-         WHERE r.id = ?1 ORDER BY m.seq",
-    )?;
+    let mut stmt = c.prepare_cached(MESSAGES_OF_RUN)?;
     let rows = stmt.query_map([run_id], |r| Ok(message(r)))?;
     let rows: Vec<Read<(i64, Message)>> = rows.collect::<rusqlite::Result<_>>()?;
     rows.into_iter()
@@ -150,7 +154,8 @@ pub fn messages(c: &Connection, run_id: &str) -> Result<Vec<(i64, Message)>> {
         .collect()
 }
 
-fn message(r: &Row) -> Read<(i64, Message)> {
+/// A row of `MESSAGES_OF_RUN`.
+pub fn message(r: &Row) -> Read<(i64, Message)> {
     let get = |i| -> Read<Option<String>> { r.get(i).map_err(|e| e.to_string()) };
     let seq: i64 = r.get(0).map_err(|e| e.to_string())?;
     let body = get(2)?.unwrap_or_default();

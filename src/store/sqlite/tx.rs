@@ -5,19 +5,22 @@
 
 use std::collections::HashMap;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::compact::{self, to_json, Cursor, Sources};
 use super::errors::classify;
-use super::read::{decoded, SqlRow, CALLS_OF_RUN, CALL_RESULT, CALL_STEP};
+use super::read::{
+    decoded, message, SqlRow, CALLS_OF_RUN, CALL_ID, CALL_RESULT, CALL_STEP, MESSAGES_OF_RUN,
+};
 
 use crate::domain::{
-    CallRecord, CallState, Event, ItemKind, Message, NewCall, StartedCall, StoredEvent, ToolProcess,
+    CallRecord, CallState, Event, Message, NewCall, StartedCall, StoredEvent, ToolProcess,
 };
 use crate::store::backend::{
     Batch, CallHead, Origin, Resolving, RunInsert, RunRow, ToolOutput, Tx,
 };
-use crate::store::columns::{self, from_json, stored, LEDGER_COLUMNS};
+use crate::store::columns::{self, stored, GATE_COLUMNS, LEDGER_COLUMNS};
 use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
 
 /// One open write transaction.
@@ -27,12 +30,38 @@ pub struct SqliteTx<'c> {
     /// id → text): what the step's results point at when they are appended next. Forgotten
     /// at any change of a call.
     results: Option<(i64, i64, HashMap<String, String>)>,
+    /// What this transaction knows of the run it locked or inserted last.
+    held: Option<Held>,
 }
 
-/// The columns `columns::run_row` reads.
+/// Of the run a transaction locked or inserted last: what was read with its row, kept up
+/// to date here (the write lock keeps every other writer out), so that no statement of its
+/// own reads it again.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    key: i64,
+    /// The next message's and the next event's sequence numbers.
+    message: i64,
+    event: i64,
+    /// Whether the run may have `running` calls.
+    running: bool,
+    /// Whether the run may have registered waiters.
+    waiters: bool,
+}
+
+/// The columns `columns::run_row` reads before `GATE_COLUMNS`.
 const RUN_ROW: &str = "key, id, status, output, finish_reason, error, input_tokens, \
     output_tokens, total_tokens, lease_token, lease_host, lease_pid, lease_start, \
     lease_expires_at, expires_in_ms, updated_at";
+
+/// The run's next message and event sequence numbers, as columns of its `runs` row.
+const NEXT_SEQS: &str = "(SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE run = runs.key), \
+    (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run = runs.key)";
+/// Whether the run has `running` calls and registered waiters, as columns of its row.
+const HAS_RUNNING_AND_WAITERS: &str = "EXISTS (SELECT 1 FROM calls \
+    WHERE run = runs.key AND state = 'running'), EXISTS (SELECT 1 FROM waiters WHERE run = runs.key)";
+/// Where `NEXT_SEQS` and `HAS_RUNNING_AND_WAITERS` follow `RUN_ROW` and `GATE_COLUMNS`.
+const HELD_AT: usize = 21;
 
 /// A lease's columns (token, host, pid, start, expiry), all NULL for none.
 type LeaseParams<'a> = (
@@ -60,7 +89,11 @@ impl<'c> SqliteTx<'c> {
     /// Takes the store's write lock (waiting up to the busy timeout).
     pub fn begin(conn: &'c Connection) -> Result<SqliteTx<'c>> {
         Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
-            .map(|tx| SqliteTx { tx, results: None })
+            .map(|tx| SqliteTx {
+                tx,
+                results: None,
+                held: None,
+            })
             .map_err(|e| classify("waiting for the store's write lock", e))
     }
 
@@ -72,13 +105,22 @@ impl<'c> SqliteTx<'c> {
 
     /// The sequence numbers the run's next message and next event get.
     fn next_seqs(&self, run: i64) -> Result<(i64, i64)> {
+        if let Some(h) = self.held(run) {
+            return Ok((h.message, h.event));
+        }
         Ok(self
             .tx
-            .prepare_cached(
-                "SELECT (SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE run = ?1), \
-                 (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run = ?1)",
-            )?
+            .prepare_cached(&format!("SELECT {NEXT_SEQS} FROM runs WHERE key = ?1"))?
             .query_row([run], |r| Ok((r.get(0)?, r.get(1)?)))?)
+    }
+
+    /// What is known of the run with this key, when it is the one held.
+    fn held(&self, run: i64) -> Option<Held> {
+        self.held.filter(|h| h.key == run)
+    }
+
+    fn held_mut(&mut self, run: i64) -> Option<&mut Held> {
+        self.held.as_mut().filter(|h| h.key == run)
     }
 
     /// The key of a stored document with this text, stored now if it is new.
@@ -102,18 +144,24 @@ impl<'c> SqliteTx<'c> {
     /// calls' result texts as stored (call id → text).
     fn step_sources(
         &mut self,
-        run: i64,
+        run_row: &RunRow,
         step: i64,
         sources: &mut Sources,
     ) -> Result<HashMap<String, String>> {
-        let assistant: Option<String> = self
-            .tx
-            .prepare_cached("SELECT body FROM messages WHERE run = ?1 AND seq = ?2")?
-            .query_row(params![run, step], |r| r.get(0))
-            .optional()?;
-        if let Some(Ok(m)) = assistant.map(|b| from_json::<Message>(&b)) {
-            sources.add_message(step, &m);
+        let run = run_row.key;
+        // From the run's one messages statement, compiled for the leg anyway.
+        let mut stmt = self.tx.prepare_cached(MESSAGES_OF_RUN)?;
+        let mut rows = stmt.query([&run_row.id])?;
+        while let Some(r) = rows.next()? {
+            if r.get::<_, i64>(0).is_ok_and(|seq| seq == step) {
+                if let Ok((_, m)) = message(r) {
+                    sources.add_message(step, &m);
+                }
+                break;
+            }
         }
+        drop(rows);
+        drop(stmt);
         if let Some((_, _, texts)) = self.results.take().filter(|r| (r.0, r.1) == (run, step)) {
             return Ok(texts);
         }
@@ -235,14 +283,36 @@ fn deadline(call: &NewCall, batch_deadline: Option<i64>) -> Option<i64> {
 }
 
 impl Tx for SqliteTx<'_> {
+    /// The row, with what the transition may read next of the run (`Held`), in one
+    /// statement.
     fn lock_run(&mut self, run_id: &str) -> Result<Option<RunRow>> {
-        let sql = format!("SELECT {RUN_ROW} FROM runs WHERE id = ?1");
+        let sql = format!(
+            "SELECT {RUN_ROW}, {GATE_COLUMNS}, {NEXT_SEQS}, {HAS_RUNNING_AND_WAITERS} \
+             FROM runs WHERE id = ?1"
+        );
         let row = self
             .tx
             .prepare_cached(&sql)?
-            .query_row([run_id], |r| Ok(columns::run_row(&SqlRow(r))))
+            .query_row([run_id], |r| {
+                let held = Held {
+                    key: 0,
+                    message: r.get(HELD_AT)?,
+                    event: r.get(HELD_AT + 1)?,
+                    running: r.get(HELD_AT + 2)?,
+                    waiters: r.get(HELD_AT + 3)?,
+                };
+                Ok((columns::run_row(&SqlRow(r)), held))
+            })
             .optional()?;
-        row.map(|row| damage::one(run_id, row)).transpose()
+        let Some((row, held)) = row else {
+            return Ok(None);
+        };
+        let row = damage::one(run_id, row)?;
+        self.held = Some(Held {
+            key: row.key,
+            ..held
+        });
+        Ok(Some(row))
     }
 
     fn insert_run(&mut self, run: &RunInsert) -> Result<i64> {
@@ -278,7 +348,16 @@ impl Tx for SqliteTx<'_> {
                 run.on_expiry.as_str(),
                 run.escalate_after_ms
             ])?;
-        Ok(self.tx.last_insert_rowid())
+        let key = self.tx.last_insert_rowid();
+        // A new run has no messages, events, calls or waiters yet.
+        self.held = Some(Held {
+            key,
+            message: 0,
+            event: 0,
+            running: false,
+            waiters: false,
+        });
+        Ok(key)
     }
 
     fn save_run(&mut self, run: &RunRow) -> Result<()> {
@@ -309,36 +388,26 @@ impl Tx for SqliteTx<'_> {
         Ok(())
     }
 
+    /// From the run's one calls statement (`CALLS_OF_RUN`), compiled for the leg anyway:
+    /// its other calls are passed over undecoded.
     fn call(&mut self, run: &RunRow, call_id: &str) -> Result<Option<CallHead>> {
-        type Head = (String, i64, Option<String>, Option<String>, String, String);
-        let row: Option<Head> = self
-            .tx
-            .prepare_cached(
-                "SELECT state, step, resolved_by, kind, tool_name, args FROM calls \
-                 WHERE run = ?1 AND call_id = ?2",
-            )?
-            .query_row(params![run.key, call_id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
-            .optional()?;
-        let Some((state, step, resolved_by, kind, tool_name, args)) = row else {
-            return Ok(None);
-        };
-        Ok(Some(CallHead {
-            state: damage::one(&run.id, columns::call_state(&state))?,
-            step,
-            resolved_by,
-            kind: kind.as_deref().and_then(ItemKind::parse),
-            tool_name,
-            args: damage::one(&run.id, from_json(&args))?,
-        }))
+        let mut stmt = self.tx.prepare_cached(CALLS_OF_RUN)?;
+        let mut rows = stmt.query([&run.id])?;
+        while let Some(r) = rows.next()? {
+            if !matches!(r.get_ref(CALL_ID)?, ValueRef::Text(id) if id == call_id.as_bytes()) {
+                continue;
+            }
+            let c = damage::one(&run.id, columns::call(&SqlRow(r)))?;
+            return Ok(Some(CallHead {
+                state: c.state,
+                step: c.step,
+                resolved_by: c.resolved_by,
+                kind: c.kind,
+                tool_name: c.tool_name,
+                args: c.args,
+            }));
+        }
+        Ok(None)
     }
 
     fn resolve_call(&mut self, run: &RunRow, call_id: &str, r: &Resolving) -> Result<()> {
@@ -387,6 +456,9 @@ impl Tx for SqliteTx<'_> {
 
     fn insert_running(&mut self, run: &RunRow, call: &StartedCall, at: i64) -> Result<()> {
         self.results = None;
+        if let Some(h) = self.held_mut(run.key) {
+            h.running = true;
+        }
         self.tx
             .prepare_cached(
                 "DELETE FROM calls WHERE run = ?1 AND call_id = ?2 AND state = 'running'",
@@ -416,6 +488,12 @@ impl Tx for SqliteTx<'_> {
 
     fn clear_running(&mut self, run: &RunRow) -> Result<()> {
         self.results = None;
+        if self.held(run.key).is_some_and(|h| !h.running) {
+            return Ok(());
+        }
+        if let Some(h) = self.held_mut(run.key) {
+            h.running = false;
+        }
         self.tx
             .prepare_cached("DELETE FROM calls WHERE run = ?1 AND state = 'running'")?
             .execute([run.key])?;
@@ -482,7 +560,7 @@ impl Tx for SqliteTx<'_> {
         let (first, first_event) = self.next_seqs(run.key)?;
         let mut sources = Sources::default();
         let results = match batch.origin {
-            Origin::Results { step } => self.step_sources(run.key, step, &mut sources)?,
+            Origin::Results { step } => self.step_sources(run, step, &mut sources)?,
             _ => HashMap::new(),
         };
         for (seq, m) in (first..).zip(batch.messages) {
@@ -495,17 +573,31 @@ impl Tx for SqliteTx<'_> {
         }
         let step_message =
             (batch.origin == Origin::Step && !batch.messages.is_empty()).then_some(first);
-        self.append_events(
+        let stored = self.append_events(
             run.key,
             first_event,
             batch.events,
             batch.at,
             step_message,
             &sources,
-        )
+        )?;
+        let counted = |first: i64, n: usize| first + i64::try_from(n).unwrap_or(i64::MAX);
+        let running = batch.calls.iter().any(|c| c.state == CallState::Running);
+        let seqs = (
+            counted(first, batch.messages.len()),
+            counted(first_event, batch.events.len()),
+        );
+        if let Some(h) = self.held_mut(run.key) {
+            (h.message, h.event) = seqs;
+            h.running |= running;
+        }
+        Ok(stored)
     }
 
     fn waiters(&mut self, run: &RunRow) -> Result<Vec<Lease>> {
+        if self.held(run.key).is_some_and(|h| !h.waiters) {
+            return Ok(Vec::new());
+        }
         let mut stmt = self.tx.prepare_cached(
             "SELECT token, host, pid, start, heartbeat_at FROM waiters WHERE run = ?1",
         )?;
@@ -515,6 +607,9 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn put_waiter(&mut self, run: &RunRow, waiter: &Lease, at: i64) -> Result<()> {
+        if let Some(h) = self.held_mut(run.key) {
+            h.waiters = true;
+        }
         self.tx
             .prepare_cached(
                 "INSERT OR REPLACE INTO waiters (run, token, host, pid, start, heartbeat_at) \
