@@ -686,7 +686,10 @@ fn serve_takes_one_of_eight_clients_without_a_shared_ledger_and_the_others_exit_
         assert!(
             out.stderr
                 .contains("refused the answer: tool call s1 was already decided by alice at ")
-                || out.stderr.contains("is no longer suspended"),
+                || out.stderr.contains("is no longer suspended")
+                // Listed after the winner's answer was recorded: the run waits on q2 alone.
+                || (out.stderr.contains(&format!("tool call s1 of run {run} is not pending on "))
+                    && out.stderr.contains(": the run waits on q2")),
             "{}",
             out.stderr
         );
