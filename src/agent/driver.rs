@@ -13,7 +13,7 @@ use super::lease::Heartbeat;
 use super::started::{self, Inline};
 use super::step::{self, StepContext};
 use super::AgentDef;
-use crate::domain::{Event, EventKind, Message, Sink, StepCommit, Transition};
+use crate::domain::{CallRecord, Event, EventKind, Message, Sink, StepCommit, Transition};
 use crate::providers::{Provider, Request};
 use crate::store::{Lease, Location, Run, RunRow, Store};
 use crate::tools::Toolbox;
@@ -43,12 +43,16 @@ fn call_ids(messages: &[Message]) -> impl Iterator<Item = String> + '_ {
     })
 }
 
+/// What a leg starts from: the run's messages and calls.
+pub type History = (Vec<Message>, Vec<CallRecord>);
+
 /// Drives `run` (running, under `lease`; `agent` is its stored agent) until it suspends or
-/// ends.
+/// ends. `start`: its messages and calls when the caller just wrote them (a new run), else
+/// they are read here.
 pub fn drive(
     store: &dyn Store,
     location: &Location,
-    run: &Run,
+    (run, start): (&Run, Option<History>),
     agent: &AgentDef,
     lease: &Lease,
     provider: &dyn Provider,
@@ -64,7 +68,10 @@ pub fn drive(
     let names = toolbox.names();
     let _heartbeat = Heartbeat::lease(location.clone(), run.id.clone(), lease.clone());
     // Read once the lease is held: no other driver changes them while it is.
-    let (mut history, calls) = store.messages_and_calls(&run.id)?;
+    let (mut history, calls) = match start {
+        Some(known) => known,
+        None => store.messages_and_calls(&run.id)?,
+    };
     // A takeover: what the driver before left running ends before any step runs again.
     started::wait_for_inline(&calls, &toolbox);
     match approved::finish_step(store, run, lease, &toolbox, &history, &calls, sink)? {

@@ -28,7 +28,7 @@ use super::view::{announce_items, resolved_line};
 use super::watch::Followed;
 use super::{notify, Context};
 use crate::agent::AgentDef;
-use crate::domain::{CallRecord, ItemKind, Resolution};
+use crate::domain::{CallRecord, ItemKind, Message, Resolution};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::{self, input, Asked, Item, ItemView, Prompted};
@@ -427,6 +427,13 @@ impl<'a> Advance<'a, Local<'a>> {
     /// `run` is the run as the store has it now: the loop's first look needs no read.
     pub fn with_run(mut self, run: Run) -> Advance<'a, Local<'a>> {
         self.place.given(run);
+        self
+    }
+
+    /// `run` was just created by this process with `messages`: its first leg starts from
+    /// them, and from no calls, without a read.
+    pub fn with_new_run(mut self, run: Run, messages: Vec<Message>) -> Advance<'a, Local<'a>> {
+        self.place.created(run, messages);
         self
     }
 

@@ -23,7 +23,7 @@ use super::watch::{Followed, Watch, POLL};
 use super::Context;
 use crate::agent::driver::{self, Ended};
 use crate::agent::{lease, AgentDef};
-use crate::domain::{CallState, ItemKind, Resolution, RunStatus};
+use crate::domain::{CallState, ItemKind, Message, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::items::plan::{plan_of, warn_if_changed};
 use crate::items::{Item, Plans};
@@ -47,6 +47,9 @@ pub struct Local<'a> {
     /// and since the last prompt: what the report of one moment shows (a transition never
     /// relies on them; it reads the run's rows itself).
     items: Option<Vec<PendingItem>>,
+    /// The run's messages, when this process just created it (it has no calls yet): what
+    /// its first leg starts from, without a read. Taken by that leg.
+    created: Option<Vec<Message>>,
     /// The lease this process holds on the run, if any.
     lease: Option<Lease>,
     /// The run's stored agent, decoded once.
@@ -75,6 +78,7 @@ impl<'a> Local<'a> {
             run: None,
             fresh: false,
             items: None,
+            created: None,
             lease: None,
             agent: None,
             provider: None,
@@ -114,6 +118,13 @@ impl<'a> Local<'a> {
         self.run = Some(run);
         self.fresh = true;
         self.items = None;
+        self.created = None;
+    }
+
+    /// `run` was just created by this process with `messages`.
+    pub fn created(&mut self, run: Run, messages: Vec<Message>) {
+        self.given(run);
+        self.created = Some(messages);
     }
 
     /// `run` is what the store had when the frontend read it (it may have changed since).
@@ -122,6 +133,7 @@ impl<'a> Local<'a> {
         self.run = Some(run);
         self.fresh = false;
         self.items = None;
+        self.created = None;
     }
 
     /// This process holds `lease`, driving the run with `model`.
@@ -275,10 +287,11 @@ impl<'a> Local<'a> {
         let (Some(agent), Some(provider)) = (&self.agent, &self.provider) else {
             unreachable!("set above")
         };
+        let start = self.created.take().map(|messages| (messages, Vec::new()));
         let end = driver::drive(
             store,
             &self.ctx.location,
-            run,
+            (run, start),
             agent,
             &lease,
             provider.as_ref(),
@@ -452,6 +465,7 @@ impl Place for Local<'_> {
     }
 
     fn record(&mut self, item: &Item, resolution: &Resolution, drive: bool) -> Result<Outcome> {
+        self.created = None;
         let mut run = self.take_run()?;
         let outcome = self.record_on(&mut run, item, resolution, drive);
         self.keep(run);
@@ -471,6 +485,7 @@ impl Place for Local<'_> {
     }
 
     fn take(&mut self) -> Result<()> {
+        self.created = None;
         let run = self.take_run()?;
         let provider = match self.provider.take() {
             Some(p) => Ok(p),

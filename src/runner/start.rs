@@ -38,7 +38,7 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
     let lease = lease::mine();
     // A waiter is registered with the run itself: no answer can come before it.
     let waiting = s.wait.wait.then(lease::mine);
-    let (events, stored) = store.start_run(&NewRun {
+    let (events, stored, messages) = store.start_run(&NewRun {
         id: &run_id,
         agent_id: &s.agent.id,
         agent: &serde_json::to_value(s.agent)?,
@@ -67,7 +67,7 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
         by: input::who(None),
     };
     Advance::new(ctx, store.as_ref(), &run_id, policy)
-        .with_run(stored)
+        .with_new_run(stored, messages)
         .holding(lease, (s.agent.clone(), s.provider))
         .seen_up_to(events.last().map(|e| e.seq))
         .deciding(crate::policy::Deciding {

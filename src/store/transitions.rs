@@ -55,9 +55,9 @@ pub trait Store: Backend {
         Ok(self.start_run(run)?.0)
     }
 
-    /// As `create_run`, with the run as it was stored: what its first leg starts from,
-    /// without reading it again.
-    fn start_run(&self, run: &NewRun) -> Result<(Vec<StoredEvent>, Run)> {
+    /// As `create_run`, with the run as it was stored and its messages (the prompt): what
+    /// its first leg starts from, without reading them again.
+    fn start_run(&self, run: &NewRun) -> Result<(Vec<StoredEvent>, Run, Vec<Message>)> {
         let now = now_ms();
         let expires_in_ms = run.expires_in.map(|d| offset_ms(d, now)).transpose()?;
         let escalate_after_ms = run
@@ -123,7 +123,7 @@ pub trait Store: Backend {
                 updated_at: now,
                 gate,
             };
-            Ok((events, stored))
+            Ok((events, stored, prompt.to_vec()))
         })
     }
 

@@ -882,7 +882,7 @@ fn a_decline_appends_the_reason_when_it_is_recorded() {
 fn a_started_run_and_its_stored_steps_are_what_the_store_reads_back() {
     let f = Fixture::new();
     let s = f.store.as_ref();
-    let (events, mut run) = s
+    let (events, mut run, messages) = s
         .start_run(&NewRun {
             id: RUN,
             agent_id: "tester",
@@ -898,6 +898,7 @@ fn a_started_run_and_its_stored_steps_are_what_the_store_reads_back() {
         .unwrap();
     assert!(events.is_empty());
     assert_eq!(Some(&run), s.run(RUN).unwrap().as_ref());
+    assert_eq!(messages, s.messages(RUN).unwrap());
     // What the leg's driver then knows of the run, step by step, without reading it.
     for step in [asking(&["q1"]), completing()] {
         if run.status == RunStatus::Suspended {
