@@ -153,7 +153,14 @@ impl From<io::Error> for ReadError {
 /// Reads `reader` to its end, or fails as soon as it gave more than `cap` bytes (so at most
 /// `cap + 1` bytes are ever held).
 pub fn read_capped(reader: impl Read, cap: u64) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
+    read_capped_sized(reader, cap, 0)
+}
+
+/// As [`read_capped`], into a buffer made for `expected` bytes (a file's size as its
+/// metadata says): one read for the bytes and one for the end, not a doubling per read.
+fn read_capped_sized(reader: impl Read, cap: u64, expected: u64) -> Result<Vec<u8>, ReadError> {
+    let room = usize::try_from(expected.min(cap + 1)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(room);
     reader.take(cap + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
         return Err(ReadError::TooLarge(cap));
@@ -177,10 +184,11 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
 /// never waited on (SPEC §9).
 pub fn read_regular_file(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let file = open_nonblocking(path)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(ReadError::NotRegular);
     }
-    read_capped(file, cap)
+    read_capped_sized(file, cap, meta.len())
 }
 
 /// A flag's text value, refused past [`MAX_TEXT_INPUT`] (a clap value parser).
@@ -253,6 +261,30 @@ mod tests {
         assert!(matches!(
             read_regular_file(&dir.path().join("nope"), 4),
             Err(ReadError::Io(_))
+        ));
+    }
+
+    #[test]
+    fn a_file_is_read_whole_whatever_size_its_metadata_says() {
+        // A regular file whose metadata says 0 bytes (procfs): read to its end all the same,
+        // and still refused past the cap.
+        let proc_file = Path::new("/proc/self/status");
+        assert_eq!(std::fs::metadata(proc_file).unwrap().len(), 0);
+        let whole = read_regular_file(proc_file, 1 << 20).unwrap();
+        assert!(whole.starts_with(b"Name:"), "{whole:?}");
+        assert!(matches!(
+            read_regular_file(proc_file, 8),
+            Err(ReadError::TooLarge(8))
+        ));
+        // One that grew past its size since: read to the cap and refused.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "1234").unwrap();
+        let mut file = File::open(&path).unwrap();
+        std::fs::write(&path, "123456789").unwrap();
+        assert!(matches!(
+            read_capped_sized(&mut file, 8, 4),
+            Err(ReadError::TooLarge(8))
         ));
     }
 

@@ -66,7 +66,7 @@ pub fn finish_step(
         CallState::Expired => run.gate.on_expiry.goes_on(),
         _ => false,
     };
-    if !calls.iter().all(|c| closed(c)) {
+    if !calls.iter().copied().all(closed) {
         return Ok(Open::Untouched);
     }
     for call in calls.iter().filter(|c| c.left_to_driver()) {

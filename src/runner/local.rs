@@ -272,9 +272,9 @@ impl<'a> Local<'a> {
         })
     }
 
-    /// Drives one leg under this process's lease; `run` as its last step left it, and
-    /// whether it is that (the leg ended at a step, not at a lost lease).
-    fn leg_of(&mut self, run: &mut Run) -> Result<(Ran, bool)> {
+    /// Drives one leg under this process's lease: `run` as its last step left it, and that
+    /// step's status; `None` when the lease was lost to a cancel.
+    fn leg_of(&mut self, run: &mut Run) -> Result<Option<RunStatus>> {
         self.catch_up(run)?;
         let store = self.store()?;
         let Some(lease) = self.lease.clone() else {
@@ -303,14 +303,7 @@ impl<'a> Local<'a> {
         match end {
             Ended::At(row) => {
                 row.update(run);
-                let suspended = row.status == RunStatus::Suspended;
-                Ok((
-                    Ran {
-                        suspended,
-                        stop_asked: false,
-                    },
-                    true,
-                ))
+                Ok(Some(row.status))
             }
             Ended::LostLease => {
                 self.lease = None;
@@ -320,7 +313,7 @@ impl<'a> Local<'a> {
                         run.id
                     )));
                 }
-                Ok((Ran::default(), false))
+                Ok(None)
             }
         }
     }
@@ -478,10 +471,13 @@ impl Place for Local<'_> {
         let mut run = self.take_run()?;
         let ran = self.leg_of(&mut run);
         self.keep(run);
-        let (ran, fresh) = ran?;
+        let status = ran?;
         // A leg that ended at a step knows the run as that step's transaction left it.
-        self.fresh = fresh;
-        Ok(ran)
+        self.fresh = status.is_some();
+        Ok(Ran {
+            suspended: status == Some(RunStatus::Suspended),
+            stop_asked: false,
+        })
     }
 
     fn take(&mut self) -> Result<()> {
