@@ -10,10 +10,11 @@ use crate::context::Ctx;
 use crate::error::fail;
 use crate::exit::Exit;
 use crate::items::ItemView;
+use crate::policy::ItemGate;
 use crate::remote::ServerConfig;
 use crate::runner::mastra::{claims, listing};
 use crate::runner::target::find_run;
-use crate::runner::view::{list, view_json};
+use crate::runner::view::{list, view_json, Listing};
 use crate::runner::Server;
 use crate::store::now_ms;
 
@@ -35,10 +36,14 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
         ),
         None => None,
     };
-    let items = store.pending(run_id.as_deref())?;
-    let gates = crate::policy::ItemGate::of_pending(store.as_ref(), &items)?;
-    let shown: Vec<ItemView> = items.iter().map(|i| ItemView::gated(i, &gates)).collect();
-    list(ctx, &shown, args.quiet);
+    // Written as it is read: a long listing is never held whole.
+    let mut listing = Listing::new(ctx, args.quiet);
+    store.each_pending(run_id.as_deref(), &mut |item| {
+        let gates = ItemGate::of_pending(store.as_ref(), std::slice::from_ref(&item))?;
+        listing.push(&ItemView::gated(&item, &gates));
+        Ok(())
+    })?;
+    listing.end();
     Ok(Exit::Success)
 }
 

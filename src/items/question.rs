@@ -12,7 +12,7 @@ use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::items::input::{parse_json_flag, read_stdin};
 use crate::output::{format, sanitize};
-use crate::tools::ask_user::{self, Mode, Question};
+use crate::tools::ask_user::{self, Mode, Question, QuestionRef};
 use crate::ui;
 
 pub struct QuestionItem;
@@ -35,14 +35,14 @@ impl Kind for QuestionItem {
     }
 
     fn describe(&self, item: &ItemView, out: &mut String) {
-        let Some(q) = item.payload.and_then(Question::from_payload) else {
+        let Some(q) = item.payload.and_then(QuestionRef::of) else {
             return out.push_str("question: (unreadable)");
         };
         out.push_str("question: ");
-        sanitize::push_one_line(out, &q.text);
+        sanitize::push_one_line(out, q.text);
         if !q.options.is_empty() {
             out.push_str(" [");
-            for (i, label) in q.labels().iter().enumerate() {
+            for (i, (label, _)) in q.options.iter().enumerate() {
                 if i > 0 {
                     out.push_str(" | ");
                 }
@@ -58,7 +58,7 @@ impl Kind for QuestionItem {
     fn commands(&self, item: &ItemView) -> Vec<Verb> {
         let mode = item
             .payload
-            .and_then(Question::from_payload)
+            .and_then(QuestionRef::of)
             .map(|q| q.mode)
             .unwrap_or(Mode::FreeText);
         vec![match mode {

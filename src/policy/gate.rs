@@ -5,13 +5,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anyhow::Result;
 use serde_json::{json, Value};
 
 use crate::domain::review::{or_list, DecisionRecord, Rule, Verdict};
 use crate::domain::{CallRecord, ItemKind};
 use crate::output::format;
-use crate::store::{PendingItem, Run, Store};
+use crate::store::{PendingItem, Result, Run, Store};
 
 /// Who may decide an item and what was decided so far.
 #[derive(Clone, Debug, PartialEq)]

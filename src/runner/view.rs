@@ -128,28 +128,62 @@ const PAGE: usize = 32 * 1024;
 /// `pending`'s listing, for items of this store and of a server alike: one line about each
 /// item and its main command (text), `RUN_ID TOOL_CALL_ID KIND` lines (`-q`), or JSON lines.
 pub fn list(ctx: &Context, items: &[ItemView], quiet: bool) {
-    let report = ctx.report;
-    let (now, program) = (now_ms(), ctx.program());
-    let json = report.json() && !quiet;
-    let mut page = Page::default();
+    let mut listing = Listing::new(ctx, quiet);
     for item in items {
-        if json {
-            let commands = commands_with(&program, item);
+        listing.push(item);
+    }
+    listing.end();
+}
+
+/// `list`, an item at a time: a long listing is written as it is read, never held whole.
+pub struct Listing<'c> {
+    ctx: &'c Context<'c>,
+    quiet: bool,
+    json: bool,
+    now: i64,
+    program: String,
+    page: Page,
+    any: bool,
+}
+
+impl<'c> Listing<'c> {
+    pub fn new(ctx: &'c Context<'c>, quiet: bool) -> Listing<'c> {
+        Listing {
+            ctx,
+            quiet,
+            json: ctx.report.json() && !quiet,
+            now: now_ms(),
+            program: ctx.program(),
+            page: Page::default(),
+            any: false,
+        }
+    }
+
+    pub fn push(&mut self, item: &ItemView) {
+        self.any = true;
+        let page = &mut self.page;
+        if self.json {
+            let commands = commands_with(&self.program, item);
             // Serialising borrowed strings and values into a Vec cannot fail.
             let _ = serde_json::to_writer(&mut page.json, &ItemJson::of(item, &commands));
             page.json.push(b'\n');
         } else {
-            push_item_lines(&mut page.text, &program, item, now, quiet);
+            push_item_lines(&mut page.text, &self.program, item, self.now, self.quiet);
         }
         if page.text.len() + page.json.len() >= PAGE {
-            page.hand_over(report);
+            page.hand_over(self.ctx.report);
         }
     }
-    page.hand_over(report);
-    if items.is_empty() {
-        match &ctx.server {
-            Some(server) => report.info(&format!("nothing is pending on {}", server.display())),
-            None => report.info(&format!("nothing is pending in {}", ctx.store_named())),
+
+    /// Hands over what is left, or says that nothing is pending.
+    pub fn end(mut self) {
+        let report = self.ctx.report;
+        self.page.hand_over(report);
+        if !self.any {
+            match &self.ctx.server {
+                Some(server) => report.info(&format!("nothing is pending on {}", server.display())),
+                None => report.info(&format!("nothing is pending in {}", self.ctx.store_named())),
+            }
         }
     }
 }

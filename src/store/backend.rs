@@ -393,6 +393,10 @@ pub type Work<'f> = &'f mut dyn FnMut(&mut dyn Tx) -> Result<()>;
 ///
 /// Reads decode defensively: a row this program cannot read is skipped from lists with a
 /// warning naming its run (`damage`), and only reading that very run fails.
+/// A pending call as a listing reads it: the call, its run's agent id, and whether the
+/// run is under a policy.
+pub type PendingCall = (CallRecord, String, bool);
+
 pub trait Backend: Send {
     /// Runs `f` in one write transaction, committed when it returns `Ok` and rolled back
     /// otherwise. For the transitions only: commands call the `Store` methods.
@@ -420,8 +424,14 @@ pub trait Backend: Send {
     fn messages_and_calls(&self, run_id: &str) -> Result<(Vec<Message>, Vec<CallRecord>)> {
         Ok((self.messages(run_id)?, self.calls(run_id)?))
     }
-    /// Every pending call with its run's agent id, oldest first; deadlines are not looked at.
-    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>>;
+    /// Every pending call with its run's agent id and whether the run is under a policy,
+    /// oldest first, handed to `each` as it is read (a row that does not read is left out,
+    /// with a warning); deadlines are not looked at.
+    fn each_pending_call(
+        &self,
+        run_id: Option<&str>,
+        each: &mut dyn FnMut(PendingCall) -> Result<()>,
+    ) -> Result<()>;
     /// Whether some pending call's deadline is `now` or earlier.
     fn any_due(&self, now: i64) -> Result<bool>;
     /// A mark of what is pending (how many items, and when the newest was created): it

@@ -16,14 +16,14 @@ use super::error::{Error, Result};
 pub type Decoded<T> = (String, std::result::Result<T, String>);
 
 /// The values of the rows that could be read; a warning for each run that could not.
-pub fn sift<T>(rows: Vec<Decoded<T>>) -> Vec<T> {
+pub fn sift<T>(rows: impl IntoIterator<Item = Decoded<T>>) -> Vec<T> {
     rows.into_iter()
         .filter_map(|(run, row)| row.map_err(|what| warn(&run, &what)).ok())
         .collect()
 }
 
 /// Every row's value, or `Error::Damaged` for the first row that could not be read.
-pub fn all<T>(rows: Vec<Decoded<T>>) -> Result<Vec<T>> {
+pub fn all<T>(rows: impl IntoIterator<Item = Decoded<T>>) -> Result<Vec<T>> {
     rows.into_iter().map(|(run, row)| one(&run, row)).collect()
 }
 

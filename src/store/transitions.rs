@@ -5,11 +5,10 @@
 //!
 //! No SQL and no printing here; the wording of refusals is in `error.rs`.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use super::backend::{
-    Backend, Batch, CallHead, Durability, Origin, Outcome, RunInsert, RunRow, Tx,
+    Backend, Batch, CallHead, Durability, Origin, Outcome, PendingCall, RunInsert, RunRow, Tx,
 };
 use super::error::{Conflict, Error, NotFound, Result};
 use super::policy::{self, Ruling};
@@ -21,8 +20,8 @@ use serde_json::Value;
 
 use crate::domain::review::RunGate;
 use crate::domain::{
-    resumed_results, CallRecord, CallState, Event, ItemKind, Message, Resolution, RunStatus,
-    StartedCall, StepCommit, StoredEvent, ToolProcess, Transition, Usage,
+    resumed_results, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
+    StepCommit, StoredEvent, ToolProcess, Transition, Usage,
 };
 
 /// One decision on a pending item, as `Store::decide` takes it (SPEC §14): the person's
@@ -135,17 +134,39 @@ pub trait Store: Backend {
     /// Pending items whose deadline has not passed, oldest first; `pending_in_run` counts
     /// only those.
     fn pending(&self, run_id: Option<&str>) -> Result<Vec<PendingItem>> {
+        let mut items = Vec::new();
+        self.each_pending(run_id, &mut |item| {
+            items.push(item);
+            Ok(())
+        })?;
+        Ok(items)
+    }
+
+    /// `pending`, each item handed to `each` as it is read: a listing of any length is
+    /// never held whole.
+    fn each_pending(
+        &self,
+        run_id: Option<&str>,
+        each: &mut dyn FnMut(PendingItem) -> Result<()>,
+    ) -> Result<()> {
         let now = now_ms();
-        let live: Vec<_> = self
-            .pending_calls(run_id)?
-            .into_iter()
-            .filter(|(call, ..)| call.expires_at.is_none_or(|at| at > now))
-            .collect();
-        let url = match live.is_empty() {
-            true => None,
-            false => self.setting(super::reviewers::PUBLIC_URL)?,
-        };
-        Ok(listed(live, url))
+        let (mut run, mut url) = (Vec::new(), None);
+        self.each_pending_call(run_id, &mut |call| {
+            if call.0.expires_at.is_some_and(|at| at <= now) {
+                return Ok(());
+            }
+            // A run's pending items are those of one step, stored at one time: in the
+            // listing's order (time, then run) they come together.
+            if run
+                .first()
+                .is_some_and(|(c, ..): &PendingCall| c.run_id != call.0.run_id)
+            {
+                hand_over(self, &mut run, &mut url, each)?;
+            }
+            run.push(call);
+            Ok(())
+        })?;
+        hand_over(self, &mut run, &mut url, each)
     }
 
     /// The pending items of a run already read, as `pending(Some(&run.id))` gives them,
@@ -159,7 +180,12 @@ pub trait Store: Backend {
             .map(|c| (c, run.agent_id.clone(), run.gate.policy.is_some()))
             .collect();
         live.sort_by_key(|(c, ..)| (c.created_at, c.step, c.seq));
-        Ok(listed(live, url))
+        let mut items = Vec::with_capacity(live.len());
+        hand_over(self, &mut live, &mut Some(url), &mut |item| {
+            items.push(item);
+            Ok(())
+        })?;
+        Ok(items)
     }
 
     /// Stores one step of a run driven under `lease`. `None` when the lease is no longer
@@ -736,30 +762,33 @@ fn answered(found: LedgerEntry) -> Error {
     .into()
 }
 
-/// Live pending calls (with their run's agent and whether a policy gates it) as listed
-/// items: counted per run, each with its inbox page when the inbox's URL (`base`) is
-/// recorded.
-fn listed(live: Vec<(CallRecord, String, bool)>, base: Option<String>) -> Vec<PendingItem> {
-    let mut per_run: HashMap<&str, usize> = HashMap::with_capacity(live.len());
-    for (call, ..) in &live {
-        *per_run.entry(&call.run_id).or_default() += 1;
+/// Hands one run's live pending items to `each` (and takes them from `run`), each with
+/// how many its run has and its inbox page; the inbox's public URL is read (into `url`) at
+/// the first item of a listing.
+fn hand_over(
+    store: &(impl Backend + ?Sized),
+    run: &mut Vec<PendingCall>,
+    url: &mut Option<Option<String>>,
+    each: &mut dyn FnMut(PendingItem) -> Result<()>,
+) -> Result<()> {
+    if run.is_empty() {
+        return Ok(());
     }
-    let counts: Vec<usize> = live
-        .iter()
-        .map(|(call, ..)| per_run.get(call.run_id.as_str()).copied().unwrap_or(1))
-        .collect();
-    live.into_iter()
-        .zip(counts)
-        .map(|((call, agent_id, gated), pending_in_run)| PendingItem {
+    if url.is_none() {
+        *url = Some(store.setting(super::reviewers::PUBLIC_URL)?);
+    }
+    let base = url.as_ref().and_then(Option::as_deref);
+    let pending_in_run = run.len();
+    for (call, agent_id, gated) in run.drain(..) {
+        each(PendingItem {
             pending_in_run,
-            url: base
-                .as_deref()
-                .map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
+            url: base.map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
             call,
             agent_id,
             gated,
-        })
-        .collect()
+        })?;
+    }
+    Ok(())
 }
 
 /// Runs `f` in one write transaction of `store` and returns its value.

@@ -43,6 +43,42 @@ pub struct Question {
     pub mode: Mode,
 }
 
+/// A payload's question as `Question::from_payload` reads it, borrowed from the payload:
+/// what a listing says of each item, without copying it out.
+pub struct QuestionRef<'a> {
+    pub text: &'a str,
+    /// Each option's label and description.
+    pub options: Vec<(&'a str, Option<&'a str>)>,
+    pub mode: Mode,
+}
+
+impl<'a> QuestionRef<'a> {
+    pub fn of(payload: &'a Value) -> Option<QuestionRef<'a>> {
+        let text = payload.get("question")?.as_str()?;
+        let options = match payload.get("options") {
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|o| {
+                    let label = o.get("label")?.as_str()?;
+                    Some((label, o.get("description").and_then(Value::as_str)))
+                })
+                .collect::<Option<Vec<_>>>()?,
+            _ => Vec::new(),
+        };
+        let mode = match payload.get("selectionMode").and_then(Value::as_str) {
+            Some("multi_select") => Mode::Multi,
+            Some(_) => Mode::Single,
+            None if options.is_empty() => Mode::FreeText,
+            None => Mode::Single,
+        };
+        Some(QuestionRef {
+            text,
+            options,
+            mode,
+        })
+    }
+}
+
 impl Question {
     pub fn labels(&self) -> Vec<&str> {
         self.options.iter().map(|c| c.label.as_str()).collect()
@@ -68,32 +104,18 @@ impl Question {
 
     /// Reads back a payload this module built.
     pub fn from_payload(payload: &Value) -> Option<Question> {
-        let text = payload.get("question")?.as_str()?.to_string();
-        let options = match payload.get("options") {
-            Some(Value::Array(list)) => list
-                .iter()
-                .map(|o| {
-                    Some(Choice {
-                        label: o.get("label")?.as_str()?.to_string(),
-                        description: o
-                            .get("description")
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
-                    })
-                })
-                .collect::<Option<Vec<_>>>()?,
-            _ => Vec::new(),
-        };
-        let mode = match payload.get("selectionMode").and_then(Value::as_str) {
-            Some("multi_select") => Mode::Multi,
-            Some(_) => Mode::Single,
-            None if options.is_empty() => Mode::FreeText,
-            None => Mode::Single,
-        };
+        let q = QuestionRef::of(payload)?;
         Some(Question {
-            text,
-            options,
-            mode,
+            text: q.text.to_string(),
+            options: q
+                .options
+                .iter()
+                .map(|&(label, description)| Choice {
+                    label: label.to_string(),
+                    description: description.map(str::to_string),
+                })
+                .collect(),
+            mode: q.mode,
         })
     }
 

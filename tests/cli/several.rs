@@ -94,3 +94,39 @@ fn a_reused_tool_call_id_is_replaced_consistently() {
     assert_eq!(messages[3]["toolCalls"][0]["id"], new_id.as_str());
     assert_eq!(messages[4]["toolCallId"], new_id.as_str());
 }
+
+/// `pending` writes items as it reads them, a run's together: each command names the
+/// tool call exactly when its run has several items, whatever the runs around it have.
+#[test]
+fn pending_names_the_tool_call_only_in_runs_with_several_items() {
+    let env = Env::new();
+    let one = || {
+        let agent = env.agent(json!([
+            {"toolCalls": [{"id": "only", "name": "ask_user", "args": {"question": "Only?"}}]},
+            say("answered")
+        ]));
+        env.start(&agent, &[]).1
+    };
+    let a = two_questions(&env);
+    let b = one();
+    let c = two_questions(&env);
+    let d = one();
+    let commands: Vec<String> = env
+        .run(&["pending"])
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("    mastra-ask answer "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            format!("{a} --tool-call first <answer>"),
+            format!("{a} --tool-call second <label>"),
+            format!("{b} <answer>"),
+            format!("{c} --tool-call first <answer>"),
+            format!("{c} --tool-call second <label>"),
+            format!("{d} <answer>"),
+        ]
+    );
+}

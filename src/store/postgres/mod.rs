@@ -24,8 +24,9 @@ use std::time::Duration;
 
 use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
-use crate::store::backend::{Backend, Durability, Work};
+use crate::store::backend::{Backend, Durability, PendingCall, Work};
 use crate::store::reviewers::{ReviewerRow, SessionRow};
+use crate::store::{columns, damage};
 use crate::store::{redact, Access, Error, Grant, Result, Run, RunFilter};
 use connect::Identity;
 use errors::classify;
@@ -115,8 +116,20 @@ impl Backend for PgStore {
         self.read(|c| read::messages_and_calls(c, run_id))
     }
 
-    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>> {
-        self.read(|c| read::pending_calls(c, run_id))
+    fn each_pending_call(
+        &self,
+        run_id: Option<&str>,
+        each: &mut dyn FnMut(PendingCall) -> Result<()>,
+    ) -> Result<()> {
+        // Read whole, then handed over: `each` may read the store again.
+        let rows = self.read(|c| read::pending_calls(c, run_id))?;
+        for (run, row) in read::decoded(&rows, columns::pending) {
+            match row {
+                Ok(call) => each(call)?,
+                Err(what) => damage::warn(&run, &what),
+            }
+        }
+        Ok(())
     }
 
     fn any_due(&self, now: i64) -> Result<bool> {

@@ -87,19 +87,20 @@ impl Columns for PgRow<'_> {
 }
 
 /// `rows`, each decoded by `read` and named by its run (column 0).
-pub fn decoded<T>(rows: &[Row], read: fn(&dyn Columns) -> Read<T>) -> Vec<Decoded<T>> {
-    rows.iter()
-        .map(|r| {
-            let row = PgRow(r);
-            let value = read(&row);
-            // The run is named only when its row does not read.
-            let run = match &value {
-                Ok(_) => String::new(),
-                Err(_) => columns::run_id(&row),
-            };
-            (run, value)
-        })
-        .collect()
+pub fn decoded<'r, T: 'r>(
+    rows: &'r [Row],
+    read: fn(&dyn Columns) -> Read<T>,
+) -> impl Iterator<Item = Decoded<T>> + 'r {
+    rows.iter().map(move |r| {
+        let row = PgRow(r);
+        let value = read(&row);
+        // The run is named only when its row does not read.
+        let run = match &value {
+            Ok(_) => String::new(),
+            Err(_) => columns::run_id(&row),
+        };
+        (run, value)
+    })
 }
 
 pub fn run(c: &mut Client, id: &str) -> Result<Option<Run>> {
@@ -203,19 +204,16 @@ pub fn two(answers: Vec<Vec<Row>>) -> [Vec<Row>; 2] {
         .unwrap_or_else(|a: Vec<_>| unreachable!("{} answers to two queries", a.len()))
 }
 
-pub fn pending_calls(
-    c: &mut Client,
-    run_id: Option<&str>,
-) -> Result<Vec<(CallRecord, String, bool)>> {
-    let rows = c.query(
+/// The rows of the pending calls, as `columns::pending` reads them.
+pub fn pending_calls(c: &mut Client, run_id: Option<&str>) -> Result<Vec<Row>> {
+    Ok(c.query(
         &format!(
             "SELECT {PENDING_COLUMNS} FROM calls c JOIN runs r ON r.id = c.run_id \
              WHERE c.state = 'pending' AND ($1::text IS NULL OR c.run_id = $1) \
              ORDER BY c.created_at, c.run_id, c.step, c.seq"
         ),
         &[&run_id],
-    )?;
-    Ok(damage::sift(decoded(&rows, columns::pending)))
+    )?)
 }
 
 pub fn any_due(c: &mut Client, now: i64) -> Result<bool> {

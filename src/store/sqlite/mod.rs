@@ -23,7 +23,7 @@ use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Message, RunStatus, StoredEvent};
-use crate::store::backend::{Backend, Durability, Work};
+use crate::store::backend::{Backend, Durability, PendingCall, Work};
 use crate::store::reviewers::{ReviewerRow, SessionRow};
 use crate::store::{Access, Error, Grant, Result, Run, RunFilter};
 use errors::classify;
@@ -94,8 +94,12 @@ impl Backend for SqliteStore {
         read::calls(&self.conn, run_id).map_err(|e| e.doing(READING))
     }
 
-    fn pending_calls(&self, run_id: Option<&str>) -> Result<Vec<(CallRecord, String, bool)>> {
-        read::pending_calls(&self.conn, run_id).map_err(|e| e.doing(READING))
+    fn each_pending_call(
+        &self,
+        run_id: Option<&str>,
+        each: &mut dyn FnMut(PendingCall) -> Result<()>,
+    ) -> Result<()> {
+        read::each_pending_call(&self.conn, run_id, each).map_err(|e| e.doing(READING))
     }
 
     fn any_due(&self, now: i64) -> Result<bool> {

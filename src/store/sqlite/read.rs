@@ -8,6 +8,7 @@ use rusqlite::{params, CachedStatement, Connection, OptionalExtension, Params, R
 use super::compact::{self, Cursor, EventRow, Sources};
 use crate::domain::review::DecisionRecord;
 use crate::domain::{CallRecord, Event, EventKind, Message, StoredEvent};
+use crate::store::backend::PendingCall;
 use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
@@ -222,28 +223,33 @@ const PENDING_COLUMNS: &str = "r.id, c.call_id, c.seq, c.step, c.tool_name, c.ar
     c.payload, c.payload_is_args, c.expires_at, c.created_at, c.kind, r.agent_id, \
     r.policy IS NOT NULL";
 
-pub fn pending_calls(
+/// `Backend::each_pending_call`: each row decoded and handed to `each` as it is stepped to.
+pub fn each_pending_call(
     c: &Connection,
     run_id: Option<&str>,
-) -> Result<Vec<(CallRecord, String, bool)>> {
+    each: &mut dyn FnMut(PendingCall) -> Result<()>,
+) -> Result<()> {
     let select = format!(
         "SELECT {PENDING_COLUMNS} FROM calls c JOIN runs r ON r.key = c.run \
          WHERE c.state = 'pending'"
     );
     let order = "ORDER BY c.created_at, r.id, c.step, c.seq";
-    let rows = match run_id {
-        Some(id) => decoded(
-            &mut c.prepare_cached(&format!("{select} AND r.id = ?1 {order}"))?,
-            [id],
-            columns::pending,
-        )?,
-        None => decoded(
-            &mut c.prepare_cached(&format!("{select} {order}"))?,
-            [],
-            columns::pending,
-        )?,
+    let mut stmt = match run_id {
+        Some(_) => c.prepare_cached(&format!("{select} AND r.id = ?1 {order}"))?,
+        None => c.prepare_cached(&format!("{select} {order}"))?,
     };
-    Ok(damage::sift(rows))
+    let mut rows = match run_id {
+        Some(id) => stmt.query([id])?,
+        None => stmt.query([])?,
+    };
+    while let Some(row) = rows.next()? {
+        let row = SqlRow(row);
+        match columns::pending(&row) {
+            Ok(call) => each(call)?,
+            Err(what) => damage::warn(&columns::run_id(&row), &what),
+        }
+    }
+    Ok(())
 }
 
 pub fn any_due(c: &Connection, now: i64) -> Result<bool> {
