@@ -65,7 +65,6 @@ fn call_head(run_id: &str, row: &Row) -> Result<CallHead> {
 /// Waiter rows as leases; a row that does not read is no live waiter.
 fn waiters_of(rows: &[Row]) -> Vec<Lease> {
     decoded(rows, columns::waiter)
-        .into_iter()
         .filter_map(|(_, w)| w.ok())
         .collect()
 }
