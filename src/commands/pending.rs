@@ -38,9 +38,11 @@ pub fn run(ctx: &Ctx, args: PendingArgs) -> Result<Exit> {
     };
     // Written as it is read: a long listing is never held whole.
     let mut listing = Listing::new(ctx, args.quiet);
-    store.each_pending(run_id.as_deref(), &mut |item| {
-        let gates = ItemGate::of_pending(store.as_ref(), std::slice::from_ref(&item))?;
-        listing.push(&ItemView::gated(&item, &gates));
+    store.each_pending(run_id.as_deref(), &mut |run| {
+        let gates = ItemGate::of_pending(store.as_ref(), &run)?;
+        for item in &run {
+            listing.push(&ItemView::gated(item, &gates));
+        }
         Ok(())
     })?;
     listing.end();

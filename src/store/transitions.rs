@@ -135,19 +135,19 @@ pub trait Store: Backend {
     /// only those.
     fn pending(&self, run_id: Option<&str>) -> Result<Vec<PendingItem>> {
         let mut items = Vec::new();
-        self.each_pending(run_id, &mut |item| {
-            items.push(item);
+        self.each_pending(run_id, &mut |run| {
+            items.extend(run);
             Ok(())
         })?;
         Ok(items)
     }
 
-    /// `pending`, each item handed to `each` as it is read: a listing of any length is
-    /// never held whole.
+    /// `pending`, handed to `each` one run's items at a time as they are read: a listing of
+    /// any length is never held whole.
     fn each_pending(
         &self,
         run_id: Option<&str>,
-        each: &mut dyn FnMut(PendingItem) -> Result<()>,
+        each: &mut dyn FnMut(Vec<PendingItem>) -> Result<()>,
     ) -> Result<()> {
         let now = now_ms();
         let (mut run, mut url) = (Vec::new(), None);
@@ -180,9 +180,9 @@ pub trait Store: Backend {
             .map(|c| (c, run.agent_id.clone(), run.gate.policy.is_some()))
             .collect();
         live.sort_by_key(|(c, ..)| (c.created_at, c.step, c.seq));
-        let mut items = Vec::with_capacity(live.len());
-        hand_over(self, &mut live, &mut Some(url), &mut |item| {
-            items.push(item);
+        let mut items = Vec::new();
+        hand_over(self, &mut live, &mut Some(url), &mut |run| {
+            items = run;
             Ok(())
         })?;
         Ok(items)
@@ -762,14 +762,14 @@ fn answered(found: LedgerEntry) -> Error {
     .into()
 }
 
-/// Hands one run's live pending items to `each` (and takes them from `run`), each with
-/// how many its run has and its inbox page; the inbox's public URL is read (into `url`) at
-/// the first item of a listing.
+/// Hands one run's live pending items to `each` together (and takes them from `run`),
+/// each with how many its run has and its inbox page; the inbox's public URL is read (into
+/// `url`) at the first item of a listing.
 fn hand_over(
     store: &(impl Backend + ?Sized),
     run: &mut Vec<PendingCall>,
     url: &mut Option<Option<String>>,
-    each: &mut dyn FnMut(PendingItem) -> Result<()>,
+    each: &mut dyn FnMut(Vec<PendingItem>) -> Result<()>,
 ) -> Result<()> {
     if run.is_empty() {
         return Ok(());
@@ -779,16 +779,17 @@ fn hand_over(
     }
     let base = url.as_ref().and_then(Option::as_deref);
     let pending_in_run = run.len();
-    for (call, agent_id, gated) in run.drain(..) {
-        each(PendingItem {
+    let items = run
+        .drain(..)
+        .map(|(call, agent_id, gated)| PendingItem {
             pending_in_run,
             url: base.map(|b| crate::links::item_url(b, &call.run_id, &call.call_id)),
             call,
             agent_id,
             gated,
-        })?;
-    }
-    Ok(())
+        })
+        .collect();
+    each(items)
 }
 
 /// Runs `f` in one write transaction of `store` and returns its value.

@@ -170,11 +170,15 @@ pub fn login_name() -> String {
     ["USER", "LOGNAME"]
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-        .or_else(|| {
-            let name = whoami::username_os().ok()?;
-            Some(name.to_string_lossy().into_owned())
-        })
+        .or_else(|| Some(passwd_name()?.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// The password database's name for the effective user id, looked up once a process (a
+/// leg asks at its start and at each decision; the effective uid does not change).
+fn passwd_name() -> Option<&'static std::ffi::OsStr> {
+    static NAME: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| whoami::username_os().ok()).as_deref()
 }
 
 /// The effective user id of this process.
@@ -184,12 +188,13 @@ pub fn euid() -> u32 {
 
 /// The name of the effective user, from the password database (never `$USER`, which anyone
 /// can set): the identity a policy checks on this machine (SPEC §14). `uid N` when the
-/// database has no entry for it. Looked up once a process (a leg asks at its start and at
-/// each decision; the effective uid does not change).
+/// database has no entry for it, or one that is not UTF-8 (never a lossy copy that could
+/// read as another user's name).
 pub fn effective_user() -> String {
-    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    NAME.get_or_init(|| whoami::username().unwrap_or_else(|_| format!("uid {}", euid())))
-        .clone()
+    match passwd_name().and_then(|n| n.to_str()) {
+        Some(name) => name.to_string(),
+        None => format!("uid {}", euid()),
+    }
 }
 
 #[cfg(test)]

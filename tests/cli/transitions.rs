@@ -69,8 +69,18 @@ const RUN: &str = "0190aaaa-0000-7000-8000-000000000001";
 
 /// Stores a run driven by lease `l1`, with `waiter`; its items expire after `expires_in`.
 fn create(s: &dyn Store, waiter: Option<&Lease>, expires_in: Option<Duration>) -> String {
+    create_as(s, RUN, waiter, expires_in)
+}
+
+/// `create` for the run `id`.
+fn create_as(
+    s: &dyn Store,
+    id: &str,
+    waiter: Option<&Lease>,
+    expires_in: Option<Duration>,
+) -> String {
     let stored = s.create_run(&NewRun {
-        id: RUN,
+        id,
         agent_id: "tester",
         agent: &json!({"id": "tester"}),
         cwd: "/",
@@ -675,6 +685,41 @@ fn pending_lists_and_counts_only_items_whose_deadline_has_not_passed() {
     let f = Fixture::new();
     due(f.store.as_ref());
     assert_eq!(listed(f.store.as_ref()), []);
+}
+
+/// `each_pending` hands each run's items over together, and an error of the caller's at
+/// one run ends the listing there and is returned, not swallowed.
+#[test]
+fn each_pending_hands_over_a_run_at_a_time_and_stops_at_an_error() {
+    let f = Fixture::new();
+    let s = f.store.as_ref();
+    suspended_with(s, &["q1", "q2"], None);
+    let other = "0190aaaa-0000-7000-8000-000000000002";
+    assert_eq!(create_as(s, other, None, None), "ok");
+    s.commit_step(other, &lease("l1"), &asking(&["r1"]))
+        .unwrap();
+    let mut runs = Vec::new();
+    s.each_pending(None, &mut |run| {
+        runs.push(
+            run.iter()
+                .map(|p| p.call.call_id.clone())
+                .collect::<Vec<_>>(),
+        );
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(runs, [vec!["q1", "q2"], vec!["r1"]]);
+
+    let mut handed = 0;
+    let failed = s.each_pending(None, &mut |_| {
+        handed += 1;
+        Err(Error::Usage("the listing's reader failed".into()))
+    });
+    assert_eq!(
+        failed.unwrap_err().to_string(),
+        "the listing's reader failed"
+    );
+    assert_eq!(handed, 1);
 }
 
 /// `pending` reads only the columns a pending call can hold: what it gives is each call as

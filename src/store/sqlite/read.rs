@@ -238,10 +238,8 @@ pub fn each_pending_call(
         Some(_) => c.prepare_cached(&format!("{select} AND r.id = ?1 {order}"))?,
         None => c.prepare_cached(&format!("{select} {order}"))?,
     };
-    let mut rows = match run_id {
-        Some(id) => stmt.query([id])?,
-        None => stmt.query([])?,
-    };
+    // The run's id is the one parameter when there is one.
+    let mut rows = stmt.query(rusqlite::params_from_iter(run_id))?;
     while let Some(row) = rows.next()? {
         let row = SqlRow(row);
         match columns::pending(&row) {
