@@ -11,11 +11,13 @@ PORT="${PGPORT_TEST:-54329}"
 DIR="${PGDATA_TEST:-/tmp/mastra-ask-pg}"
 FSYNC="${PGFSYNC_TEST:-off}"
 case "$FSYNC" in on|off) ;; *) echo "PGFSYNC_TEST must be on or off" >&2; exit 2 ;; esac
-if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+# PgBouncer too: the pooler tests (tests/cli/pg_pooler.rs) start one in front of this server.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || [ ! -x /usr/sbin/pgbouncer ]; then
   export DEBIAN_FRONTEND=noninteractive
   SUDO=(); [ "$(id -u)" = 0 ] || SUDO=(sudo -E)
-  ("${SUDO[@]}" apt-get install -y -q postgresql >/dev/null 2>&1) ||
-    ("${SUDO[@]}" apt-get update -q >/dev/null && "${SUDO[@]}" apt-get install -y -q postgresql >/dev/null)
+  ("${SUDO[@]}" apt-get install -y -q postgresql pgbouncer >/dev/null 2>&1) ||
+    ("${SUDO[@]}" apt-get update -q >/dev/null &&
+      "${SUDO[@]}" apt-get install -y -q postgresql pgbouncer >/dev/null)
 fi
 BIN=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
 RUN_AS=()

@@ -99,18 +99,39 @@ CREATE TABLE waiters (
 ];
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:
-/// the table is read, and its absence is the answer.
+/// the table is read, and its absence is the answer; the session's search path comes with
+/// it (`applied`).
 pub fn version(client: &mut Client) -> Result<Option<i64>> {
-    let row = match client.query_one("SELECT max(version) FROM mastra_ask.schema_version", &[]) {
+    let row = match client.query_one(
+        "SELECT max(version), current_setting('search_path') FROM mastra_ask.schema_version",
+        &[],
+    ) {
         Ok(row) => row,
         Err(e) if no_store(&e) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
+    applied(row.try_get(1)?)?;
     row.try_get::<_, Option<i64>>(0).map_err(|e| {
         corrupt(&format!(
             "its schema_version table is not one mastra-ask made ({e})"
         ))
     })
+}
+
+/// Refuses a session whose search path is not the store's schema: the server did not apply
+/// the connection's options (`connect::options`; a pooler such as PgBouncer drops them), so
+/// the statements' table names would resolve elsewhere and their timeouts would be gone.
+fn applied(search_path: &str) -> Result<()> {
+    if search_path == "mastra_ask" {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "the PostgreSQL server did not apply this connection's session settings (its \
+         search_path is {search_path}, not mastra_ask): a connection pooler such as \
+         PgBouncer drops them; set them on the role or the database instead (ALTER ROLE \
+         ... SET search_path = mastra_ask, and likewise statement_timeout = '60s' and \
+         lock_timeout = '10s'), or connect to the server directly"
+    )))
 }
 
 /// The error of reading a schema or a table that does not exist.
@@ -156,17 +177,17 @@ pub fn migrate(client: &mut Client, store: &str) -> Result<()> {
         "CREATE SCHEMA IF NOT EXISTS mastra_ask; \
          CREATE TABLE IF NOT EXISTS mastra_ask.schema_version (version BIGINT NOT NULL)",
     )?;
-    let done: i64 = tx
-        .query_one(
-            "SELECT coalesce(max(version), 0) FROM mastra_ask.schema_version",
-            &[],
-        )?
-        .try_get(0)
-        .map_err(|e| {
-            corrupt(&format!(
-                "its schema_version table is not one mastra-ask made ({e})"
-            ))
-        })?;
+    let row = tx.query_one(
+        "SELECT coalesce(max(version), 0), current_setting('search_path') \
+         FROM mastra_ask.schema_version",
+        &[],
+    )?;
+    applied(row.try_get(1)?)?;
+    let done: i64 = row.try_get(0).map_err(|e| {
+        corrupt(&format!(
+            "its schema_version table is not one mastra-ask made ({e})"
+        ))
+    })?;
     known(store, done)?;
     for (i, sql) in MIGRATIONS
         .iter()
