@@ -122,9 +122,20 @@ impl Server {
             std::process::id(),
             label.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
         );
-        connect(&self.admin)?
+        // The store's session settings on the database too, as docs/teams-postgresql.md
+        // says for a pooler (which drops the connection's own): the bench then runs through
+        // one unchanged.
+        let mut admin = connect(&self.admin)?;
+        admin
             .batch_execute(&format!("CREATE DATABASE {name}"))
             .map_err(sql(&format!("creating the database {name}")))?;
+        admin
+            .batch_execute(&format!(
+                "ALTER DATABASE {name} SET search_path = {SCHEMA}; \
+                 ALTER DATABASE {name} SET statement_timeout = '60s'; \
+                 ALTER DATABASE {name} SET lock_timeout = '10s'"
+            ))
+            .map_err(sql(&format!("setting up the database {name}")))?;
         self.created.push(name.clone());
         Ok(with_database(&self.admin, &name))
     }
@@ -181,8 +192,10 @@ impl Drop for Server {
                 return;
             }
         };
+        // `FORCE` (PostgreSQL 13 and later): a pooler in front keeps server sessions on them.
         for name in &self.created {
-            if let Err(e) = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")) {
+            if let Err(e) = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            {
                 eprintln!("bench: dropping {name}: {}", text(&e));
             }
         }
