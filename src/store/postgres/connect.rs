@@ -31,8 +31,10 @@ use crate::store::location::{is_url, keywords};
 use crate::store::{redact, Cause, Engine, Error, Result, Wait};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-const STATEMENT_TIMEOUT: &str = "60s";
-const LOCK_TIMEOUT: &str = "10s";
+/// The schema every statement's table names resolve to (the session's `search_path`).
+pub(super) const SCHEMA: &str = "mastra_ask";
+pub(super) const STATEMENT_TIMEOUT: &str = "60s";
+pub(super) const LOCK_TIMEOUT: &str = "10s";
 /// How much longer than its `statement_timeout` a session may wait for a server that
 /// says nothing: the time for the server's cancellation to arrive.
 const READ_MARGIN: Duration = Duration::from_secs(5);
@@ -43,7 +45,7 @@ const DEFAULT_PORT: u16 = 5432;
 /// does not set.
 fn options(given: Option<&str>) -> String {
     let given = given.unwrap_or_default();
-    let mut options = vec![given.to_string(), "-c search_path=mastra_ask".into()];
+    let mut options = vec![given.to_string(), format!("-c search_path={SCHEMA}")];
     if !given.contains("statement_timeout") {
         options.push(format!("-c statement_timeout={STATEMENT_TIMEOUT}"));
     }

@@ -122,15 +122,17 @@ pub fn version(client: &mut Client) -> Result<Option<i64>> {
 /// the connection's options (`connect::options`; a pooler such as PgBouncer drops them), so
 /// the statements' table names would resolve elsewhere and their timeouts would be gone.
 fn applied(search_path: &str) -> Result<()> {
-    if search_path == "mastra_ask" {
+    use super::connect::{LOCK_TIMEOUT, SCHEMA, STATEMENT_TIMEOUT};
+    if search_path == SCHEMA {
         return Ok(());
     }
     Err(Error::Usage(format!(
         "the PostgreSQL server did not apply this connection's session settings (its \
-         search_path is {search_path}, not mastra_ask): a connection pooler such as \
+         search_path is {search_path}, not {SCHEMA}): a connection pooler such as \
          PgBouncer drops them; set them on the role or the database instead (ALTER ROLE \
-         ... SET search_path = mastra_ask, and likewise statement_timeout = '60s' and \
-         lock_timeout = '10s'), or connect to the server directly"
+         ... SET search_path = {SCHEMA}, and likewise statement_timeout = \
+         '{STATEMENT_TIMEOUT}' and lock_timeout = '{LOCK_TIMEOUT}'), or connect to the \
+         server directly"
     )))
 }
 
