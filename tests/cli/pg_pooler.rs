@@ -15,6 +15,7 @@ use serde_json::json;
 
 use crate::common::{assert_one_line_error, Env};
 use crate::pg_safety::{database, host_port, server};
+use crate::pg_tls::free_port;
 
 const PGBOUNCER: &str = "/usr/sbin/pgbouncer";
 
@@ -48,11 +49,7 @@ fn pooler(server: &str) -> Option<Pooler> {
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let (host, server_port) = host_port(server)
         .rsplit_once(':')
         .map(|(h, p)| (h.to_string(), p.to_string()))
@@ -142,6 +139,11 @@ fn behind_a_pooler_that_drops_the_session_options_the_store_refuses_until_the_da
         .unwrap()
         .get(0);
     assert_eq!(schemas, 0, "nothing is created");
+    // A store that exists (made directly) is refused the same way through the pooler,
+    // before any of its tables is named.
+    bare.run(&["run", "--agent", &agent, "go"]).assert_code(75);
+    let out = bare.cmd(&["--db", &url, "pending"]).code(2);
+    assert_one_line_error(&out, "did not apply this connection's session settings");
 
     admin(&set)
         .batch_execute(&format!(

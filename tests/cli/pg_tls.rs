@@ -160,7 +160,7 @@ fn make_certificates(dir: &Path) {
     );
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
