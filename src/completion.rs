@@ -207,7 +207,7 @@ fn listed(
 
 /// What a pending item asks, in a few words.
 fn item_text(kind: ItemKind, call: &crate::domain::CallRecord) -> String {
-    let payload = call.payload.as_ref();
+    let payload = call.payload();
     let what = match kind {
         ItemKind::Question => payload.and_then(Question::from_payload).map(|q| q.text),
         ItemKind::Plan => payload.and_then(Plan::from_payload).map(|p| p.title),

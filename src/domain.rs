@@ -383,8 +383,8 @@ pub struct CallRecord {
     /// What a person is asked; `None` for a call that is not an item (stored with the call,
     /// never guessed from the tool's name).
     pub kind: Option<ItemKind>,
-    /// The suspend payload (questions and plans only).
-    pub payload: Option<Value>,
+    /// The suspend payload (questions and plans only): read it with `payload()`.
+    pub payload: Payload,
     /// The result for the model (known at once, once resolved, or once an approved tool
     /// ran).
     pub result: Option<Value>,
@@ -407,6 +407,16 @@ pub struct CallRecord {
     pub digest: Option<String>,
 }
 
+/// Where a stored call's suspend payload is. Most questions' payload is their arguments,
+/// and the stores keep it once (SQLite's `payload_is_args`; the same text on PostgreSQL):
+/// a call read from them then holds the arguments once too, not a second tree of them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload {
+    None,
+    Args,
+    Own(Value),
+}
+
 #[cfg(test)]
 impl CallRecord {
     /// A call of run `run` for the unit tests: `call_id` calling `tool_name` with `args` at
@@ -421,7 +431,7 @@ impl CallRecord {
             args,
             state: CallState::Done,
             kind: None,
-            payload: None,
+            payload: Payload::None,
             result: None,
             error: None,
             resume_data: None,
@@ -438,6 +448,15 @@ impl CallRecord {
 }
 
 impl CallRecord {
+    /// The suspend payload, if the call has one.
+    pub fn payload(&self) -> Option<&Value> {
+        match &self.payload {
+            Payload::None => None,
+            Payload::Args => Some(&self.args),
+            Payload::Own(p) => Some(p),
+        }
+    }
+
     /// The kind of an item. Every call that is or was an item has one (the store refuses a
     /// row without); a call that is not an item never reaches the code that asks.
     pub fn kind(&self) -> ItemKind {

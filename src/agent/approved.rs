@@ -225,7 +225,7 @@ mod tests {
             args: json!({"target": "prod"}),
             state: CallState::Resolved,
             kind: Some(crate::domain::ItemKind::Approval),
-            payload: None,
+            payload: crate::domain::Payload::None,
             result: None,
             error: None,
             resume_data: Some(json!({"approved": true})),

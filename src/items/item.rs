@@ -111,7 +111,7 @@ impl Item {
     /// it; a Mastra server's: its path), a server's own payload.
     pub fn payload(&self) -> Option<&Value> {
         match self {
-            Item::Stored { call, .. } => call.payload.as_ref(),
+            Item::Stored { call, .. } => call.payload(),
             Item::Server { call, .. } => call.suspend_payload.as_ref(),
         }
     }

@@ -12,7 +12,7 @@ use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
 use crate::items::input::{parse_json_flag, read_stdin};
 use crate::output::{format, sanitize};
-use crate::tools::ask_user::{self, Mode, Question, QuestionRef};
+use crate::tools::ask_user::{self, Mode, Question};
 use crate::ui;
 
 pub struct QuestionItem;
@@ -35,7 +35,7 @@ impl Kind for QuestionItem {
     }
 
     fn describe(&self, item: &ItemView, out: &mut String) {
-        let Some(q) = item.payload.and_then(QuestionRef::of) else {
+        let Some(q) = &item.question else {
             return out.push_str("question: (unreadable)");
         };
         out.push_str("question: ");
@@ -56,11 +56,7 @@ impl Kind for QuestionItem {
     }
 
     fn commands(&self, item: &ItemView) -> Vec<Verb> {
-        let mode = item
-            .payload
-            .and_then(QuestionRef::of)
-            .map(|q| q.mode)
-            .unwrap_or(Mode::FreeText);
+        let mode = item.question.as_ref().map_or(Mode::FreeText, |q| q.mode);
         vec![match mode {
             Mode::FreeText => Verb::new("answer", &[], Some("<answer>")),
             Mode::Single => Verb::new("answer", &[], Some("<label>")),

@@ -8,6 +8,7 @@ use crate::domain::{CallRecord, ItemKind};
 use crate::output::{format, sanitize};
 use crate::remote;
 use crate::store::PendingItem;
+use crate::tools::ask_user::QuestionRef;
 
 /// An item as it is shown.
 pub struct ItemView<'a> {
@@ -18,6 +19,9 @@ pub struct ItemView<'a> {
     /// The call's arguments (a server lists them for approvals only).
     pub args: Option<&'a Value>,
     pub payload: Option<&'a Value>,
+    /// What a question asks, read from its payload once (`None` for the other kinds, and
+    /// for a payload that does not read as a question).
+    pub question: Option<QuestionRef<'a>>,
     pub agent_id: &'a str,
     /// When it was suspended (Unix ms), or the server's RFC 3339 time.
     pub suspended_at: When<'a>,
@@ -68,7 +72,8 @@ impl<'a> ItemView<'a> {
             tool_name: &call.tool_name,
             kind: call.kind(),
             args: Some(&call.args),
-            payload: call.payload.as_ref(),
+            payload: call.payload(),
+            question: question(call.kind(), call.payload()),
             agent_id,
             suspended_at: When::Ms(call.created_at),
             expires_at: call.expires_at,
@@ -107,6 +112,7 @@ impl<'a> ItemView<'a> {
             kind: item.kind,
             args: item.args.as_ref(),
             payload: item.suspend_payload.as_ref(),
+            question: question(item.kind, item.suspend_payload.as_ref()),
             agent_id: &item.agent_id,
             suspended_at: When::Rfc3339(&item.suspended_at),
             expires_at: None,
@@ -130,6 +136,13 @@ impl<'a> ItemView<'a> {
         sanitize::push_one_line(out, self.call_id);
         out.push(' ');
         super::of(self.kind).describe(self, out);
+    }
+}
+
+fn question(kind: ItemKind, payload: Option<&Value>) -> Option<QuestionRef<'_>> {
+    match kind {
+        ItemKind::Question => payload.and_then(QuestionRef::of),
+        _ => None,
     }
 }
 

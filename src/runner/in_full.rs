@@ -304,7 +304,7 @@ fn item_json(c: &CallRecord, gate: Option<ItemGate>) -> Value {
         "kind": c.kind().noun(),
         "args": c.args,
         "state": c.state.as_str(),
-        "suspendPayload": c.payload,
+        "suspendPayload": c.payload(),
         "suspendedAt": format::time(c.created_at),
         "resumeData": c.resume_data,
         "result": c.result,

@@ -302,7 +302,7 @@ pub fn resolved_line(call_id: &str, kind: ItemKind, resume_data: &Value) -> Stri
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::domain::{CallRecord, CallState, ASK_USER, SUBMIT_PLAN};
+    use crate::domain::{CallRecord, CallState, Payload, ASK_USER, SUBMIT_PLAN};
     use crate::output::Out;
     use crate::remote;
     use crate::store::{Location, PendingItem};
@@ -331,7 +331,10 @@ mod tests {
             call: CallRecord {
                 state: CallState::Pending,
                 kind: Some(kind),
-                payload: (kind != ItemKind::Approval).then_some(payload.clone()),
+                payload: match kind {
+                    ItemKind::Approval => Payload::None,
+                    _ => Payload::Args,
+                },
                 ..CallRecord::fixture(run, call, tool, payload)
             },
             agent_id: "a".into(),

@@ -239,7 +239,7 @@ fn runs_of(agent: &str, items: Vec<PendingItem>) -> Vec<Value> {
         if approval {
             call["args"] = c.args.clone();
         } else {
-            call["suspendPayload"] = c.payload.clone().unwrap_or(Value::Null);
+            call["suspendPayload"] = c.payload().cloned().unwrap_or(Value::Null);
         }
         let entry = by_run.entry(c.run_id).or_insert((0, Vec::new()));
         entry.0 = entry.0.max(c.created_at);

@@ -16,7 +16,7 @@ use super::{Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState, Run, LEASE_M
 use crate::domain::review::{
     Checked, CheckedAs, DecisionRecord, OnExpiry, Policy, RuleSpec, RunGate, Verdict,
 };
-use crate::domain::{CallRecord, CallState, ItemKind, RunStatus, ToolProcess, Usage};
+use crate::domain::{CallRecord, CallState, ItemKind, Payload, RunStatus, ToolProcess, Usage};
 
 /// What reading one row gives: the value, or what is wrong with the row.
 pub type Read<T> = Result<T, String>;
@@ -112,6 +112,20 @@ fn json(c: &dyn Columns, i: usize) -> Read<Value> {
 
 fn opt_json(c: &dyn Columns, i: usize) -> Read<Option<Value>> {
     c.text(i)?.map(|s| from_json(&s)).transpose()
+}
+
+/// A call's suspend payload (columns `args`, `payload`, `is_args`): its arguments when the
+/// row says so (SQLite's `payload_is_args`) or holds them again as the same text
+/// (PostgreSQL stores the payload whole), else its own value.
+fn payload(c: &dyn Columns, args: usize, payload: usize, is_args: usize) -> Read<Payload> {
+    if c.int(is_args)?.is_some_and(|n| n != 0) {
+        return Ok(Payload::Args);
+    }
+    match c.str(payload)? {
+        None => Ok(Payload::None),
+        Some(p) if c.str(args)? == Some(p) => Ok(Payload::Args),
+        Some(p) => from_json(p).map(Payload::Own),
+    }
 }
 
 pub fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Read<T> {
@@ -278,10 +292,7 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
 /// tool_start, tool_host, tool_started_at, approved_args, digest.
 pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     let args = json(c, 5)?;
-    let payload = match c.int(8)? {
-        Some(n) if n != 0 => Some(args.clone()),
-        _ => opt_json(c, 7)?,
-    };
+    let payload = payload(c, 5, 7, 8)?;
     let state = call_state(&text(c, 6)?)?;
     let kind = match c.text(17)? {
         Some(k) => Some(ItemKind::parse(&k).ok_or_else(|| format!("unknown item kind {k:?}"))?),
@@ -330,10 +341,7 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
 /// when it stops pending, so they are none here. Text that is parsed is borrowed.
 pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String, bool)> {
     let args = from_json(str_of(c, 5)?)?;
-    let payload = match c.int(7)? {
-        Some(n) if n != 0 => Some(Value::clone(&args)),
-        _ => c.str(6)?.map(from_json).transpose()?,
-    };
+    let payload = payload(c, 5, 6, 7)?;
     let kind = c
         .str(10)?
         .ok_or_else(|| format!("{} is an item without a kind", c.name(10)))?;

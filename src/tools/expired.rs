@@ -19,8 +19,7 @@ pub fn result(call: &CallRecord) -> Value {
         ItemKind::Approval => json!(DECLINED),
         ItemKind::Plan => {
             let plan = call
-                .payload
-                .as_ref()
+                .payload()
                 .and_then(Plan::from_payload)
                 .unwrap_or_else(|| Plan {
                     path: String::new(),

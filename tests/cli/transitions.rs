@@ -10,7 +10,7 @@ use serde_json::json;
 use tempfile::TempDir;
 
 use mastra_ask::domain::{
-    CallState, ItemKind, Message, NewCall, Resolution, RunStatus, StepCommit, ToolCall,
+    CallState, ItemKind, Message, NewCall, Payload, Resolution, RunStatus, StepCommit, ToolCall,
     ToolProcess, Transition, Usage, Via,
 };
 use mastra_ask::store::{
@@ -762,6 +762,21 @@ fn a_pending_item_is_its_call_as_stored_field_for_field() {
     assert_eq!(stored.len(), 3);
     assert!(stored.iter().all(|c| c.expires_at.is_some()));
     assert_eq!(listed, stored);
+    // A question whose payload is its arguments holds them once, read from either backend.
+    let payloads: Vec<_> = listed
+        .iter()
+        .map(|c| (c.call_id.as_str(), &c.payload))
+        .collect();
+    let plan = Payload::Own(json!({"title": "T", "plan": "x"}));
+    assert_eq!(
+        payloads,
+        [("q", &Payload::Args), ("a", &Payload::None), ("p", &plan)]
+    );
+    assert_eq!(listed[0].payload(), Some(&json!({"question": "q?"})));
+    assert_eq!(
+        listed[2].payload(),
+        Some(&json!({"title": "T", "plan": "x"}))
+    );
 }
 
 #[test]

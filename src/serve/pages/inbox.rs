@@ -79,7 +79,7 @@ fn entry(item: &PendingItem, now: i64) -> Markup {
             (kind_badge(c.kind())) " "
             span.muted { "agent " (text::line(&item.agent_id)) " · " (age(c.created_at, now)) }
             a.open href=(item_href(&c.run_id, &c.call_id)) {
-                (summary(c.kind(), &c.tool_name, &c.args, c.payload.as_ref()))
+                (summary(c.kind(), &c.tool_name, &c.args, c.payload()))
             }
             span.muted { "run " a href=(run_href(&c.run_id)) { (c.run_id) } }
         }

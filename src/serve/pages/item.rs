@@ -186,11 +186,11 @@ fn render(
 fn what_it_asks(item: &CallRecord) -> Markup {
     match item.kind() {
         ItemKind::Question => {
-            let q = item.payload.as_ref().and_then(Question::from_payload);
+            let q = item.payload().and_then(Question::from_payload);
             html! { h1 { @match &q { Some(q) => (text::block(&q.text)), None => "(unreadable question)" } } }
         }
         ItemKind::Plan => {
-            let plan = item.payload.as_ref().and_then(Plan::from_payload);
+            let plan = item.payload().and_then(Plan::from_payload);
             match plan {
                 Some(p) => html! {
                     h1 { "Plan: " @if p.title.is_empty() { "(untitled)" } @else { (text::line(&p.title)) } }
@@ -264,7 +264,7 @@ fn approval_buttons() -> Markup {
 }
 
 fn question_fields(item: &CallRecord) -> Markup {
-    let Some(q) = item.payload.as_ref().and_then(Question::from_payload) else {
+    let Some(q) = item.payload().and_then(Question::from_payload) else {
         return html! {};
     };
     html! {

@@ -172,7 +172,7 @@ pub fn events(c: &Connection, run_id: &str) -> Result<Vec<StoredEvent>> {
         sources.add_message(seq, &m);
     }
     for call in calls(c, run_id)? {
-        if let Some(p) = &call.payload {
+        if let Some(p) = call.payload() {
             sources.add_payload(&call.call_id, p);
         }
     }
