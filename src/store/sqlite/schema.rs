@@ -139,6 +139,12 @@ pub const BUSY_TIMEOUT_MAX: Duration = Duration::from_secs(3600);
 const CHECKPOINT_PAGES: u32 = 256;
 /// After a checkpoint, a log that grew past this is truncated back to it.
 const LOG_LIMIT_BYTES: u32 = 4 << 20;
+/// SQLite's page cache per connection, a quarter of its default. A leg reads a few dozen
+/// pages, and `pending` reads each of a long listing's pages once: every page the cache
+/// grows by is a fresh heap page the kernel must fault in (about 450 of `pending`'s faults
+/// at 100,000 runs went that way), while a page read again comes from the kernel's page
+/// cache (docs/performance.md, issue 22, eighth round).
+const CACHE_KIB: u32 = 512;
 /// Statements kept compiled per connection: more than one command uses (a leg uses about
 /// 20), so that none is compiled twice in a process (rusqlite keeps 16 by default).
 const STATEMENT_CACHE: usize = 64;
@@ -178,7 +184,8 @@ pub fn configure(conn: &Connection, doing: &str) -> Result<()> {
         conn.execute_batch(&format!(
             "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; \
              PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}; \
-             PRAGMA journal_size_limit = {LOG_LIMIT_BYTES};"
+             PRAGMA journal_size_limit = {LOG_LIMIT_BYTES}; \
+             PRAGMA cache_size = -{CACHE_KIB};"
         ))
     };
     set().map_err(|e| classify(doing, e))
