@@ -114,16 +114,16 @@ fn opt_json(c: &dyn Columns, i: usize) -> Read<Option<Value>> {
     c.text(i)?.map(|s| from_json(&s)).transpose()
 }
 
-/// A call's suspend payload (columns `args`, `payload`, `is_args`): its arguments when the
-/// row says so (SQLite's `payload_is_args`) or holds them again as the same text
-/// (PostgreSQL stores the payload whole), else its own value.
-fn payload(c: &dyn Columns, args: usize, payload: usize, is_args: usize) -> Read<Payload> {
+/// A call's suspend payload (columns `payload`, `is_args`; `args` the arguments' text): its
+/// arguments when the row says so (SQLite's `payload_is_args`) or holds them again as the
+/// same text (PostgreSQL stores the payload whole), else its own value.
+fn payload(c: &dyn Columns, args: &str, payload: usize, is_args: usize) -> Read<Payload> {
     if c.int(is_args)?.is_some_and(|n| n != 0) {
         return Ok(Payload::Args);
     }
     match c.str(payload)? {
         None => Ok(Payload::None),
-        Some(p) if c.str(args)? == Some(p) => Ok(Payload::Args),
+        Some(p) if p == args => Ok(Payload::Args),
         Some(p) => from_json(p).map(Payload::Own),
     }
 }
@@ -291,8 +291,8 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
 /// resolved_by, resolved_via, resolved_at, expires_at, created_at, kind, tool_pgid,
 /// tool_start, tool_host, tool_started_at, approved_args, digest.
 pub fn call(c: &dyn Columns) -> Read<CallRecord> {
-    let args = json(c, 5)?;
-    let payload = payload(c, 5, 7, 8)?;
+    let args_text = str_of(c, 5)?;
+    let (args, payload) = (from_json(args_text)?, payload(c, args_text, 7, 8)?);
     let state = call_state(&text(c, 6)?)?;
     let kind = match c.text(17)? {
         Some(k) => Some(ItemKind::parse(&k).ok_or_else(|| format!("unknown item kind {k:?}"))?),
@@ -340,8 +340,8 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
 /// hold: its resolution, result, error, approved arguments and tool process are written
 /// when it stops pending, so they are none here. Text that is parsed is borrowed.
 pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String, bool)> {
-    let args = from_json(str_of(c, 5)?)?;
-    let payload = payload(c, 5, 6, 7)?;
+    let args_text = str_of(c, 5)?;
+    let (args, payload) = (from_json(args_text)?, payload(c, args_text, 6, 7)?);
     let kind = c
         .str(10)?
         .ok_or_else(|| format!("{} is an item without a kind", c.name(10)))?;
