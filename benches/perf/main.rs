@@ -5,6 +5,8 @@
 //! 1. runs of the example release agent (three questions and a plan) taken to completion
 //!    in batches: `run` to the first suspension, `answer` to the next one, `review` to the
 //!    end, wall time and peak RSS of each whole process; and the store's growth per run;
+//!    on SQLite, beside them, the floor of a leg (floor.rs: a small C program that opens
+//!    the store and commits as a leg must);
 //! 2. the same growth with a 4 KiB plan (how the size scales with the plan);
 //! 3. a store seeded to 100,000 runs, 1,000 of them waiting: `pending`, `runs`, `show`;
 //! 4. 8 processes at a time answering those 1,000 items;
@@ -22,6 +24,7 @@
 //! PostgreSQL server instead (pg.rs), and every figure is measured the same way.
 
 mod concurrent;
+mod floor;
 mod lifecycle;
 mod pg;
 mod phases;
@@ -187,6 +190,9 @@ fn bench() -> Result<(), String> {
     lifecycles(&a, 10, 10)?; // warm-up; creates the store
     let (s, growth) = growing(&backend, &a, o.runs, o.batch)?;
     lifecycle_rows(&mut table, &s, &growth);
+    if let Backend::Sqlite = backend {
+        floor::rows(&mut table, &a, &s, 50)?;
+    }
     mastra_rows(&mut backend, &bin, &root, &mut table, &s.answer)?;
     // The binary's own start-up, beside what any process costs here.
     let version = repeat(&a, &["--version"], 50)?;
@@ -614,36 +620,63 @@ fn pg_phase_rows(
         format!("`run` {run}, `answer` {answer}"),
         None,
     );
-    let (run, answer) = wal_syncs(r, 10)?;
+    let c = server_counts(r, 20)?;
     table.row(
-        "PostgreSQL WAL flushes per `run`, per `answer` (`pg_stat_wal.wal_sync`, the server's background writer included; 10 of each, not timed)",
+        "PostgreSQL WAL flushes per `run`, per `answer` (`pg_stat_wal.wal_sync`, the server's background writer included; 20 of each, not timed)",
         "",
-        format!("`run` {run:.2}, `answer` {answer:.2}"),
+        format!("`run` {:.2}, `answer` {:.2}", c.wal.0, c.wal.1),
         None,
     );
+    match c.cpu {
+        Some((connection, run, answer)) => table.row(
+            "PostgreSQL server CPU per new connection (`SELECT 1`), per `run`, per `answer` (the CPU time of its ended processes, autovacuum workers included; 20 of each; the server is on this machine)",
+            "",
+            format!("{}; {}; {}", ms(connection), ms(run), ms(answer)),
+            None,
+        ),
+        None => progress("skipping the server's CPU: its postmaster is not on this machine"),
+    }
     wire_phase_rows(table, &target, r)
 }
 
-/// The WAL flushes of `n` `run`s and of their `n` `answer`s: the server-wide count before
-/// and after each group, a moment after the last exit (a backend reports at its end).
-fn wal_syncs(r: &Runner, n: usize) -> Result<(f64, f64), String> {
+/// What `n` `run`s, then their `n` `answer`s, cost the server, each: WAL flushes, and the
+/// CPU time of the server processes that served them (with that of `n` bare connections,
+/// for scale) when the server runs here. Each count is read a moment after the last exit
+/// (a backend reports, and is reaped, at its end).
+struct ServerCounts {
+    wal: (f64, f64),
+    cpu: Option<(Duration, Duration, Duration)>,
+}
+
+fn server_counts(r: &Runner, n: usize) -> Result<ServerCounts, String> {
     let settle = || std::thread::sleep(Duration::from_millis(1500));
     let store = url(r)?;
-    settle();
-    let before = pg::wal_syncs(store)?;
+    let mut counters = pg::Counters::open(store)?;
+    let mut read = || -> Result<(i64, Option<Duration>), String> {
+        settle();
+        Ok((counters.wal_syncs()?, counters.children_cpu()))
+    };
+    let start = read()?;
+    pg::connections(store, n)?;
+    let bare = read()?;
     let mut ids = Vec::with_capacity(n);
     for _ in 0..n {
         ids.push(partial(r, 0)?);
     }
-    settle();
-    let middle = pg::wal_syncs(store)?;
+    let runs = read()?;
     for id in &ids {
         r.output(&["answer", id, "2.0.0"], 75)?;
     }
-    settle();
-    let after = pg::wal_syncs(store)?;
-    let per = |d: i64| d as f64 / n as f64;
-    Ok((per(middle - before), per(after - middle)))
+    let answers = read()?;
+    let wal = |a: (i64, _), b: (i64, _)| (b.0 - a.0) as f64 / n as f64;
+    let cpu = |a: Option<Duration>, b: Option<Duration>| Some(b?.saturating_sub(a?) / n as u32);
+    Ok(ServerCounts {
+        wal: (wal(bare, runs), wal(runs, answers)),
+        cpu: cpu(start.1, bare.1)
+            .zip(cpu(bare.1, runs.1))
+            .zip(cpu(runs.1, answers.1))
+            .map(|((c, r), a)| (c, r, a)),
+    })
 }
 
 /// A `run` and an `answer` cut at the wire into their phases (timeline.rs), 10 of each.

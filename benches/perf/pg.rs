@@ -336,10 +336,67 @@ fn copy(tx: &mut postgres::Transaction, table: &str, key: &str) -> Result<(), po
     ))
 }
 
-/// The server's WAL flushes so far (`pg_stat_wal.wal_sync`, all its processes).
-pub fn wal_syncs(url: &str) -> Result<i64, String> {
-    connect(url)?
-        .query_one("SELECT wal_sync FROM pg_stat_wal", &[])
-        .and_then(|r| r.try_get(0))
-        .map_err(sql("reading pg_stat_wal"))
+/// Counters of the server, read over one connection kept open (so that reading them starts
+/// no backend of its own).
+pub struct Counters {
+    client: Client,
+    /// The postmaster, when the server runs on this machine: its reaped children's CPU time
+    /// is what the server spent on connections that ended.
+    postmaster: Option<u32>,
+}
+
+impl Counters {
+    pub fn open(url: &str) -> Result<Counters, String> {
+        let mut client = connect(url)?;
+        let backend: i32 = client
+            .query_one("SELECT pg_backend_pid()", &[])
+            .and_then(|r| r.try_get(0))
+            .map_err(sql("reading the backend's pid"))?;
+        // Field 4 of /proc/PID/stat is the parent: the postmaster forked this backend. A
+        // server elsewhere, or another pid namespace, gives none.
+        let postmaster = stat_fields(backend as u32)
+            .and_then(|f| f.get(1)?.parse().ok())
+            .filter(|&pid: &u32| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| c.trim() == "postgres")
+            });
+        Ok(Counters { client, postmaster })
+    }
+
+    /// The server's WAL flushes so far (`pg_stat_wal.wal_sync`, all its processes).
+    pub fn wal_syncs(&mut self) -> Result<i64, String> {
+        self.client
+            .query_one("SELECT wal_sync FROM pg_stat_wal", &[])
+            .and_then(|r| r.try_get(0))
+            .map_err(sql("reading pg_stat_wal"))
+    }
+
+    /// The CPU time (user and system) of the postmaster's ended children so far: every
+    /// backend of a closed connection, and the server's other reaped workers.
+    pub fn children_cpu(&self) -> Option<std::time::Duration> {
+        let f = stat_fields(self.postmaster?)?;
+        // cutime and cstime: fields 16 and 17 of the file, 14 and 15 after the name.
+        let ticks: u64 = f.get(13)?.parse::<u64>().ok()? + f.get(14)?.parse::<u64>().ok()?;
+        // SAFETY: sysconf reads a constant of the system.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+        Some(std::time::Duration::from_micros(ticks * 1_000_000 / hz))
+    }
+}
+
+/// The fields of `/proc/PID/stat` after the process's name (state, ppid, ...).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
+/// Opens and closes `n` connections, each asking `SELECT 1`: what a new connection costs
+/// the server.
+pub fn connections(url: &str, n: usize) -> Result<(), String> {
+    for _ in 0..n {
+        connect(url)?
+            .simple_query("SELECT 1")
+            .map_err(sql("SELECT 1"))?;
+    }
+    Ok(())
 }
