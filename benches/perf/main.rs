@@ -202,6 +202,7 @@ fn bench() -> Result<(), String> {
         format!("{}; {}", timing(&version), cost(&version)),
         None,
     );
+    example_rows(&mut table, &mut backend, &bin, &root)?;
     phase_rows(&mut table, &mut backend, &bin, &root, &a)?;
 
     // 2. The growth with a bigger plan.
@@ -716,6 +717,37 @@ fn wire_phase_rows(table: &mut Table, target: &wire::Target, r: &Runner) -> Resu
             ));
         }
     }
+    Ok(())
+}
+
+/// `run` of the README's example agent (`examples/release`): beside the human-input tools it
+/// has two command tools, whose input schemas every `run` checks.
+fn example_rows(
+    table: &mut Table,
+    backend: &mut Backend,
+    bin: &Path,
+    root: &Path,
+) -> Result<(), String> {
+    let r = backend.runner(bin, root, "example")?;
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release");
+    for f in [
+        "agent.json",
+        "script.json",
+        "RELEASE_PLAN.md",
+        "tag_release.sh",
+    ] {
+        std::fs::copy(example.join(f), r.cwd.join(f)).map_err(|e| format!("copying {f}: {e}"))?;
+    }
+    r.output(&lifecycle::RUN, 75)?; // creates the store
+    let runs = (0..50)
+        .map(|_| r.measure(&lifecycle::RUN, 75))
+        .collect::<Result<Vec<_>, _>>()?;
+    table.row(
+        "`run` of the README's example agent to its first suspension (examples/release: two command tools, their input schemas checked)",
+        "",
+        format!("{}; {}", timing(&runs), cost(&runs)),
+        None,
+    );
     Ok(())
 }
 
