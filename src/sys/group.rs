@@ -146,6 +146,12 @@ impl Recorded {
         if self.pgid <= 1 {
             return false;
         }
+        // A group with no process at all (the usual case: the tool ended) is told by one
+        // system call; only one with members is looked at process by process, which reads
+        // every process's `/proc/PID/stat` (thousands on a busy host).
+        if group_is_empty(self.pgid) {
+            return false;
+        }
         let leader = stat(self.pgid);
         if let Some(l) = &leader {
             if self.leader_start != 0 && l.start != self.leader_start {
@@ -170,6 +176,15 @@ impl Recorded {
             let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
+}
+
+/// Whether no process (zombies included) is in process group `pgid`: signal 0 sent to the
+/// group finds none. One it may not signal (another user's) is there all the same.
+fn group_is_empty(pgid: u32) -> bool {
+    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
+        return false;
+    };
+    rustix::process::test_kill_process_group(pid) == Err(rustix::io::Errno::SRCH)
 }
 
 /// What `/proc/PID/stat` says of a process that matters here.
@@ -261,6 +276,43 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    #[test]
+    fn a_recorded_group_lives_while_a_process_of_it_runs() {
+        // The leader ends at once; the sleep it started stays in its group.
+        let mut group = Group::spawn(Command::new("sh").args(["-c", "sleep 30 & exit 0"])).unwrap();
+        let recorded = group.recorded();
+        assert!(recorded.leader_start > 0);
+        let end = group
+            .wait(Instant::now() + Duration::from_secs(10))
+            .unwrap();
+        assert!(matches!(end, End::Exited(_)), "{end:?}");
+        assert!(recorded.lives(), "the leader is gone, its child is not");
+        // Another group that once had the same number: started later than that leader.
+        let other = Recorded {
+            leader_start: recorded.leader_start + 1,
+            ..recorded
+        };
+        assert!(!other.lives());
+        recorded.kill();
+        let start = Instant::now();
+        while recorded.lives() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the group lives on"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // (The killed child may stay a zombie: the group is not empty, and it is not alive.)
+        // A group whose only process was reaped has none left: told without reading /proc.
+        let mut ended = Group::spawn(Command::new("sh").args(["-c", "exit 0"])).unwrap();
+        let recorded = ended.recorded();
+        ended
+            .wait(Instant::now() + Duration::from_secs(10))
+            .unwrap();
+        assert!(group_is_empty(recorded.pgid));
+        assert!(!recorded.lives());
     }
 
     #[test]
