@@ -5,8 +5,9 @@
 //! 1. runs of the example release agent (three questions and a plan) taken to completion
 //!    in batches: `run` to the first suspension, `answer` to the next one, `review` to the
 //!    end, wall time and peak RSS of each whole process; and the store's growth per run;
-//!    on SQLite, beside them, the floor of a leg (floor.rs: a small C program that opens
-//!    the store and commits as a leg must);
+//!    on SQLite, beside them, the floor of a leg (floor.rs runs floor.c, a small C program
+//!    that opens the store and commits as a leg must); and `run` of the README's example
+//!    agent, whose command tools' schemas are checked;
 //! 2. the same growth with a 4 KiB plan (how the size scales with the plan);
 //! 3. a store seeded to 100,000 runs, 1,000 of them waiting: `pending`, `runs`, `show`;
 //! 4. 8 processes at a time answering those 1,000 items;
