@@ -90,16 +90,16 @@ fn parse_full(args: &[OsString]) -> Result<ArgMatches, clap::Error> {
 /// definition.
 fn quick(args: &[OsString]) -> clap::Command {
     let cmd = Cli::command();
-    let Some(name) = subcommand_named(&cmd, args) else {
-        return cmd.mut_args(|a| a.global(false));
-    };
     let globals: Vec<clap::Arg> = cmd
         .get_arguments()
         .filter(|a| a.is_global_set())
         .cloned()
         .collect();
-    cmd.mut_args(|a| a.global(false))
-        .mut_subcommand(name, |sub| sub.args(globals))
+    let cmd = cmd.mut_args(|a| a.global(false));
+    match subcommand_named(&cmd, args) {
+        Some(name) => cmd.mut_subcommand(name, |sub| sub.args(globals)),
+        None => cmd,
+    }
 }
 
 /// The subcommand `args` name: the first word after the main command's options (and their

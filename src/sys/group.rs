@@ -149,7 +149,7 @@ impl Recorded {
         // A group with no process at all (the usual case: the tool ended) is told by one
         // system call; only one with members is looked at process by process, which reads
         // every process's `/proc/PID/stat` (thousands on a busy host).
-        if group_is_empty(self.pgid) {
+        if !super::group_exists(self.pgid) {
             return false;
         }
         let leader = stat(self.pgid);
@@ -176,15 +176,6 @@ impl Recorded {
             let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
-}
-
-/// Whether no process (zombies included) is in process group `pgid`: signal 0 sent to the
-/// group finds none. One it may not signal (another user's) is there all the same.
-fn group_is_empty(pgid: u32) -> bool {
-    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
-        return false;
-    };
-    rustix::process::test_kill_process_group(pid) == Err(rustix::io::Errno::SRCH)
 }
 
 /// What `/proc/PID/stat` says of a process that matters here.
@@ -289,9 +280,10 @@ mod tests {
             .unwrap();
         assert!(matches!(end, End::Exited(_)), "{end:?}");
         assert!(recorded.lives(), "the leader is gone, its child is not");
-        // Another group that once had the same number: started later than that leader.
+        // A later group of the same number: its leader started long after this sleep (a
+        // start one tick later could be the sleep's own).
         let other = Recorded {
-            leader_start: recorded.leader_start + 1,
+            leader_start: recorded.leader_start + 1_000_000,
             ..recorded
         };
         assert!(!other.lives());
@@ -311,7 +303,7 @@ mod tests {
         ended
             .wait(Instant::now() + Duration::from_secs(10))
             .unwrap();
-        assert!(group_is_empty(recorded.pgid));
+        assert!(!crate::sys::group_exists(recorded.pgid));
         assert!(!recorded.lives());
     }
 

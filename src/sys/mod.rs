@@ -164,6 +164,15 @@ fn pid_exists(pid: u32) -> bool {
     }
 }
 
+/// Whether process group `pgid` has a process here, zombies included (signal 0 to the group).
+/// Only "no such process" says no: one it may not signal (another user's) is there.
+pub(crate) fn group_exists(pgid: u32) -> bool {
+    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
+        return true;
+    };
+    rustix::process::test_kill_process_group(pid) != Err(rustix::io::Errno::SRCH)
+}
+
 /// The login name of the user running this process: `$USER`, `$LOGNAME`, else the password
 /// database (for the effective user id), else `unknown`.
 pub fn login_name() -> String {
