@@ -10,6 +10,11 @@
 //! `(cd tests/fixtures/mastra-server && npm ci --legacy-peer-deps)`; Node 20+ runs it.
 //! Without node they are skipped with a message. In CI (`CI` set) neither happens: a
 //! missing fixture or node fails them.
+//!
+//! So that no test can forget the mark, a test that needs the fixture is named `mastra_...`
+//! and carries the mark, and no other test does: every way in here checks the running
+//! test's name (every run, CI included), and `marks::every_mastra_test_is_marked` checks
+//! the sources for the pairing.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -42,8 +47,29 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mastra-server")
 }
 
+/// The mark's reason, as `cargo test` lists it.
+pub const MARK: &str = "needs tests/fixtures/mastra-server installed";
+
+/// Refuses a test not named `mastra_...`: only those carry the mark that lists them as
+/// ignored where the fixture is not installed (a fresh clone).
+fn only_for_marked_tests() {
+    let thread = std::thread::current();
+    let test = thread
+        .name()
+        .unwrap_or("")
+        .rsplit("::")
+        .next()
+        .unwrap_or("");
+    assert!(
+        test.starts_with("mastra_"),
+        "the test {test:?} uses the Mastra fixture: name it mastra_... and mark it \
+         #[cfg_attr(mastra_fixture_missing, ignore = \"{MARK}\")]"
+    );
+}
+
 /// Whether the fixture can run here; says why not (and fails in CI).
 fn available() -> bool {
+    only_for_marked_tests();
     let why = if !dir().join("node_modules").is_dir() {
         Some(
             "tests/fixtures/mastra-server/node_modules is missing \
@@ -64,20 +90,13 @@ fn available() -> bool {
     if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
         panic!("the Mastra server tests must run in CI, but {why}");
     }
-    // Built without the fixture, a test that needs it runs only when it lacks the mark that
-    // lists it as ignored: it must not pass as if it had been run.
-    if cfg!(mastra_fixture_missing) {
-        panic!(
-            "this test needs the Mastra server: mark it \
-             #[cfg_attr(mastra_fixture_missing, ignore = \"needs tests/fixtures/mastra-server installed\")]"
-        );
-    }
     eprintln!("skipped: the Mastra server tests need a real Mastra server, and {why}");
     false
 }
 
 /// One server shared by the tests that do not restart it (each uses its own runs).
 pub fn shared() -> Option<&'static Fixture> {
+    only_for_marked_tests();
     static SHARED: OnceLock<Option<Fixture>> = OnceLock::new();
     SHARED.get_or_init(Fixture::start).as_ref()
 }
@@ -414,4 +433,73 @@ fn dechunk(raw: &[u8]) -> (Vec<u8>, usize) {
         at = end + 2;
     }
     (body, raw.len())
+}
+
+/// Every test named `mastra_...` carries the mark, and no other test does: the fixture
+/// refuses tests of other names, so together a test that needs it cannot go unmarked.
+#[test]
+fn every_mastra_test_is_marked_and_no_other() {
+    let mut wrong = Vec::new();
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (name, marked) in tests_in(&text) {
+                    if name.starts_with("mastra_") != marked {
+                        wrong.push(format!("{}: {name} (marked: {marked})", path.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "tests named mastra_... must carry the mark `{MARK}`, and only they: {wrong:#?}"
+    );
+    // The README says how many a fresh clone lists as ignored: this binary's own list.
+    let list = Command::new(std::env::current_exe().unwrap())
+        .args(["--list", "--format", "terse"])
+        .output()
+        .unwrap();
+    let count = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .filter(|name| name.rsplit("::").next().unwrap().starts_with("mastra_"))
+        .count();
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"));
+    let said = format!("(the {count} named `mastra_...`)");
+    assert!(
+        readme.unwrap().contains(&said),
+        "the README should say {said}"
+    );
+}
+
+/// Each `#[test]` function of a source file: its name, and whether its attributes carry
+/// the fixture's mark (a macro's `$name` is skipped: its expansion is checked at run time).
+fn tests_in(text: &str) -> Vec<(String, bool)> {
+    let mut found = Vec::new();
+    let mut attrs: Option<String> = None;
+    for line in text.lines().map(str::trim) {
+        if line == "#[test]" {
+            attrs = Some(String::new());
+        } else if let Some(seen) = attrs.as_mut() {
+            if let Some(rest) = line.strip_prefix("fn ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                if !name.starts_with('$') {
+                    found.push((name, seen.contains("mastra_fixture_missing")));
+                }
+                attrs = None;
+            } else {
+                seen.push_str(line);
+            }
+        }
+    }
+    found
 }

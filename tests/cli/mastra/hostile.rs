@@ -103,7 +103,7 @@ fn posts(fake: &FakeServer) -> usize {
 }
 
 #[test]
-fn mastra_an_answer_the_server_never_answers_ends_at_the_idle_deadline() {
+fn server_an_answer_the_server_never_answers_ends_at_the_idle_deadline() {
     let env = Env::new();
     let fake = never_answering();
     let (out, _) = soon(command(
@@ -125,7 +125,7 @@ fn mastra_an_answer_the_server_never_answers_ends_at_the_idle_deadline() {
 }
 
 #[test]
-fn mastra_a_stream_that_falls_silent_in_any_phase_ends_at_the_idle_deadline() {
+fn server_a_stream_that_falls_silent_in_any_phase_ends_at_the_idle_deadline() {
     let first = json!({"type": "text-delta", "runId": RUN, "from": "AGENT", "payload": {"id": "t", "text": "Working"}}).to_string();
     let cases = [
         (
@@ -182,7 +182,7 @@ fn mastra_a_stream_that_falls_silent_in_any_phase_ends_at_the_idle_deadline() {
 }
 
 #[test]
-fn mastra_a_json_answer_that_drips_or_never_comes_ends_within_its_deadline() {
+fn server_a_json_answer_that_drips_or_never_comes_ends_within_its_deadline() {
     for (what, reply) in [
         (
             "a byte every 500 ms",
@@ -211,7 +211,7 @@ fn mastra_a_json_answer_that_drips_or_never_comes_ends_within_its_deadline() {
 }
 
 #[test]
-fn mastra_wait_timeout_is_a_hard_deadline_whatever_the_server_does() {
+fn server_wait_timeout_is_a_hard_deadline_whatever_the_server_does() {
     let cases = [
         (
             "a listing that drips",
@@ -262,7 +262,7 @@ fn signal(child: &std::process::Child, sig: libc::c_int) {
 }
 
 #[test]
-fn mastra_sigterms_never_stop_a_leg_and_only_a_prompt_second_ctrl_c_does() {
+fn server_sigterms_never_stop_a_leg_and_only_a_prompt_second_ctrl_c_does() {
     let env = Env::new();
     let fake = never_answering();
     let mut child = command(&env, &fake.base_url(), None, &["answer", RUN, "x"])
@@ -379,7 +379,7 @@ fn page_number(r: &Recorded) -> usize {
 }
 
 #[test]
-fn mastra_a_listing_flood_stops_at_its_caps_within_bounded_memory() {
+fn server_a_listing_flood_stops_at_its_caps_within_bounded_memory() {
     // The report's shape: every page 100 runs of 150 KB, a total of 10^9; and another:
     // small runs without end.
     let cases: [(&str, usize, &str); 2] = [
@@ -426,7 +426,7 @@ fn mastra_a_listing_flood_stops_at_its_caps_within_bounded_memory() {
 }
 
 #[test]
-fn mastra_thousands_of_agents_are_not_walked_and_agent_names_one() {
+fn server_thousands_of_agents_are_not_walked_and_agent_names_one() {
     let env = Env::new();
     let many: serde_json::Map<String, Value> = (0..3000)
         .map(|i| {
@@ -483,7 +483,7 @@ fn suspension(i: usize) -> String {
 }
 
 #[test]
-fn mastra_a_flood_of_suspended_calls_in_a_leg_stays_bounded() {
+fn server_a_flood_of_suspended_calls_in_a_leg_stays_bounded() {
     let env = Env::new();
     let mut replies = listing();
     replies.push(Reply::SseFlood {
@@ -512,7 +512,7 @@ fn mastra_a_flood_of_suspended_calls_in_a_leg_stays_bounded() {
 const TOKEN: &str = "tok-S3CRET-42";
 
 #[test]
-fn mastra_a_token_the_server_repeats_is_never_printed() {
+fn server_a_token_the_server_repeats_is_never_printed() {
     // Spelt out, and behind a JSON escape (`\u0074ok-...`).
     let escaped = r"\u0074ok-S3CRET-42";
     let agents_body = format!(
@@ -596,7 +596,7 @@ fn mastra_a_token_the_server_repeats_is_never_printed() {
 }
 
 #[test]
-fn mastra_files_named_by_the_environment_or_a_flag_never_block_nor_flood() {
+fn server_files_named_by_the_environment_or_a_flag_never_block_nor_flood() {
     let env = Env::new();
     let fifo = env.path("work/fifo");
     use rustix::fs::{FileType, Mode};
@@ -656,7 +656,7 @@ fn mastra_files_named_by_the_environment_or_a_flag_never_block_nor_flood() {
 }
 
 #[test]
-fn mastra_raw_controls_from_a_server_become_escapes_in_json_lines() {
+fn server_raw_controls_from_a_server_become_escapes_in_json_lines() {
     let env = Env::new();
     let hostile = "a\u{202e}b\u{9b}31mc\u{200b}";
     let frames = vec![
@@ -703,7 +703,7 @@ fn mastra_raw_controls_from_a_server_become_escapes_in_json_lines() {
 }
 
 #[test]
-fn mastra_an_answer_redirected_to_another_server_is_not_sent_there() {
+fn server_an_answer_redirected_to_another_server_is_not_sent_there() {
     let env = Env::new();
     let other = FakeServer::start(vec![]);
     for status in [307, 308] {
@@ -733,7 +733,7 @@ fn mastra_an_answer_redirected_to_another_server_is_not_sent_there() {
 }
 
 #[test]
-fn mastra_a_token_withheld_from_plain_http_is_said_once() {
+fn server_a_token_withheld_from_plain_http_is_said_once() {
     let env = Env::new();
     // The fake is the proxy: the request for the remote host comes through its tunnel.
     let proxy = FakeServer::serving(|_: &Recorded| Reply::ok(json!({})));
@@ -753,7 +753,7 @@ fn mastra_a_token_withheld_from_plain_http_is_said_once() {
 }
 
 #[test]
-fn mastra_of_processes_that_find_one_stale_claim_exactly_one_sends() {
+fn server_of_processes_that_find_one_stale_claim_exactly_one_sends() {
     let env = Env::new();
     // A sender whose stream never started leaves its claim; its process is then gone.
     let fake = never_answering();

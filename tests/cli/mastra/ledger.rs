@@ -49,7 +49,7 @@ fn ledger(env: &Env) -> Vec<Vec<Option<String>>> {
 }
 
 #[test]
-fn mastra_an_answer_refused_before_it_was_acted_on_is_released_and_can_be_given_again() {
+fn server_an_answer_refused_before_it_was_acted_on_is_released_and_can_be_given_again() {
     let env = Env::new();
     let mut replies = listing();
     replies.push(Reply::status(
@@ -96,7 +96,7 @@ fn posts(fake: &FakeServer) -> usize {
 }
 
 #[test]
-fn mastra_an_answer_whose_stream_broke_is_kept_and_never_sent_twice() {
+fn server_an_answer_whose_stream_broke_is_kept_and_never_sent_twice() {
     let env = Env::new();
     let mut replies = listing();
     replies.push(Reply::Sse {
@@ -134,7 +134,7 @@ fn mastra_an_answer_whose_stream_broke_is_kept_and_never_sent_twice() {
 }
 
 #[test]
-fn mastra_credentials_are_sent_but_never_printed_nor_stored() {
+fn server_credentials_are_sent_but_never_printed_nor_stored() {
     let env = Env::new();
     let mut replies = listing();
     replies.extend(listing());

@@ -34,6 +34,10 @@ fn same_item(line: &Value) -> Value {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_on_suspend_runs_for_each_server_leg_that_suspends() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -77,6 +81,10 @@ fn mastra_on_suspend_runs_for_each_server_leg_that_suspends() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_a_failing_hook_never_loses_the_suspension() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -123,7 +131,7 @@ fn mastra_a_failing_hook_never_loses_the_suspension() {
 /// A leg that ran out of steps while the model still called tools (the canned fake server:
 /// the fixture's agents cannot be made to).
 #[test]
-fn mastra_the_step_budget_warning_is_worded_as_for_a_local_run() {
+fn server_the_step_budget_warning_is_worded_as_for_a_local_run() {
     let (run, call) = ("run-0001-aaaa", "call-1");
     let env = Env::new();
     let fake = FakeServer::start(vec![
@@ -147,6 +155,10 @@ fn mastra_the_step_budget_warning_is_worded_as_for_a_local_run() {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_run_records_its_run_so_wait_knows_how_it_ended() {
     let Some((_, env, url)) = on_the_shared_server() else {
         return;
@@ -225,6 +237,10 @@ fn listings(fx: &Fixture) -> (u64, u64) {
 }
 
 #[test]
+#[cfg_attr(
+    mastra_fixture_missing,
+    ignore = "needs tests/fixtures/mastra-server installed"
+)]
 fn mastra_an_answer_to_a_run_this_store_started_lists_its_agent_only() {
     let Some(fx) = Fixture::start() else { return };
     let url = fx.url();

@@ -348,11 +348,47 @@ fn listed(peer: &dyn Peer, run: &str) -> Vec<Value> {
 }
 
 /// Runs `check` against the Mastra fixture (when it is installed) and against serve.
-fn against_both(check: fn(&dyn Peer)) {
-    if let Some(mastra) = Mastra::new() {
-        check(&mastra);
-    }
-    check(&Serve::new());
+/// Each check as two tests: against serve (always run) and against the Mastra fixture
+/// (named `mastra_...` and marked, so a fresh clone lists it as ignored).
+macro_rules! against_both {
+    ($($check:ident: $on_serve:ident, $on_mastra:ident;)*) => {$(
+        #[test]
+        fn $on_serve() {
+            $check(&Serve::new());
+        }
+
+        #[test]
+        #[cfg_attr(
+            mastra_fixture_missing,
+            ignore = "needs tests/fixtures/mastra-server installed"
+        )]
+        fn $on_mastra() {
+            if let Some(mastra) = Mastra::new() {
+                $check(&mastra);
+            }
+        }
+    )*};
+}
+
+against_both! {
+    lists_each_kind_with_the_commands_that_answer_it:
+        peers_on_serve_list_each_kind_with_the_commands_that_answer_it,
+        mastra_peers_list_each_kind_with_the_commands_that_answer_it;
+    answers_free_text_one_option_and_several:
+        peers_on_serve_take_free_text_one_option_and_several,
+        mastra_peers_take_free_text_one_option_and_several;
+    reviews_a_plan_rejected_with_feedback_then_approved:
+        peers_on_serve_take_a_plan_rejected_with_feedback_then_approved,
+        mastra_peers_take_a_plan_rejected_with_feedback_then_approved;
+    approves_and_declines_with_a_reason:
+        peers_on_serve_take_an_approval_and_a_decline_with_a_reason,
+        mastra_peers_take_an_approval_and_a_decline_with_a_reason;
+    refuses_bad_answers_and_consumes_nothing:
+        peers_on_serve_are_sent_no_bad_answer,
+        mastra_peers_are_sent_no_bad_answer;
+    answering_an_answered_item_again_is_a_conflict:
+        peers_on_serve_answered_item_answered_again_is_a_conflict,
+        mastra_peers_answered_item_answered_again_is_a_conflict;
 }
 
 fn lists_each_kind_with_the_commands_that_answer_it(peer: &dyn Peer) {
@@ -409,11 +445,6 @@ fn lists_each_kind_with_the_commands_that_answer_it(peer: &dyn Peer) {
     );
 }
 
-#[test]
-fn peers_list_each_kind_with_the_commands_that_answer_it() {
-    against_both(lists_each_kind_with_the_commands_that_answer_it);
-}
-
 fn answers_free_text_one_option_and_several(peer: &dyn Peer) {
     for (scenario, args, said) in [
         (Scenario::Question, vec!["darkMode"], "darkMode"),
@@ -438,11 +469,6 @@ fn answers_free_text_one_option_and_several(peer: &dyn Peer) {
         assert_eq!(peer.taken(&run, &call), 1, "{}", peer.name());
         assert!(listed(peer, &run).is_empty(), "{}", peer.name());
     }
-}
-
-#[test]
-fn peers_take_free_text_one_option_and_several() {
-    against_both(answers_free_text_one_option_and_several);
 }
 
 fn reviews_a_plan_rejected_with_feedback_then_approved(peer: &dyn Peer) {
@@ -496,11 +522,6 @@ fn reviews_a_plan_rejected_with_feedback_then_approved(peer: &dyn Peer) {
     );
 }
 
-#[test]
-fn peers_take_a_plan_rejected_with_feedback_then_approved() {
-    against_both(reviews_a_plan_rejected_with_feedback_then_approved);
-}
-
 fn approves_and_declines_with_a_reason(peer: &dyn Peer) {
     let (yes, yes_call) = peer.suspended(Scenario::Approval);
     let (no, no_call) = peer.suspended(Scenario::Approval);
@@ -524,11 +545,6 @@ fn approves_and_declines_with_a_reason(peer: &dyn Peer) {
         (peer.taken(&yes, &yes_call), peer.taken(&no, &no_call)),
         (1, 1)
     );
-}
-
-#[test]
-fn peers_take_an_approval_and_a_decline_with_a_reason() {
-    against_both(approves_and_declines_with_a_reason);
 }
 
 fn refuses_bad_answers_and_consumes_nothing(peer: &dyn Peer) {
@@ -591,11 +607,6 @@ fn refuses_bad_answers_and_consumes_nothing(peer: &dyn Peer) {
     }
 }
 
-#[test]
-fn peers_are_sent_no_bad_answer() {
-    against_both(refuses_bad_answers_and_consumes_nothing);
-}
-
 fn answering_an_answered_item_again_is_a_conflict(peer: &dyn Peer) {
     let (run, call) = peer.suspended(Scenario::Chain);
     peer.client(&["answer", &run, "Light"]).assert_code(75);
@@ -619,11 +630,6 @@ fn answering_an_answered_item_again_is_a_conflict(peer: &dyn Peer) {
         "{}",
         peer.name()
     );
-}
-
-#[test]
-fn peers_answered_item_answered_again_is_a_conflict() {
-    against_both(answering_an_answered_item_again_is_a_conflict);
 }
 
 /// Clients that share no ledger (on different machines, say) race on one of two items of a

@@ -43,7 +43,7 @@ fn agents_answer() -> Reply {
 }
 
 #[test]
-fn mastra_token_never_follows_a_redirect_to_another_origin() {
+fn server_token_never_follows_a_redirect_to_another_origin() {
     let other = FakeServer::start(vec![agents_answer()]);
     let first = FakeServer::start(vec![redirect(307, &format!("{}/agents", other.base_url()))]);
     let agents = client(&first.base_url(), Some("tok-secret"))
@@ -71,7 +71,7 @@ fn mastra_token_never_follows_a_redirect_to_another_origin() {
 }
 
 #[test]
-fn mastra_a_post_is_never_turned_into_a_get_by_a_redirect() {
+fn server_a_post_is_never_turned_into_a_get_by_a_redirect() {
     let server = FakeServer::start(vec![redirect(302, "/elsewhere")]);
     let e = client(&server.base_url(), None)
         .answer(&question(), &Answer::Resume(json!("x")), |_: Chunk<'_>| {})
@@ -110,7 +110,7 @@ fn mastra_a_post_is_never_turned_into_a_get_by_a_redirect() {
 }
 
 #[test]
-fn mastra_http_errors_are_typed_and_free_of_credentials() {
+fn server_http_errors_are_typed_and_free_of_credentials() {
     let server = FakeServer::start(vec![
         Reply::status(
             400,
@@ -198,7 +198,7 @@ fn mastra_http_errors_are_typed_and_free_of_credentials() {
 }
 
 #[test]
-fn mastra_a_server_that_wants_a_token_gets_a_hint() {
+fn server_a_server_that_wants_a_token_gets_a_hint() {
     let server = FakeServer::start(vec![Reply::status(403, json!({"error": "Forbidden"}))]);
     let e = client(&server.base_url(), None).agents().unwrap_err();
     assert!(
@@ -212,7 +212,7 @@ fn mastra_a_server_that_wants_a_token_gets_a_hint() {
 }
 
 #[test]
-fn mastra_an_unreachable_server_was_not_sent_anything() {
+fn server_an_unreachable_server_was_not_sent_anything() {
     let dead = DeadPort::new();
     let e = client(&dead.base_url(), Some("tok")).agents().unwrap_err();
     let RemoteError::Transport { delivery, .. } = &e else {
@@ -228,7 +228,7 @@ fn mastra_an_unreachable_server_was_not_sent_anything() {
 }
 
 #[test]
-fn mastra_a_stream_cut_before_done_was_delivered() {
+fn server_a_stream_cut_before_done_was_delivered() {
     let start =
         json!({"type": "start", "runId": "run-1", "from": "AGENT", "payload": {}}).to_string();
     for end in [End::Close, End::Reset] {
@@ -252,7 +252,7 @@ fn mastra_a_stream_cut_before_done_was_delivered() {
 }
 
 #[test]
-fn mastra_json_where_a_stream_belongs_is_a_protocol_error() {
+fn server_json_where_a_stream_belongs_is_a_protocol_error() {
     let server = FakeServer::start(vec![Reply::ok(json!({"text": "not a stream"}))]);
     let e = client(&server.base_url(), None)
         .answer(&question(), &Answer::Resume(json!("x")), |_: Chunk<'_>| {})
@@ -262,7 +262,7 @@ fn mastra_json_where_a_stream_belongs_is_a_protocol_error() {
 }
 
 #[test]
-fn mastra_suspended_runs_are_read_over_every_page() {
+fn server_suspended_runs_are_read_over_every_page() {
     let run = |i: usize| {
         json!({"runId": format!("r{i}"), "status": "suspended", "suspendedAt": "2026-12-01T00:00:00.000Z",
                "toolCalls": [{"toolCallId": format!("c{i}"), "toolName": "ask_user",

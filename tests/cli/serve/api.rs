@@ -406,7 +406,7 @@ fn starting_runs_is_405_and_unknown_routes_404() {
 }
 
 #[test]
-fn mastra_ask_server_answers_the_runs_serve_offers() {
+fn server_ask_server_answers_the_runs_serve_offers() {
     let env = Env::new();
     let token = reviewer(&env, "alice");
     let (q, _) = asked(&env, &["Pick", "--option", "a", "--option", "b"]);

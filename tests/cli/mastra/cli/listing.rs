@@ -75,7 +75,7 @@ fn mastra_cli_agents_and_pending_in_every_shape() {
 }
 
 #[test]
-fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
+fn server_cli_other_commands_are_a_usage_error_naming_those_that_work() {
     let env = Env::new();
     for args in [
         &["runs"][..],
@@ -115,7 +115,7 @@ fn mastra_cli_other_commands_are_a_usage_error_naming_those_that_work() {
 /// and the server commands still go to the server; `--server` on the command line refuses
 /// them (above).
 #[test]
-fn mastra_cli_server_url_from_the_environment_leaves_local_commands_local() {
+fn server_cli_server_url_from_the_environment_leaves_local_commands_local() {
     let env = Env::new();
     let ran = env.cmd(&["ask", "Ship it?"]).code(75);
     let run = ran.stdout.trim().to_string();
