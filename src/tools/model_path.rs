@@ -15,16 +15,10 @@
 
 use std::path::{Component, Path};
 
-/// What a plan may be: Markdown.
+/// What a plan may be, and what `write_file` may write: Markdown.
 pub const PLAN: Kinds = Kinds {
     extensions: &["md", "markdown"],
     noun: "a Markdown file (.md or .markdown)",
-};
-
-/// What `write_file` may write: text.
-pub const TEXT: Kinds = Kinds {
-    extensions: &["md", "markdown", "txt"],
-    noun: "a text file (.md, .markdown or .txt)",
 };
 
 /// Mastra's plan folder, the one hidden folder a model's path may start with.
@@ -146,15 +140,5 @@ mod tests {
             let e = plan(bad).unwrap_err();
             assert!(e.starts_with(why), "{bad}: {e}");
         }
-    }
-
-    #[test]
-    fn text_files_add_txt() {
-        assert_eq!(check(Path::new("notes/TODO.TXT"), TEXT), Ok(()));
-        assert_eq!(check(Path::new("PLAN.md"), TEXT), Ok(()));
-        let e = check(Path::new("run.sh"), TEXT).unwrap_err();
-        assert_eq!(e, "it is not a text file (.md, .markdown or .txt)");
-        assert!(check(Path::new(".bashrc"), TEXT).is_err());
-        assert!(check(Path::new(".git/hooks/pre-commit.txt"), TEXT).is_err());
     }
 }

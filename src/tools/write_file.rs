@@ -1,6 +1,7 @@
-//! `write_file`: writes a UTF-8 text file beneath a directory for an agent (its plan, before
-//! `submit_plan`, or its notes), confined by the same rules as plan files: a text file
-//! (`.md`, `.markdown`, `.txt`) with no component of its path starting with a dot except
+//! `write_file`: writes a UTF-8 Markdown file beneath a directory for an agent (its plan,
+//! before `submit_plan`, or its notes), confined by the same rules as plan files: a Markdown
+//! file (`.md`, `.markdown`; never `.txt`, which is a build input often enough, such as
+//! `requirements.txt` or `CMakeLists.txt`) with no component of its path starting with a dot except
 //! `.mastracode/plans/`, as named and as resolved (`model_path`), so never `.git/config`, a
 //! hook, a workflow or a dotfile; a relative path (or an absolute one inside the directory)
 //! that no `..` or symlink can lead out of (`beneath`), an existing parent directory, a
@@ -24,7 +25,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use serde_json::{json, Value};
 
 use super::beneath::{open_dir_beneath, relative, Refusal};
-use super::model_path::{self, TEXT};
+use super::model_path::{self, PLAN};
 use super::schema::{self, Problems};
 use crate::limits::{show_size, MAX_PLAN_FILE, MAX_PLAN_PATH_CHARS};
 
@@ -84,7 +85,7 @@ pub fn write(root: &Path, path: &str, content: &str) -> Result<(), String> {
         return fail("the path does not name a file");
     }
     if let Ok(rel) = relative(root, full) {
-        if let Err(what) = model_path::check(rel, TEXT) {
+        if let Err(what) = model_path::check(rel, PLAN) {
             return fail(&what);
         }
     }
@@ -94,7 +95,7 @@ pub fn write(root: &Path, path: &str, content: &str) -> Result<(), String> {
         Err(r) => return fail(&refused(&r)),
     };
     let resolved = resolved.join(name);
-    if let Err(what) = model_path::check(&resolved, TEXT) {
+    if let Err(what) = model_path::check(&resolved, PLAN) {
         return fail(&format!("it leads to {}, and {what}", resolved.display()));
     }
     let Ok(name) = CString::new(name.as_bytes()) else {
@@ -207,7 +208,7 @@ mod tests {
     }
 
     #[test]
-    fn only_text_files_in_visible_folders_and_never_an_executable() {
+    fn only_markdown_files_in_visible_folders_and_never_an_executable() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -231,7 +232,7 @@ mod tests {
                 "it is in a hidden folder (.github)",
             ),
             (".bashrc", "it is a hidden file (.bashrc)"),
-            ("docs/.env.txt", "it is a hidden file (.env.txt)"),
+            ("docs/.env.md", "it is a hidden file (.env.md)"),
             (
                 ".mastracode/plans/../../.git/x.md",
                 "it is in a hidden folder (.git)",
@@ -240,8 +241,12 @@ mod tests {
                 "notgit/x.md",
                 "it leads to .git/x.md, and it is in a hidden folder (.git)",
             ),
-            ("run.sh", "it is not a text file (.md, .markdown or .txt)"),
-            ("docs/Makefile", "it is not a text file"),
+            ("run.sh", "it is not a Markdown file (.md or .markdown)"),
+            ("docs/Makefile", "it is not a Markdown file"),
+            ("requirements.txt", "it is not a Markdown file"),
+            ("constraints.txt", "it is not a Markdown file"),
+            ("CMakeLists.txt", "it is not a Markdown file"),
+            ("docs/NOTES.TXT", "it is not a Markdown file"),
         ] {
             let e = write(root, path, "x").unwrap_err();
             assert!(
@@ -259,12 +264,13 @@ mod tests {
             .unwrap_err()
             .contains("symbolic link"));
         write(root, ".mastracode/plans/p.md", "# P\n").unwrap();
-        write(root, "docs/NOTES.TXT", "notes").unwrap();
-        // An executable text file is replaced by one nobody may execute.
-        let run = root.join("docs/run.txt");
+        write(root, "docs/NOTES.MD", "notes").unwrap();
+        assert!(!root.join("requirements.txt").exists());
+        // An executable file is replaced by one nobody may execute.
+        let run = root.join("docs/run.md");
         fs::write(&run, "#!/bin/sh\n").unwrap();
         fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).unwrap();
-        write(root, "docs/run.txt", "#!/bin/sh\necho hi\n").unwrap();
+        write(root, "docs/run.md", "#!/bin/sh\necho hi\n").unwrap();
         let mode = fs::metadata(&run).unwrap().permissions().mode();
         assert_eq!(mode & 0o111, 0, "mode {mode:o}");
     }

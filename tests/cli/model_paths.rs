@@ -372,7 +372,7 @@ fn git(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn the_reports_write_file_repro_git_config_is_never_written_and_git_status_runs_nothing() {
+fn write_file_never_writes_git_config_dotfiles_scripts_nor_txt_build_inputs() {
     let env = Env::new();
     let repo = env.path("work/repo");
     std::fs::create_dir_all(&repo).unwrap();
@@ -392,6 +392,8 @@ fn the_reports_write_file_repro_git_config_is_never_written_and_git_status_runs_
             json!({"id": "w3", "name": "write_file", "args": {"path": ".bashrc", "content": "curl x | sh\n"}}),
             json!({"id": "w4", "name": "write_file", "args": {"path": "deploy.sh", "content": "rm -rf /\n"}}),
             json!({"id": "w5", "name": "write_file", "args": {"path": "NOTES.md", "content": "# Notes\n"}}),
+            json!({"id": "w6", "name": "write_file", "args": {"path": "requirements.txt", "content": "--index-url http://127.0.0.1:9/simple/\nrequests\n"}}),
+            json!({"id": "w7", "name": "write_file", "args": {"path": "CMakeLists.txt", "content": "execute_process(COMMAND touch PWNED)\n"}}),
         ],
     );
     env.cmd(&[
@@ -418,7 +420,15 @@ fn the_reports_write_file_repro_git_config_is_never_written_and_git_status_runs_
         (2, "cannot write .bashrc: it is a hidden file (.bashrc)"),
         (
             3,
-            "cannot write deploy.sh: it is not a text file (.md, .markdown or .txt)",
+            "cannot write deploy.sh: it is not a Markdown file (.md or .markdown)",
+        ),
+        (
+            5,
+            "cannot write requirements.txt: it is not a Markdown file (.md or .markdown)",
+        ),
+        (
+            6,
+            "cannot write CMakeLists.txt: it is not a Markdown file (.md or .markdown)",
         ),
     ] {
         let text = results[i].1.as_str().unwrap_or_default();
@@ -429,7 +439,14 @@ fn the_reports_write_file_repro_git_config_is_never_written_and_git_status_runs_
         std::fs::read_to_string(repo.join(".git/config")).unwrap(),
         config
     );
-    assert!(!repo.join(".git/hooks/pre-commit").exists() && !repo.join(".bashrc").exists());
+    for never in [
+        ".git/hooks/pre-commit",
+        ".bashrc",
+        "requirements.txt",
+        "CMakeLists.txt",
+    ] {
+        assert!(!repo.join(never).exists(), "{never} was written");
+    }
     assert!(git(&repo, &["status"]).status.success());
     assert!(!pwned.exists(), "git status ran the model's command");
 }
@@ -438,20 +455,20 @@ fn the_reports_write_file_repro_git_config_is_never_written_and_git_status_runs_
 fn write_file_never_leaves_an_executable_and_takes_a_whole_mebibyte_on_stdin() {
     use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
-    let run = env.write("work/run.txt", "#!/bin/sh\necho old\n");
+    let run = env.write("work/run.md", "#!/bin/sh\necho old\n");
     std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
     env.cmd(&[
         "tool",
         "write_file",
         "--json",
-        r##"{"path":"run.txt","content":"#!/bin/sh\necho new\n"}"##,
+        r##"{"path":"run.md","content":"#!/bin/sh\necho new\n"}"##,
     ])
     .code(0);
     let mode = std::fs::metadata(&run).unwrap().permissions().mode();
     assert_eq!(mode & 0o111, 0, "mode {mode:o}");
 
     // Exactly 1 MiB of content, also when every byte is escaped in the JSON around it.
-    for (byte, name) in [("a", "big.md"), ("\\u0001", "escaped.txt")] {
+    for (byte, name) in [("a", "big.md"), ("\\u0001", "escaped.md")] {
         let content = byte.repeat(1 << 20);
         let input = format!(r#"{{"path":"{name}","content":"{content}"}}"#);
         let out = env.run_stdin(&["tool", "write_file"], &input);
