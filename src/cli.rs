@@ -859,7 +859,11 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "answer",
         &[
-            ("Free text, or one option's label", "mastra-ask answer 3f2c9a1b 2.0.0"),
+            (
+                "Free text, or one option's label (at a terminal it then prompts for what the run asks next)",
+                "mastra-ask answer 3f2c9a1b 2.0.0",
+            ),
+            ("Only this answer, never a prompt after it", "mastra-ask --no-input answer 3f2c9a1b 2.0.0"),
             ("Several labels of a multi-select question", "mastra-ask answer 3f2c9a1b --multi \"Add tests\" \"Update docs\""),
             ("The answer from stdin", "git log -1 --format=%s | mastra-ask answer 3f2c9a1b -"),
             ("In a set -e script: 75 (suspended again) is not a failure", "mastra-ask answer \"$RUN\" beta || [ $? -eq 75 ]"),

@@ -84,9 +84,9 @@ fn hide_options(cmd: clap::Command) -> clap::Command {
 }
 
 /// Candidates for a RUN of `answer`, `review`, `approve`, `decline` and `pending --run`:
-/// the runs that wait for a person first (those with an item of the command's kind before
-/// the others, each oldest item first, as `pending` lists them), then the rest, newest
-/// first.
+/// the runs that wait for an item of the command's kind (each oldest item first, as
+/// `pending` lists them), or, when none does, every run that waits; never a finished one,
+/// so `answer <TAB>` completes the one run that waits for an answer.
 pub fn waiting_runs() -> Vec<CompletionCandidate> {
     candidates(true)
 }
@@ -153,8 +153,8 @@ fn kind_of_command(args: impl Iterator<Item = OsString>) -> Option<ItemKind> {
 }
 
 /// The runs to offer, each with its one-line description; `None` on any error. With
-/// `waiting_first`, the runs with pending items come first, those with an item of `kind`
-/// before the others.
+/// `waiting_first`, only the runs with pending items: those with an item of `kind`, or all
+/// of them when none has.
 fn listed(
     location: &Location,
     kind: Option<ItemKind>,
@@ -185,18 +185,19 @@ fn listed(
         shortened(&text)
     };
     if waiting_first {
+        // Only runs that wait can be decided: those with an item of this kind, else any.
         let (first, then): (Vec<_>, Vec<_>) = pending
             .iter()
             .partition(|p| kind.is_none_or(|k| p.call.kind() == k));
-        for item in first.into_iter().chain(then) {
+        let waiting = if first.is_empty() { then } else { first };
+        for item in waiting {
             let id = &item.call.run_id;
             if !offered.iter().any(|(o, _)| o == id) {
                 offered.push((id.clone(), describe(id)));
             }
         }
-    }
-    for run in &runs {
-        if !offered.iter().any(|(o, _)| *o == run.id) {
+    } else {
+        for run in &runs {
             offered.push((run.id.clone(), describe(&run.id)));
         }
     }
