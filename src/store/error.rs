@@ -355,6 +355,14 @@ impl Error {
             Error::Damaged { .. } => "the other runs are not affected; restore the store from \
                 a backup to get this run back"
                 .into(),
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                let me = crate::sys::login_name();
+                format!(
+                    "the user {me} may not write there: have an administrator make the \
+                     directory for it (sudo install -d -o {me} -m 0700 DIR), or use another \
+                     store (--db or MASTRA_ASK_DB)"
+                )
+            }
             Error::NotFound(_)
             | Error::Conflict(_)
             | Error::Usage(_)
@@ -453,6 +461,22 @@ mod tests {
             "waiting for the store's write lock: database is locked"
         );
         assert!(e.hint().unwrap().contains("MASTRA_ASK_BUSY_TIMEOUT"));
+    }
+
+    #[test]
+    fn a_store_that_may_not_be_created_says_who_must_make_its_directory() {
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let hint = Error::io("creating the store at /srv/x/ci.db", denied)
+            .hint()
+            .unwrap();
+        let me = crate::sys::login_name();
+        assert!(
+            hint.starts_with(&format!("the user {me} may not write there"))
+                && hint.contains(&format!("sudo install -d -o {me} -m 0700 DIR")),
+            "{hint}"
+        );
+        let other = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(Error::io("reading", other).hint(), None);
     }
 
     #[test]
