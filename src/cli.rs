@@ -57,83 +57,17 @@ where
     T: Into<OsString>,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    match quick(&args).try_get_matches_from(&args) {
-        Ok(matches) => Ok(matches),
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => Err(e),
-        // Anything else it refuses, help included, the full definition says.
-        Err(_) => parse_full(&args),
-    }
-}
-
-/// `parse_from` with the full definition alone.
-fn parse_full(args: &[OsString]) -> Result<ArgMatches, clap::Error> {
-    match Cli::command().try_get_matches_from(args) {
+    match Cli::command().try_get_matches_from(&args) {
         Ok(matches) => Ok(matches),
         // The version needs nothing more.
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => Err(e),
         // Help: shown by the full definition, with the examples.
-        Err(e) if !e.use_stderr() => command().try_get_matches_from(args),
-        Err(e) => match without_env(command()).try_get_matches_from(args) {
+        Err(e) if !e.use_stderr() => command().try_get_matches_from(&args),
+        Err(e) => match without_env(command()).try_get_matches_from(&args) {
             Err(plain) if plain.kind() == e.kind() => Err(plain),
             _ => Err(e),
         },
     }
-}
-
-/// The command line definition to parse `args` with: the options every command takes
-/// (`global`) declared on the main command, and on the subcommand `args` name (with its own
-/// subcommands) alone. `Cli::command()`, once built, has a copy of each in every
-/// subcommand: making them is a third of `--version`'s instructions and 6% of an
-/// `answer`'s (docs/performance.md). clap gathers a global option's values onto the main
-/// command from every level given, whichever declared it global, so the matches are those
-/// of `Cli::command()` (tested below); a parse that fails here is done again with that
-/// definition.
-fn quick(args: &[OsString]) -> clap::Command {
-    let cmd = Cli::command();
-    let globals: Vec<clap::Arg> = cmd
-        .get_arguments()
-        .filter(|a| a.is_global_set())
-        .cloned()
-        .collect();
-    let cmd = cmd.mut_args(|a| a.global(false));
-    match subcommand_named(&cmd, args) {
-        Some(name) => cmd.mut_subcommand(name, |sub| sub.args(globals)),
-        None => cmd,
-    }
-}
-
-/// The subcommand `args` name: the first word after the main command's options (and their
-/// values), if it is the name or an alias of one of `cmd`'s subcommands. `None` for what
-/// this does not know for sure (an unknown option, a cluster of short flags, `--`).
-fn subcommand_named(cmd: &clap::Command, args: &[OsString]) -> Option<String> {
-    let mut words = args.iter().skip(1);
-    while let Some(word) = words.next() {
-        let word = word.to_str()?;
-        let (option, attached) = if let Some(long) = word.strip_prefix("--") {
-            let (name, value) = long
-                .split_once('=')
-                .map_or((long, false), |(n, _)| (n, true));
-            let option = cmd.get_arguments().find(|a| a.get_long() == Some(name))?;
-            (option, value)
-        } else if let Some(short) = word.strip_prefix('-').filter(|s| !s.is_empty()) {
-            let mut chars = short.chars();
-            let c = chars.next()?;
-            let option = cmd.get_arguments().find(|a| a.get_short() == Some(c))?;
-            (option, !chars.as_str().is_empty())
-        } else {
-            return cmd.find_subcommand(word).map(|s| s.get_name().to_string());
-        };
-        match (option.get_action().takes_values(), attached) {
-            (true, false) => {
-                words.next();
-            }
-            (true, true) => {}
-            // A flag with something attached (`-nX`, `--flag=x`): not for this to read.
-            (false, true) => return None,
-            (false, false) => {}
-        }
-    }
-    None
 }
 
 /// `cmd` with no argument read from the environment.
@@ -860,7 +794,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "answer",
         &[
             (
-                "Free text, or one option's label (at a terminal it then prompts for what the run asks next)",
+                "Free text or a label; at a terminal it then asks what comes next",
                 "mastra-ask answer 3f2c9a1b 2.0.0",
             ),
             ("Only this answer, never a prompt after it", "mastra-ask --no-input answer 3f2c9a1b 2.0.0"),
@@ -1088,105 +1022,3 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("VISUAL, EDITOR", "The editor for feedback written in an editor [default: vi]."),
     ("PAGER, LESS", "The pager for plans longer than the screen [default: less, with LESS=FRX unless LESS is set]."),
 ];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::FromArgMatches;
-
-    fn argv(line: &str) -> Vec<OsString> {
-        let words = shell_words::split(line).unwrap();
-        std::iter::once(BIN.to_string())
-            .chain(words)
-            .map(OsString::from)
-            .collect()
-    }
-
-    /// What a parse gives the program: every value, and where `--db` and `--server` came
-    /// from; or the kind of its error.
-    fn outcome(parsed: Result<ArgMatches, clap::Error>) -> String {
-        match parsed {
-            Ok(m) => format!(
-                "{:?} {:?} {:?}",
-                Cli::from_arg_matches(&m).map_err(|e| e.kind()),
-                m.value_source("db"),
-                m.value_source("server")
-            ),
-            Err(e) => format!("error {:?}: {}", e.kind(), e.render()),
-        }
-    }
-
-    #[test]
-    fn the_quick_parse_gives_what_the_full_definition_gives() {
-        for line in [
-            "--db a.db answer abcd 2.0.0",
-            "answer abcd 2.0.0 --db a.db",
-            "answer abcd --db a.db --multi 'Add tests' 'Update docs'",
-            "--db a.db pending --db b.db",
-            "--db=a.db -ojson pending",
-            "-o json --no-input pending --color never",
-            "pending -o json --server http://127.0.0.1:4111 --server-token-file t",
-            "--on-suspend 'cat >x' run --agent a.json --db a.db 'a prompt'",
-            "reviewer add alice --db a.db",
-            "--db a.db reviewer add alice -o json --no-input",
-            "decline abcd --reason 'not now' --color always",
-            "answer abcd -- --db",
-            "-- pending",
-            "--version",
-            "answer --version",
-            "-V",
-            "pending -h",
-            "--no-input",
-            "nosuch --db a.db",
-            "pending --bogus",
-            "--color",
-            "--color sometimes pending",
-            "pending --color sometimes",
-            "help answer",
-            "",
-        ] {
-            let args = argv(line);
-            assert_eq!(
-                outcome(parse_from(&args)),
-                outcome(parse_full(&args)),
-                "{line}"
-            );
-        }
-    }
-
-    #[test]
-    fn the_quick_parse_declares_the_global_options_on_the_subcommand_given() {
-        let named = |line: &str| subcommand_named(&Cli::command(), &argv(line));
-        assert_eq!(named("answer abcd 2.0.0").as_deref(), Some("answer"));
-        assert_eq!(
-            named("--db a.db -o json pending").as_deref(),
-            Some("pending")
-        );
-        assert_eq!(
-            named("--db=a.db -ojson --no-input pending").as_deref(),
-            Some("pending")
-        );
-        assert_eq!(
-            named("--color never reviewer add x").as_deref(),
-            Some("reviewer")
-        );
-        // What it cannot be sure of is left to the full definition.
-        for unsure in [
-            "-- pending",
-            "--bogus pending",
-            "--no-input=1 pending",
-            "nosuch",
-            "",
-        ] {
-            assert_eq!(named(unsure), None, "{unsure}");
-        }
-        // Options after the subcommand, and after its own subcommand, parse quickly.
-        for line in [
-            "answer abcd 2.0.0 --db a.db -o json --no-input",
-            "reviewer add alice --db a.db --color never",
-        ] {
-            let args = argv(line);
-            assert!(quick(&args).try_get_matches_from(&args).is_ok(), "{line}");
-        }
-    }
-}

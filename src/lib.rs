@@ -55,8 +55,7 @@ pub fn main() -> ExitCode {
     run().into()
 }
 
-/// `main`, as the code `std::process::exit` takes (the binary's own entry point calls it).
-pub fn run() -> Exit {
+fn run() -> Exit {
     completion::complete_if_asked(cli::command);
     let mut matches = match cli::parse() {
         Ok(m) => m,

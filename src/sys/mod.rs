@@ -14,47 +14,6 @@ pub mod signals;
 
 pub use signals::ignore_sigxfsz;
 
-/// The process's start-up, in place of the Rust runtime's (the binary has an entry point of
-/// its own, `src/main.rs`: std's reads `/proc/self/maps` to place a stack guard and sets up
-/// a handler for stack overflows, which every command would pay for). What of it matters
-/// here is done: file descriptors 0, 1 and 2 are open (to `/dev/null` where they were
-/// closed, so that no file the program opens, the store among them, takes the place of its
-/// output), SIGPIPE is ignored, and so is SIGXFSZ (`ignore_sigxfsz`).
-pub fn start() {
-    standard_fds_open();
-    signals::ignore_sigpipe();
-    ignore_sigxfsz();
-}
-
-/// Opens `/dev/null` on each of the descriptors 0, 1 and 2 that is closed, as std's start-up
-/// does (one `poll`; a descriptor it reports invalid is closed).
-fn standard_fds_open() {
-    let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
-        fd,
-        events: 0,
-        revents: 0,
-    });
-    // SAFETY: polls three descriptors of a stack array for nothing, without waiting.
-    let polled = unsafe { libc::poll(fds.as_mut_ptr(), 3, 0) };
-    for p in fds {
-        let closed = if polled >= 0 {
-            p.revents & libc::POLLNVAL != 0
-        } else {
-            // SAFETY: F_GETFD reads a descriptor's flags and changes nothing.
-            unsafe { libc::fcntl(p.fd, libc::F_GETFD) == -1 }
-        };
-        if closed {
-            // SAFETY: opens /dev/null (a C string literal) on the lowest free descriptor,
-            // which is this one: the lower ones are open (or were opened just before).
-            let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
-            if fd != p.fd {
-                // No way to run safely (output might land in a file): as std does.
-                std::process::abort();
-            }
-        }
-    }
-}
-
 use std::sync::OnceLock;
 
 use rustix::process::Pid;

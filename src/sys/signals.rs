@@ -203,16 +203,6 @@ pub fn ignore_sigxfsz() {
     }
 }
 
-/// A write to a closed pipe is an `EPIPE` error rather than the end of the process
-/// (`mastra-ask pending | head` then exits quietly): what std's start-up does for a program
-/// with its own entry point.
-pub fn ignore_sigpipe() {
-    // SAFETY: sets a signal's action to "ignore", before any other thread exists.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

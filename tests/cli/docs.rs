@@ -252,45 +252,6 @@ fn every_example_in_the_help_parses() {
     );
 }
 
-/// What a parse gives the program: every value, and where `--db` and `--server` came from;
-/// or the kind of its error.
-fn parsed(result: Result<clap::ArgMatches, clap::Error>) -> String {
-    use clap::FromArgMatches;
-    match result {
-        Ok(m) => format!(
-            "{:?} {:?} {:?}",
-            cli::Cli::from_arg_matches(&m).map_err(|e| e.kind()),
-            m.value_source("db"),
-            m.value_source("server")
-        ),
-        Err(e) => format!("error {:?}", e.kind()),
-    }
-}
-
-#[test]
-fn every_command_shown_parses_to_what_the_full_definition_gives() {
-    // `parse_from` declares the global options on the subcommand given alone.
-    let mut commands: Vec<String> = pages()
-        .iter()
-        .flat_map(|(_, text)| shown(text))
-        .map(|s| s.command)
-        .collect();
-    for (_, examples) in mastra_ask::cli::EXAMPLES {
-        for (_, line) in *examples {
-            commands.extend(commands_in(line));
-        }
-    }
-    assert!(commands.len() >= 100, "only {} commands", commands.len());
-    for command in commands {
-        let words = words(&command).unwrap();
-        assert_eq!(
-            parsed(cli::parse_from(&words)),
-            parsed(cli::command().try_get_matches_from(&words)),
-            "{command}"
-        );
-    }
-}
-
 #[test]
 fn a_command_line_that_does_not_parse_is_reported_with_its_file_and_line() {
     let page = "intro\n\n```console\n$ mastra-ask pending\n$ mastra-ask answer 3f2c --multi\n$ mastra-ask review \\\n    3f2c --aprove   # typo\n```\n\n`mastra-ask nosuch` in prose is not a code line\n";

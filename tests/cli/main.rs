@@ -18,7 +18,6 @@ mod hostile;
 mod ids;
 mod invariants;
 mod kill_loop;
-mod linked;
 mod mastra;
 mod model_paths;
 mod net;
