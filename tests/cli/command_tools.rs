@@ -422,8 +422,11 @@ fn tool_write_file_writes_beneath_the_current_directory_only() {
         &["tool", "write_file"],
         r##"{"path": "notes/../PLAN.md", "content": "# Plan\n"}"##,
     );
-    out.assert_code(0);
-    assert_eq!(out.stdout, "{\"path\":\"notes/../PLAN.md\",\"bytes\":7}\n");
+    assert_shown!(env, out, @r#"
+    [exit 0]
+    --- stdout
+    {"path":"notes/../PLAN.md","bytes":7}
+    "#);
     assert_eq!(
         std::fs::read_to_string(env.path("work/PLAN.md")).unwrap(),
         "# Plan\n"
@@ -432,11 +435,32 @@ fn tool_write_file_writes_beneath_the_current_directory_only() {
         &["tool", "write_file"],
         r#"{"path": "../escape.md", "content": "x"}"#,
     );
-    out.assert_code(2);
-    assert_shown!(env, out.stderr, @"error: cannot write ../escape.md: the path leaves the working directory");
+    assert_shown!(env, out, @"
+    [exit 2]
+    --- stderr
+    error: cannot write ../escape.md: the path leaves the working directory
+    ");
     assert!(!env.path("escape.md").exists());
     let out = env
+        .cmd(&[
+            "tool",
+            "write_file",
+            "--json",
+            r#"{"path": "requirements.txt", "content": "x"}"#,
+        ])
+        .out();
+    assert_shown!(env, out, @"
+    [exit 2]
+    --- stderr
+    error: cannot write requirements.txt: it is not a Markdown file (.md or .markdown)
+    ");
+    assert!(!env.path("work/requirements.txt").exists());
+    let out = env
         .cmd(&["tool", "write_file", "--json", r#"{"path": "a.md"}"#])
-        .code(2);
-    assert_shown!(env, out.stderr, @r#"error: Tool input validation failed for write_file. Please fix the following errors and try again:\n- content: Required\n\nProvided arguments: {\n  "path": "a.md"\n}"#);
+        .out();
+    assert_shown!(env, out, @r#"
+    [exit 2]
+    --- stderr
+    error: Tool input validation failed for write_file. Please fix the following errors and try again:\n- content: Required\n\nProvided arguments: {\n  "path": "a.md"\n}
+    "#);
 }

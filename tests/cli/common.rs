@@ -19,6 +19,24 @@ pub struct Out {
     pub stderr: String,
 }
 
+/// The whole output as a person reads it, for one snapshot per case (jj's `CommandOutput`):
+/// the exit code, then each stream that printed anything.
+impl std::fmt::Display for Out {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[exit {}]", self.code)?;
+        for (name, text) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            if !text.is_empty() {
+                write!(
+                    f,
+                    "\n--- {name}\n{}",
+                    text.strip_suffix('\n').unwrap_or(text)
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Out {
     /// Stdout parsed as JSON lines.
     pub fn json_lines(&self) -> Vec<Value> {
@@ -633,12 +651,13 @@ impl Env {
 }
 
 /// Asserts what a person reads against an inline snapshot, with the suite's filters and the
-/// test's store (`Env::filters`): `assert_shown!(env, out.stderr, @"error: ...")`.
+/// test's store (`Env::filters`): a text, `assert_shown!(env, out.stderr, @"error: ...")`, or
+/// the whole output of a command, `assert_shown!(env, out, @"[exit 2] ...")` (the default).
 #[macro_export]
 macro_rules! assert_shown {
     ($env:expr, $text:expr, @$snapshot:literal) => {{
         let _filters = $env.filters();
-        insta::assert_snapshot!($text, @$snapshot);
+        insta::assert_snapshot!(format!("{}", $text), @$snapshot);
     }};
 }
 

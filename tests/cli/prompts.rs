@@ -91,14 +91,13 @@ fn free_text_is_typed_and_recorded_via_prompt() {
     let env = Env::new();
     let run = suspended(&env, json!([free_text(), done()]));
     let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
-    pty.expect("Which version are we releasing?");
     // An empty line is not an answer: the prompt stays.
-    pty.send("   \r");
-    pty.expect("the answer is empty");
-    pty.send("2.0.0\r");
-    pty.expect("Done.");
-    let (code, _) = pty.finish();
-    assert_eq!(code, 0);
+    pty.dialog(&[
+        ("Which version are we releasing?", "   \r"),
+        ("the answer is empty", "2.0.0\r"),
+        ("Done.", ""),
+    ]);
+    pty.ends(0);
     assert_answered(&env, &run, "call_version", json!("2.0.0"));
     assert_eq!(
         result_content(&env, &run, "call_version"),
@@ -112,15 +111,14 @@ fn single_select_starts_on_the_first_option_and_moves_with_arrows() {
     let env = Env::new();
     let run = suspended(&env, json!([single_select(), done()]));
     let mut pty = Pty::spawn(&env, &["answer", &run[..8]], &[]);
-    pty.expect("Which channel?");
-    pty.expect("> stable — Everyone gets it");
-    pty.expect("beta — Opt-in testers first");
-    pty.send(DOWN);
-    pty.expect("> beta");
-    pty.send(ENTER);
-    pty.expect("Which channel?: beta");
-    let (code, _) = pty.finish();
-    assert_eq!(code, 0);
+    pty.dialog(&[
+        ("Which channel?", ""),
+        ("> stable — Everyone gets it", ""),
+        ("beta — Opt-in testers first", DOWN),
+        ("> beta", ENTER),
+        ("Which channel?: beta", ""),
+    ]);
+    pty.ends(0);
     assert_answered(&env, &run, "call_channel", json!("beta"));
     assert_eq!(
         result_content(&env, &run, "call_channel"),
@@ -133,15 +131,14 @@ fn multi_select_ticks_with_space_and_needs_at_least_one() {
     let env = Env::new();
     let run = suspended(&env, json!([multi_select(), done()]));
     let mut pty = Pty::spawn(&env, &["answer", &run], &[]);
-    pty.expect("What comes first?");
-    pty.expect("Bump deps");
-    pty.send(ENTER);
-    pty.expect("choose at least one option");
-    pty.expect("Bump deps");
-    pty.send(&format!(" {DOWN}{DOWN} {ENTER}"));
-    pty.expect("Done.");
-    let (code, _) = pty.finish();
-    assert_eq!(code, 0);
+    pty.dialog(&[
+        ("What comes first?", ""),
+        ("Bump deps", ENTER),
+        ("choose at least one option", ""),
+        ("Bump deps", &format!(" {DOWN}{DOWN} {ENTER}")),
+        ("Done.", ""),
+    ]);
+    pty.ends(0);
     assert_answered(&env, &run, "call_chores", json!(["Add tests", "Bump deps"]));
     assert_eq!(
         result_content(&env, &run, "call_chores"),

@@ -119,6 +119,26 @@ impl Pty {
         }
     }
 
+    /// A dialogue as a person has it: for each step, waits for its text, then types its keys
+    /// (nothing when they are empty).
+    #[track_caller]
+    pub fn dialog(&mut self, steps: &[(&str, &str)]) {
+        for (text, keys) in steps {
+            self.expect(text);
+            if !keys.is_empty() {
+                self.send(keys);
+            }
+        }
+    }
+
+    /// Waits for the program's end and fails unless it exited `code`; what the terminal showed.
+    #[track_caller]
+    pub fn ends(&self, code: i32) -> String {
+        let (exited, shown) = self.finish();
+        assert_eq!(exited, code, "exit code; the terminal showed:\n{shown}");
+        shown
+    }
+
     /// Types `keys`.
     pub fn send(&mut self, keys: &str) {
         self.keys.write_all(keys.as_bytes()).unwrap();

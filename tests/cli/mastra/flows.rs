@@ -47,6 +47,15 @@ fn answer(client: &Client, item: &SuspendedCall, answer: Answer) -> (Leg, Vec<Va
     (leg, chunks)
 }
 
+/// Sends an answer the server must refuse; the error.
+#[track_caller]
+fn refused(client: &Client, item: &SuspendedCall, answer: Answer) -> RemoteError {
+    match client.answer(item, &answer, |_: Chunk<'_>| {}) {
+        Err(e) => e,
+        Ok(leg) => panic!("the server took {answer:?}: {leg:?}"),
+    }
+}
+
 #[track_caller]
 fn finished_with(leg: &Leg, text: &str) {
     assert_eq!(
@@ -525,13 +534,11 @@ fn mastra_unknown_run_and_answered_call_are_told_apart() {
     );
     let second = suspended_on(&leg);
 
-    let again = client
-        .answer(
-            &first,
-            &Answer::Resume(json!({"action": "approved"})),
-            |_: Chunk<'_>| {},
-        )
-        .unwrap_err();
+    let again = refused(
+        &client,
+        &first,
+        Answer::Resume(json!({"action": "approved"})),
+    );
     let RemoteError::NotSuspended { message } = &again else {
         panic!("{again:?}")
     };
@@ -546,13 +553,11 @@ fn mastra_unknown_run_and_answered_call_are_told_apart() {
         run_id: new_run_id(),
         ..second.clone()
     };
-    let gone = client
-        .answer(
-            &unknown,
-            &Answer::Resume(json!({"action": "approved"})),
-            |_: Chunk<'_>| {},
-        )
-        .unwrap_err();
+    let gone = refused(
+        &client,
+        &unknown,
+        Answer::Resume(json!({"action": "approved"})),
+    );
     let RemoteError::NoSuspendedRun { message } = &gone else {
         panic!("{gone:?}")
     };
@@ -569,13 +574,13 @@ fn mastra_unknown_run_and_answered_call_are_told_apart() {
         Answer::Resume(json!({"action": "approved"})),
     );
     assert!(matches!(leg.end, LegEnd::Finished { .. }), "{leg:?}");
-    let finished = client.answer(
+    let finished = refused(
+        &client,
         &second,
-        &Answer::Resume(json!({"action": "approved"})),
-        |_: Chunk<'_>| {},
+        Answer::Resume(json!({"action": "approved"})),
     );
     assert!(
-        matches!(finished, Err(RemoteError::NoSuspendedRun { .. })),
+        matches!(finished, RemoteError::NoSuspendedRun { .. }),
         "{finished:?}"
     );
 }
@@ -590,50 +595,29 @@ fn mastra_counter_counts_requests_per_route_and_call() {
     let client = fx.client();
     let (run_id, leg) = start(&client, "ops", "[scenario:approval]");
     let item = suspended_on(&leg);
-    assert_eq!(fx.calls("ops", "stream", &run_id, None), 1);
-    assert_eq!(
+    let approvals = || {
         fx.calls(
             "ops",
             "approve-tool-call",
             &run_id,
-            Some(&item.tool_call_id)
-        ),
-        0
-    );
-    let e = client
-        .answer(
-            &SuspendedCall {
-                kind: ItemKind::Question,
-                ..item.clone()
-            },
-            &Answer::Approve,
-            |_: Chunk<'_>| {},
+            Some(&item.tool_call_id),
         )
-        .unwrap_err();
+    };
+    assert_eq!(fx.calls("ops", "stream", &run_id, None), 1);
+    assert_eq!(approvals(), 0);
+    let as_question = SuspendedCall {
+        kind: ItemKind::Question,
+        ..item.clone()
+    };
+    let e = refused(&client, &as_question, Answer::Approve);
     assert!(matches!(e, RemoteError::Mismatch(_)));
-    assert_eq!(
-        fx.calls(
-            "ops",
-            "approve-tool-call",
-            &run_id,
-            Some(&item.tool_call_id)
-        ),
-        0
-    );
+    assert_eq!(approvals(), 0);
     assert_eq!(
         fx.calls("ops", "resume-stream", &run_id, Some(&item.tool_call_id)),
         0
     );
     answer(&client, &item, Answer::Approve);
-    assert_eq!(
-        fx.calls(
-            "ops",
-            "approve-tool-call",
-            &run_id,
-            Some(&item.tool_call_id)
-        ),
-        1
-    );
+    assert_eq!(approvals(), 1);
     let routes = fx.requests()["routes"].clone();
     let lists = routes
         .as_array()
