@@ -67,6 +67,18 @@ impl Store {
         self.env.latest_run().unwrap()
     }
 
+    /// Every privilege on every table of the store to the runner's role, as an
+    /// administrator might grant by mistake.
+    fn grant_all(&self) {
+        let mut owner = postgres::Client::connect(&self.env.store.url(), postgres::NoTls).unwrap();
+        owner
+            .batch_execute(&format!(
+                "GRANT ALL ON ALL TABLES IN SCHEMA mastra_ask TO {}",
+                self.runner.name
+            ))
+            .unwrap();
+    }
+
     /// What the tool was given, each time it ran.
     fn tool_runs(&self) -> String {
         std::fs::read_to_string(self.env.path("tool-runs.log")).unwrap_or_default()
@@ -168,6 +180,16 @@ SELECT pg_notify('mastra_ask', '{run}');
 COMMIT;"
     );
     let name = &s.runner.name;
+    // With the grants of store grant, the role may not delete a run at all; with every
+    // privilege on every table, the store's guard refuses it.
+    assert_eq!(
+        tried(&mut s.runner_sql(), &bypass),
+        Err((
+            "42501".to_string(),
+            "permission denied for table runs".to_string()
+        ))
+    );
+    s.grant_all();
     assert_eq!(
         tried(&mut s.runner_sql(), &bypass),
         refusal(format!(
@@ -198,12 +220,14 @@ COMMIT;"
     );
 }
 
-/// Each indirect path on its own, by the runner's role with plain SQL, against a gated run
-/// that waits for alice and one she approved (which then completed with her decision).
+/// Each indirect path on its own, by the runner's role with plain SQL and every privilege
+/// on every table (the store's guards refuse, not a grant), against a gated run that waits
+/// for alice and one she approved (which then completed with her decision).
 #[test]
 fn a_runner_role_can_neither_delete_recreate_nor_move_a_gated_run() {
     let Some(admin) = server() else { return };
     let s = Store::new(&admin);
+    s.grant_all();
     let name = s.runner.name.clone();
     let waiting = s.suspended("agent.json");
     let approved = s.suspended("agent.json");
@@ -278,6 +302,12 @@ fn a_runner_role_can_neither_delete_recreate_nor_move_a_gated_run() {
         ),
         refusal(format!(
             "the role {name} may not create run {approved} again: it was pruned"
+        ))
+    );
+    assert_eq!(
+        tried(&mut c, "DELETE FROM pruned_runs"),
+        refusal(format!(
+            "the role {name} may not write pruned_runs: only the store's owner does"
         ))
     );
     assert_eq!(s.env.count("SELECT count(*) FROM runs", &[]), 1);

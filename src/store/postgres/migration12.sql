@@ -3,8 +3,10 @@
 -- guards let through), inserted it again under its id with no policy and arguments of its
 -- choice, resolved it naming a reviewer, and set it running. Now, for every role but the
 -- owner's:
---  * no run is deleted: `prune` goes through prune_runs, which removes finished runs with
---    nothing pending (their decisions with them) and keeps their ids (pruned_runs);
+--  * no run is deleted (`store grant` no longer grants DELETE on runs; the guard refuses it
+--    whatever the grants): `prune` goes through prune_runs, which removes finished runs
+--    with nothing pending (their decisions with them) and keeps their ids (pruned_runs,
+--    which only the owner writes);
 --  * a pruned run's id is never inserted again;
 --  * a run's identity (agent, directory, host, creation) is set once, as its policy is, and
 --    its status moves only as the program moves it: a cancelled run stays cancelled, and a
@@ -19,6 +21,10 @@ CREATE TABLE pruned_runs (
     id TEXT COLLATE "C" PRIMARY KEY,
     pruned_at BIGINT NOT NULL
 );
+CREATE TRIGGER guard BEFORE INSERT OR UPDATE OR DELETE ON pruned_runs FOR EACH ROW
+    WHEN (NOT owns(current_user)) EXECUTE FUNCTION guard_writes('owner');
+CREATE TRIGGER guard_truncate BEFORE TRUNCATE ON pruned_runs
+    FOR EACH STATEMENT EXECUTE FUNCTION guard_writes('owner');
 
 DO $$
 DECLARE
