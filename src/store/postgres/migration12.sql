@@ -46,24 +46,31 @@ SET search_path = mastra_ask, pg_catalog, pg_temp AS $$
     SELECT EXISTS (SELECT FROM pruned_runs WHERE id = p_id)
 $$;
 
--- Deletes the runs in one of p_statuses (finished ones only) last updated before p_before
--- with no pending item, their decisions with them, and keeps their ids; returns how many.
--- The runs are locked by the first statement, so the later ones see the same set.
+-- Whether run r may be pruned: in one of p_statuses and finished, last updated before
+-- p_before, with no pending item. No SET, so that prune_runs's statements inline it.
+CREATE FUNCTION prunable(r runs, p_statuses text[], p_before bigint) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    SELECT r.status = ANY (p_statuses) AND r.status IN ('completed', 'failed', 'cancelled')
+        AND r.updated_at < p_before
+        AND NOT EXISTS (SELECT FROM mastra_ask.calls c
+            WHERE c.run_id = r.id AND c.state = 'pending')
+$$;
+
+-- Deletes the runs prunable(p_statuses, p_before), their decisions with them, and keeps
+-- their ids (pruned at p_at); returns how many. The first statement locks the runs, so
+-- they stay prunable for the later ones, which delete only runs whose id was kept.
 CREATE FUNCTION prune_runs(p_statuses text[], p_before bigint, p_at bigint)
 RETURNS bigint LANGUAGE sql SECURITY DEFINER
 SET search_path = mastra_ask, pg_catalog, pg_temp AS $$
     INSERT INTO pruned_runs (id, pruned_at)
-        SELECT r.id, p_at FROM runs r
-        WHERE r.status = ANY (p_statuses) AND r.status IN ('completed', 'failed', 'cancelled')
-        AND r.updated_at < p_before
-        AND NOT EXISTS (SELECT FROM calls c WHERE c.run_id = r.id AND c.state = 'pending')
-        FOR UPDATE OF r
+        SELECT r.id, p_at FROM runs r WHERE prunable(r, p_statuses, p_before) FOR UPDATE OF r
     ON CONFLICT (id) DO UPDATE SET pruned_at = excluded.pruned_at;
-    DELETE FROM decisions d USING pruned_runs p
-        WHERE p.pruned_at = p_at AND d.run_id = p.id;
-    WITH gone AS (DELETE FROM runs r USING pruned_runs p
-        WHERE p.pruned_at = p_at AND r.id = p.id AND r.status = ANY (p_statuses)
-        AND r.status IN ('completed', 'failed', 'cancelled') AND r.updated_at < p_before
+    DELETE FROM decisions d USING runs r
+        WHERE d.run_id = r.id AND prunable(r, p_statuses, p_before)
+        AND EXISTS (SELECT FROM pruned_runs p WHERE p.id = r.id);
+    WITH gone AS (DELETE FROM runs r
+        WHERE prunable(r, p_statuses, p_before)
+        AND EXISTS (SELECT FROM pruned_runs p WHERE p.id = r.id)
         RETURNING 1)
     SELECT count(*) FROM gone
 $$;
