@@ -116,6 +116,22 @@ fn write_agents(env: &Env) {
     env.write("work/open.json", &agent(None));
 }
 
+/// Every row of run `run` but its waiters (whose heartbeats go on): its row, calls,
+/// decisions, messages and events.
+fn held(env: &Env, run: &str) -> Vec<Vec<Option<String>>> {
+    let of_run = [
+        "runs WHERE id = ?1",
+        "calls WHERE run_id = ?1",
+        "decisions WHERE run_id = ?1",
+        "messages WHERE run_id = ?1",
+        "events WHERE run_id = ?1",
+    ];
+    of_run
+        .into_iter()
+        .flat_map(|rows| env.rows(&format!("SELECT * FROM {rows} ORDER BY 1, 2"), &[run]))
+        .collect()
+}
+
 /// What a statement returned: `Ok`, or the SQLSTATE and message of its refusal.
 fn tried(c: &mut postgres::Client, sql: &str) -> Result<(), (String, String)> {
     c.batch_execute(sql).map_err(|e| {
@@ -159,7 +175,7 @@ fn the_runner_s_bypass_is_refused_and_the_waiter_runs_only_what_alice_approved()
         .unwrap();
     let run = s.env.first_pending();
     s.env.wait_for_waiter(&run);
-    let before = s.env.dump();
+    let before = held(&s.env, &run);
     let bypass = format!(
         "SET search_path = mastra_ask;
 BEGIN;
@@ -196,7 +212,7 @@ COMMIT;"
             "the role {name} may not delete run {run}: finished runs are pruned with mastra-ask prune"
         ))
     );
-    assert_eq!(s.env.dump(), before, "the bypass changed the store");
+    assert_eq!(held(&s.env, &run), before, "the bypass changed the run");
     assert_eq!(s.env.status(&run), "suspended");
     assert_eq!(s.tool_runs(), "", "the tool ran before anyone approved it");
 
