@@ -11,7 +11,8 @@
 //!
 //! An approved tool runs only with the arguments approved (SPEC §14.1): those of the
 //! digest its decision recorded (the model's, or the person's changes); arguments that do
-//! not match it are a tool error and the tool does not run. Items closed at their deadline
+//! not match it, or an approval that recorded no digest, are a tool error and the tool does
+//! not run. Items closed at their deadline
 //! under `--on-expiry decline|reject` get their results here too (`tools::expired`).
 
 use anyhow::Result;
@@ -138,11 +139,12 @@ fn run_approved(
 }
 
 /// Whether the arguments an approved call would run with are those its approval recorded
-/// the digest of (calls approved before digests were recorded have none to check).
+/// the digest of. An approval with no digest is refused (it fails closed): every approval
+/// records one, so a call resolved without is one the program did not approve.
 fn approved_as_shown(record: &CallRecord) -> bool {
     record
         .approved_digest()
-        .is_none_or(|d| d == digest(&record.tool_name, record.args_to_run()))
+        .is_some_and(|d| d == digest(&record.tool_name, record.args_to_run()))
 }
 
 /// Checks arguments a person approves in place of the model's (`approve --args`, SPEC
@@ -250,8 +252,8 @@ mod tests {
         assert!(approved_as_shown(&call));
         call.digest = None;
         assert!(
-            approved_as_shown(&call),
-            "approved before digests were recorded"
+            !approved_as_shown(&call),
+            "an approval that recorded no digest"
         );
     }
 }

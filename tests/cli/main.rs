@@ -23,6 +23,7 @@ mod model_paths;
 mod net;
 mod pg_grants;
 mod pg_guards;
+mod pg_indirect;
 mod pg_pooler;
 mod pg_safety;
 mod pg_tls;

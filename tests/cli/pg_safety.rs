@@ -397,7 +397,7 @@ fn first_use_by_an_ordinary_role_names_the_privilege_it_lacks() {
     );
     assert_shown!(env, out.stderr, @"
         error: preparing the store at postgres://[ROLE]@127.0.0.1:[PORT]/[DB]: db error: ERROR: permission denied for database [DB]: the role [ROLE] needs CREATE on database [DB] to create the schema mastra_ask at first use
-        hint: as the database's owner: GRANT CREATE ON DATABASE [DB] TO [ROLE]; or let the owner run the first mastra-ask command
+        hint: let the store's owner (an administrator's role: no policy binds it) run the first mastra-ask command, then mastra-ask store grant [ROLE]; or make [ROLE] the owner, as the database's owner: GRANT CREATE ON DATABASE [DB] TO [ROLE]
         ");
     assert!(!env.has_store());
     // The grant the hint names is all it takes.

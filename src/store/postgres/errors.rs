@@ -108,8 +108,9 @@ pub fn explain(e: Error, who: &Identity) -> Error {
                 ident(&db)
             ),
             format!(
-                "as the database's owner: GRANT CREATE ON DATABASE {} TO {role}; or let the \
-                 owner run the first mastra-ask command",
+                "let the store's owner (an administrator's role: no policy binds it) run the \
+                 first mastra-ask command, then mastra-ask store grant {role}; or make {role} \
+                 the owner, as the database's owner: GRANT CREATE ON DATABASE {} TO {role}",
                 ident(&db)
             ),
         )

@@ -1,9 +1,10 @@
 //! `store grant` (SPEC §14): what another PostgreSQL role may do with this store, granted
 //! by its owner. A runner's role may read the store, create and drive runs (runs, their
 //! messages, events, calls, waiters, the ledger) and decide only through the store's
-//! functions; the guards of migration 9 refuse whatever else it writes, so these grants
-//! are the least it needs, not what enforces the policy. A serve role may besides sign
-//! reviewers in (sessions, links, settings) and decide as the reviewer it signed in.
+//! functions; the guards of migrations 9 and 12 refuse whatever else it writes (a run it
+//! deletes too: `prune` goes through a function), so these grants are the least it needs,
+//! not what enforces the policy. A serve role may besides sign reviewers in (sessions,
+//! links, settings) and decide as the reviewer it signed in.
 
 use super::session::Client;
 use crate::store::{now_ms, Error, Grant, Result};
@@ -11,7 +12,7 @@ use crate::store::{now_ms, Error, Grant, Result};
 /// The tables a runner reads, and those it writes.
 const READS: &str =
     "schema_version, runs, messages, events, calls, waiters, ledger, decisions, policies, settings";
-const WRITES: &str = "runs, messages, events, calls, waiters, ledger";
+const WRITES: &str = "messages, events, calls, waiters, ledger";
 /// The reviewers' columns but their token's hash.
 const REVIEWER_COLUMNS: &str = "name, groups, os_user, pg_role, created_at, rotated_at, removed_at";
 
@@ -44,6 +45,7 @@ pub fn grant(client: &mut Client, g: &Grant) -> Result<()> {
         "GRANT USAGE ON SCHEMA mastra_ask TO {role}; \
          GRANT SELECT ON {READS} TO {role}; \
          GRANT SELECT ({REVIEWER_COLUMNS}) ON reviewers TO {role}; \
+         GRANT INSERT, UPDATE ON runs TO {role}; \
          GRANT INSERT, UPDATE, DELETE ON {WRITES} TO {role};"
     );
     if g.serve {

@@ -178,14 +178,17 @@ impl Backend for PgStore {
             .filter(|s| s.is_finished())
             .map(|s| s.as_str())
             .collect();
-        let n = self
+        // The store's function (migration 12): a runner's role deletes no run itself, and a
+        // pruned run's id is kept so that no runner creates it again.
+        let n: i64 = self
             .client
             .borrow_mut()
-            .execute(
-                "DELETE FROM runs WHERE status = ANY($1) AND updated_at < $2",
-                &[&finished, &before],
+            .query_one(
+                "SELECT prune_runs($1, $2, $3)",
+                &[&finished, &before, &crate::store::now_ms()],
             )
-            .map_err(|e| self.explain(classify("writing to the store", e)))?;
+            .map_err(|e| self.explain(classify("writing to the store", e)))?
+            .get(0);
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 

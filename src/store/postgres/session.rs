@@ -297,12 +297,6 @@ impl Client {
         }
     }
 
-    /// One statement, in one round trip; how many rows it changed.
-    pub fn execute(&mut self, query: &str, params: &[&dyn Param]) -> Result<u64, Error> {
-        let params = typed(params);
-        self.driver.call(self.client.execute_typed(query, &params))
-    }
-
     pub fn query(&mut self, query: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
         let params = typed(params);
         self.driver.call(self.client.query_typed(query, &params))
