@@ -59,6 +59,27 @@ fn a_script_answers_a_waiters_run_question_after_question() {
 }
 
 #[test]
+fn a_review_after_an_answer_waits_for_the_plan_the_waiter_asks_for_next() {
+    let env = Env::new();
+    env.write("work/plan.md", "# Release\n");
+    let agent = env.agent(json!([
+        {"toolCalls": [{"id": "q1", "name": "ask_user", "args": {"question": "Ready?"}}]},
+        {"delayMs": 500, "toolCalls": [{"id": "p1", "name": "submit_plan",
+            "args": {"path": "plan.md"}}]},
+        {"text": "done"}
+    ]));
+    let waiter = env.spawn(&["run", "--agent", &agent, "--wait", "Go"]);
+    let run = env.first_pending();
+    env.wait_for_waiter(&run);
+    env.cmd(&["answer", &run, "yes"]).code(0);
+    let out = env.cmd(&["review", &run, "--approve"]).code(0);
+    assert_shown!(env, out.stderr, @"answer recorded; the waiting process continues the run");
+    let out = finish_within(waiter, "the waiter never ended", Duration::from_secs(30));
+    out.assert_code(0);
+    assert_eq!(out.stdout, "done\n");
+}
+
+#[test]
 fn the_wait_for_the_next_question_ends_at_its_timeout() {
     let env = Env::new();
     let (waiter, run) = two_questions(&env, 0);
