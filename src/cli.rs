@@ -469,6 +469,10 @@ pub struct ItemArgs {
     /// Only record it; do not drive the run on in this process
     #[arg(long)]
     pub no_resume: bool,
+    /// While a live waiter or driver advances the run and nothing is pending yet, wait this
+    /// long for its next item (then nothing waiting is a conflict, exit 4)
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "30s")]
+    pub timeout: Duration,
 }
 
 #[derive(Debug, Args)]
@@ -556,6 +560,10 @@ pub struct ApproveArgs {
     /// Only record the decision; do not drive the run on in this process
     #[arg(long)]
     pub no_resume: bool,
+    /// While a live waiter or driver advances the run and nothing is pending yet, wait this
+    /// long for its next approval (then nothing waiting is a conflict, exit 4)
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "30s")]
+    pub timeout: Duration,
     /// The decision as Mastra's resume data: {"approved":true|false,"reason"?:"..."}; it
     /// must agree with the command
     #[arg(long, value_name = "VALUE", value_parser = text)]

@@ -40,7 +40,8 @@ impl AtPlace for Answering<'_> {
 }
 
 fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs, by: &str) -> Result<Exit> {
-    let mut advance = Advance::acting(ctx, place, args.item.no_resume, by)?;
+    let mut advance =
+        Advance::acting(ctx, place, args.item.no_resume, by)?.next_within(args.item.timeout);
     let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
     let (given, via) = match given(args)? {
         Some(given) => given,

@@ -62,7 +62,7 @@ fn decide<P: Place>(
     by: &str,
     prepare: impl FnOnce(&mut P, &Item) -> Result<()>,
 ) -> Result<Exit> {
-    let mut advance = Advance::acting(ctx, place, args.no_resume, by)?;
+    let mut advance = Advance::acting(ctx, place, args.no_resume, by)?.next_within(args.timeout);
     let (decision, via) = decision(args, verdict)?;
     let call = args.tool_call.as_deref();
     let item = advance.target(Some(&args.run), &[ItemKind::Approval], call)?;

@@ -46,7 +46,8 @@ impl AtPlace for Reviewing<'_> {
 }
 
 fn review<P: Place>(ctx: &Ctx, place: P, args: &ReviewArgs, by: &str) -> Result<Exit> {
-    let mut advance = Advance::acting(ctx, place, args.item.no_resume, by)?;
+    let mut advance =
+        Advance::acting(ctx, place, args.item.no_resume, by)?.next_within(args.item.timeout);
     let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
     if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
         return advance.prompt_chosen(run, call, &[ItemKind::Plan]);

@@ -299,6 +299,9 @@ pub struct DecisionRecord {
     pub via: String,
     /// Unix ms.
     pub at: i64,
+    /// It still counts: its reviewer is not removed and was not added again since (a
+    /// reviewer removed and added again decides anew, SPEC §14).
+    pub counts: bool,
 }
 
 /// What a run keeps about who may answer it, as read back.

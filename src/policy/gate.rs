@@ -72,11 +72,12 @@ impl ItemGate {
     }
 
     /// The approvals that count now: the most of those that approved the same arguments
-    /// (changed arguments restart the count), by the reviewers the rule names.
+    /// (changed arguments restart the count), by the reviewers the rule names who are still
+    /// reviewers and were not added again since, as the store counts them.
     fn approvers(&self) -> Vec<&str> {
         let mut by_digest: BTreeMap<Option<&str>, Vec<&str>> = BTreeMap::new();
         for d in &self.decisions {
-            if d.verdict == Verdict::Approved && self.rule.allows(&d.reviewer) {
+            if d.verdict == Verdict::Approved && d.counts && self.rule.allows(&d.reviewer) {
                 by_digest
                     .entry(d.digest.as_deref())
                     .or_default()
@@ -89,13 +90,14 @@ impl ItemGate {
             .unwrap_or_default()
     }
 
-    /// Who may still decide: the rule's reviewers who have not, without the starter unless
-    /// the rule allows self-approval.
+    /// Who may still decide: the rule's reviewers who have not (a decision that no longer
+    /// counts lets its reviewer, added again, decide anew), without the starter unless the
+    /// rule allows self-approval.
     fn still_may(&self) -> Vec<String> {
         self.rule
             .reviewers
             .iter()
-            .filter(|r| !self.decisions.iter().any(|d| &d.reviewer == *r))
+            .filter(|r| !self.decisions.iter().any(|d| d.counts && &d.reviewer == *r))
             .filter(|r| self.rule.allow_self || self.starter.as_deref() != Some(r.as_str()))
             .cloned()
             .collect()
@@ -137,11 +139,12 @@ impl ItemGate {
         }];
         lines.extend(self.decisions.iter().map(|d| {
             format!(
-                "{} {} via {} at {}",
+                "{} {} via {} at {}{}",
                 d.reviewer,
                 d.verdict,
                 d.via,
-                format::time(d.at)
+                format::time(d.at),
+                if d.counts { "" } else { " (no longer counts)" }
             )
         }));
         lines
@@ -192,6 +195,7 @@ mod tests {
             digest: digest.map(str::to_string),
             via: "flag".into(),
             at: 0,
+            counts: true,
         }
     }
 
@@ -229,6 +233,16 @@ mod tests {
         assert_eq!(
             gate(ItemKind::Question, 1, vec![]).summary(),
             "alice or bob may answer"
+        );
+        // Bob was removed and added again after approving: he counts for nothing and may
+        // decide anew.
+        let stale = DecisionRecord {
+            counts: false,
+            ..decision("bob", Verdict::Approved, None)
+        };
+        assert_eq!(
+            gate(ItemKind::Plan, 2, vec![stale]).summary(),
+            "0 of 2 approvals; waiting for 2 from alice or bob"
         );
     }
 }

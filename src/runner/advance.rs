@@ -15,7 +15,7 @@
 //! (`Outcome`). The loop reports only through the context's `Report`, draws no prompt
 //! itself (`items`), and does no IO of its own (the place does).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -105,6 +105,9 @@ pub struct Advance<'a, P: Place = Local<'a>> {
     pub(super) policy: Policy,
     /// Items this process recorded, in order (what an interruption reports as kept).
     pub(super) recorded: Vec<String>,
+    /// How long `target` waits for the next item of a run whose leg a live waiter or
+    /// driver is advancing (SPEC §5.1); `None`: it does not.
+    pub(super) next_within: Option<Duration>,
 }
 
 impl<'a, P: Place> Advance<'a, P> {
@@ -115,7 +118,15 @@ impl<'a, P: Place> Advance<'a, P> {
             place,
             policy,
             recorded: Vec::new(),
+            next_within: None,
         }
+    }
+
+    /// `target` waits up to `within` for the next item of a run whose leg a live waiter or
+    /// driver is advancing, so that a script answers question after question (SPEC §5.1).
+    pub fn next_within(mut self, within: Duration) -> Advance<'a, P> {
+        self.next_within = Some(within);
+        self
     }
 
     /// A frontend that resolves an item as `by`; `no_resume`: only record it, where the
@@ -155,7 +166,26 @@ impl<'a, P: Place> Advance<'a, P> {
             return fail(target::which_run(self.ctx));
         };
         self.place.load(input)?;
+        self.wait_for_next()?;
         target::select(self.ctx, &mut self.place, kinds, tool_call)
+    }
+
+    /// While a live waiter or driver advances the run's leg and nothing is pending yet, waits
+    /// for its next suspension (or its end), up to `next_within`; `select` then finds the
+    /// item, or says that nothing waits.
+    fn wait_for_next(&mut self) -> Result<()> {
+        let Some(within) = self.next_within else {
+            return Ok(());
+        };
+        let deadline = Instant::now() + within;
+        // Advancing is asked first: a run seen suspended then has its items read after.
+        while self.place.advancing()? && self.place.pending()?.is_empty() {
+            if Instant::now() >= deadline {
+                break;
+            }
+            self.place.pause(Some(deadline))?;
+        }
+        Ok(())
     }
 
     /// Records `resolution` for `item` exactly once, then advances the run.

@@ -230,6 +230,10 @@ impl<'a> Local<'a> {
             }
         }
         let offer = (allowed && self.provider.is_some()).then(lease::mine);
+        // A one-step run ends in the transaction that resolves its item (SPEC §13).
+        let ends = self
+            .is_one_shot(run)
+            .then(|| super::oneshot::last_step(run.usage));
         let identity = Identity::of(resolution);
         let args = self.deciding.args.take();
         let decision = Decide {
@@ -238,7 +242,13 @@ impl<'a> Local<'a> {
             claimed: self.deciding.claimed,
             args: args.as_ref(),
         };
-        let resolved = store.decide(&run.id, item.call_id(), &decision, offer.as_ref())?;
+        let resolved = store.decide_ending(
+            &run.id,
+            item.call_id(),
+            &decision,
+            offer.as_ref(),
+            ends.as_ref(),
+        )?;
         Ok(match resolved {
             Resolved::Recorded { still_pending } => Outcome::Pending(still_pending),
             Resolved::Partial { needed, decisions } => Outcome::Partial(
@@ -249,6 +259,21 @@ impl<'a> Local<'a> {
                 .map(|g| g.summary())
                 .unwrap_or_else(|| format!("{needed} more approval(s) needed")),
             ),
+            // Its waiter tells how it ended.
+            Resolved::Ended {
+                events,
+                waiter: true,
+            } => {
+                self.watch = Watch::since(events.first().map(|e| e.seq - 1));
+                Outcome::Waiter
+            }
+            // Ended here, as a leg of this process would have ended it.
+            Resolved::Ended { events, .. } => {
+                self.ctx.report.stored_events(&run.id, &events);
+                self.watch.passed(&events);
+                *run = self.read()?;
+                Outcome::Driven
+            }
             Resolved::Resumed { events, driving } if driving => {
                 self.ctx.report.stored_events(&run.id, &events);
                 self.watch.passed(&events);
@@ -512,6 +537,16 @@ impl Place for Local<'_> {
             crate::policy::escalate::due(self.ctx, store, Some(&self.run_id), cmd, tried)?;
         }
         Ok(store.wait_for_change(&self.run_id, POLL)?)
+    }
+
+    fn advancing(&mut self) -> Result<bool> {
+        let run = self.read()?;
+        let store = self.store()?;
+        let live = |l: &Lease| crate::store::holder_alive(l, now_ms());
+        let advancing = run.status == RunStatus::Running
+            && (run.lease.as_ref().is_some_and(live) || store.has_waiter(&run.id)?);
+        self.keep(run);
+        Ok(advancing)
     }
 
     fn timed_out(&mut self, expire: bool) -> Result<Error> {

@@ -2,13 +2,18 @@
 //! (same store, `pending`, `answer`, `review`). They have no model: the run suspends on its
 //! one item at once, and resolving the item completes it.
 
+use std::collections::HashSet;
+
 use anyhow::Result;
 use serde_json::Value;
 
 use super::start::{self, Start};
 use super::Context;
+use crate::agent::driver::new_message_id;
+use crate::agent::step::{step, StepContext};
 use crate::agent::AgentDef;
 use crate::cli::WaitFlags;
+use crate::domain::{StepCommit, Usage};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
 use crate::tools::ToolEntry;
@@ -64,5 +69,25 @@ pub fn start(ctx: &Context, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
             },
             print_id: !wait && !ctx.report.json(),
         },
+    )
+}
+
+/// The step that ends a one-step run once its item is resolved: what a driver's leg would
+/// store (the model `none` answers nothing more, so the run completes). The store stores it
+/// in the transaction that resolves the item (SPEC §13), so no process killed a moment
+/// later can leave the run `running`.
+pub fn last_step(usage_before: Usage) -> StepCommit {
+    let context = StepContext {
+        message_id: &new_message_id(),
+        used_ids: &HashSet::new(),
+        tools: &[],
+        last_in_budget: true,
+        usage_before,
+    };
+    step(
+        &Response::default(),
+        &context,
+        &mut |_| None,
+        &mut String::new,
     )
 }

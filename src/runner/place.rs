@@ -120,6 +120,12 @@ pub trait Place: Plans {
     /// A waiter's pause: until something may have changed, or `until`.
     fn pause(&mut self, until: Option<Instant>) -> Result<()>;
 
+    /// Whether a live waiter or driver is advancing the run's leg now, so that an item
+    /// may come (SPEC §5.1); reads the run again. Where that cannot be known: false.
+    fn advancing(&mut self) -> Result<bool> {
+        Ok(false)
+    }
+
     /// A waiter's deadline passed: the error that says so (when `expire`, after closing the
     /// pending items as expired, where that can be done).
     fn timed_out(&mut self, expire: bool) -> Result<Error>;

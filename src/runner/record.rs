@@ -5,8 +5,9 @@
 //! `Policy::serving`), it is on the run's own host, it has the model, and no live waiter
 //! claims the leg (the store decides that last part atomically, in the
 //! transaction that records). A one-step run (`ask`, `plan`) has no model and no tools:
-//! resolving its item completes it wherever that happens, so its leg is this process's
-//! unless a live waiter claims it. Otherwise a live waiter drives, or nobody here does and
+//! the transaction that resolves its item completes it, wherever that happens (SPEC §13);
+//! this process then tells its end as its driver would, unless a live waiter watches it.
+//! Otherwise a live waiter drives, or nobody here does and
 //! the run waits for its host, or other items of the step must be resolved first. A Mastra
 //! server resumes the run itself, streamed here.
 //!

@@ -224,6 +224,7 @@ pub fn decision(c: &dyn Columns) -> Read<DecisionRow> {
             digest: c.text(4)?,
             via: text(c, 5)?,
             at: int(c, 6)?,
+            counts: int(c, 9)? != 0,
         },
         resume_data: json(c, 7)?,
         result: opt_json(c, 8)?,

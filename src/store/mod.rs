@@ -136,6 +136,13 @@ pub enum Resolved {
         events: Vec<StoredEvent>,
         driving: bool,
     },
+    /// The last item of a one-step run (`Store::decide_ending`): the results and its last
+    /// step were stored and the run ended in the same transaction; `waiter`: a live waiter
+    /// watches it (and tells its end).
+    Ended {
+        events: Vec<StoredEvent>,
+        waiter: bool,
+    },
     /// Under a policy (SPEC §14): the decision was recorded, and the item waits for
     /// `needed` more approvals (of the same arguments); `decisions` are its decisions so far.
     Partial {

@@ -66,8 +66,9 @@ pub trait PolicyTx {
     fn mapped(&mut self, os_user: Option<&str>, pg_role: Option<&str>) -> Result<Option<String>>;
     /// The decisions on one call, oldest first.
     fn decisions(&mut self, run: &RunRow, call_id: &str) -> Result<Vec<DecisionRow>>;
-    /// Records one decision. PostgreSQL's goes through `mastra_ask.record_decision`, which
-    /// checks the session against the policy itself.
+    /// Records one decision, in place of one its reviewer made before they were added again
+    /// (the rules refuse a second decision that still counts). PostgreSQL's goes through
+    /// `mastra_ask.record_decision`, which checks the session against the policy itself.
     fn insert_decision(&mut self, run: &RunRow, row: &DecisionRow) -> Result<()>;
     fn named(&mut self, name: &str) -> Result<Option<NamedPolicy>>;
     fn all_named(&mut self) -> Result<Vec<NamedPolicy>>;
@@ -82,8 +83,14 @@ pub trait PolicyTx {
 
 /// `spec`'s members among `members`: its names and the members of its groups, each once,
 /// sorted. `what` names the rule in errors. An unknown name, an empty group, or more
-/// approvals than members is a usage error.
-pub fn resolve_rule(members: &[Member], spec: &RuleSpec, what: &str) -> Result<Rule> {
+/// approvals than the members who may approve (without `starter`, the reviewer who starts
+/// the run, unless the rule allows self-approval) is a usage error.
+pub fn resolve_rule(
+    members: &[Member],
+    spec: &RuleSpec,
+    what: &str,
+    starter: Option<&str>,
+) -> Result<Rule> {
     spec.check()
         .map_err(|e| Error::usage(format!("{what}: {e}")))?;
     let mut names = BTreeSet::new();
@@ -115,12 +122,21 @@ pub fn resolve_rule(members: &[Member], spec: &RuleSpec, what: &str) -> Result<R
         }
     }
     let reviewers: Vec<String> = names.into_iter().collect();
-    if spec.approvals as usize > reviewers.len() {
+    let starter = starter.filter(|s| !spec.allow_self && reviewers.iter().any(|r| r == s));
+    let approvers: Vec<&str> = reviewers
+        .iter()
+        .map(String::as_str)
+        .filter(|r| Some(*r) != starter)
+        .collect();
+    if spec.approvals as usize > approvers.len() {
+        let without = starter
+            .map(|s| format!(" (not {s}, who starts the run, without self-approval)"))
+            .unwrap_or_default();
         return Err(Error::usage(format!(
-            "{what} needs {} approvals, but only {} reviewer(s) may decide: {}",
+            "{what} needs {} approvals, but only {} reviewer(s) may decide{without}: {}",
             spec.approvals,
-            reviewers.len(),
-            reviewers.join(", ")
+            approvers.len(),
+            or_none(&approvers)
         )));
     }
     Ok(Rule {
@@ -130,9 +146,23 @@ pub fn resolve_rule(members: &[Member], spec: &RuleSpec, what: &str) -> Result<R
     })
 }
 
+/// `names` joined for a message, or "nobody".
+fn or_none(names: &[&str]) -> String {
+    match names {
+        [] => "nobody".to_string(),
+        _ => names.join(", "),
+    }
+}
+
 /// The policy a run stores, resolved in this transaction; `None` when none applies. A named
 /// policy governs every item of the run (a job's own file cannot loosen it for a tool).
-pub(super) fn resolve_spec(tx: &mut dyn Tx, spec: &PolicySpec) -> Result<Option<Policy>> {
+/// `starter`: the reviewer who starts the run, if they are one (they may not approve its
+/// items unless a rule allows self-approval, so they do not count toward its approvals).
+pub(super) fn resolve_spec(
+    tx: &mut dyn Tx,
+    spec: &PolicySpec,
+    starter: Option<&str>,
+) -> Result<Option<Policy>> {
     if spec.is_empty() {
         return Ok(None);
     }
@@ -144,7 +174,7 @@ pub(super) fn resolve_spec(tx: &mut dyn Tx, spec: &PolicySpec) -> Result<Option<
                 "no policy {name} (list them with: mastra-ask policy list)"
             ))
         })?;
-        let rule = resolve_rule(&members, &named.rule, &format!("policy {name}"))?;
+        let rule = resolve_rule(&members, &named.rule, &format!("policy {name}"), starter)?;
         return Ok(Some(Policy {
             rule: Some(rule),
             tools: Default::default(),
@@ -154,12 +184,12 @@ pub(super) fn resolve_spec(tx: &mut dyn Tx, spec: &PolicySpec) -> Result<Option<
     let rule = spec
         .rule
         .as_ref()
-        .map(|r| resolve_rule(&members, r, "the run's review"))
+        .map(|r| resolve_rule(&members, r, "the run's review", starter))
         .transpose()?;
     let mut tools = std::collections::BTreeMap::new();
     for (tool, r) in &spec.tools {
         let what = format!("the review of tool {tool}");
-        tools.insert(tool.clone(), resolve_rule(&members, r, &what)?);
+        tools.insert(tool.clone(), resolve_rule(&members, r, &what, starter)?);
     }
     Ok(Some(Policy {
         rule,
@@ -263,6 +293,7 @@ pub(super) fn ruling(
             digest,
             via: resolution.via.as_str().to_string(),
             at: now,
+            counts: true,
         },
         resume_data: resolution.resume_data.clone(),
         result: resolution.result.clone(),
@@ -274,8 +305,12 @@ pub(super) fn ruling(
             Ok(Ruling::Resolve(Box::new((resolution, me, bound))))
         }
         Judgement::Partial { needed } => {
-            let mut decisions: Vec<DecisionRecord> =
-                earlier.into_iter().map(|d| d.record).collect();
+            // A decision of this reviewer's from before they were added again was replaced.
+            let mut decisions: Vec<DecisionRecord> = earlier
+                .into_iter()
+                .map(|d| d.record)
+                .filter(|d| d.reviewer != row.record.reviewer)
+                .collect();
             decisions.push(row.record);
             Ok(Ruling::Partial { needed, decisions })
         }
@@ -346,7 +381,13 @@ pub(super) fn judge(
             "reviewer {reviewer} may not decide the {item}; its policy lets {who} decide"
         )));
     }
-    if let Some(prev) = earlier.iter().find(|d| d.record.reviewer == reviewer) {
+    // A reviewer removed and added again decides anew: what they decided before no longer
+    // counts (their new decision replaces it).
+    let current = |r: &DecisionRecord| members.get(&r.reviewer).is_some_and(|added| *added <= r.at);
+    if let Some(prev) = earlier
+        .iter()
+        .find(|d| d.record.reviewer == reviewer && current(&d.record))
+    {
         return Err(Conflict::Decided {
             call: b.call_id.to_string(),
             by: reviewer.to_string(),
@@ -376,7 +417,7 @@ pub(super) fn judge(
             r.verdict == Verdict::Approved
                 && r.digest.as_deref() == b.digest
                 && b.rule.allows(&r.reviewer)
-                && members.get(&r.reviewer).is_some_and(|added| *added <= r.at)
+                && current(r)
         })
         .count()
         + 1;
@@ -415,7 +456,7 @@ pub trait Policies: Backend {
         let now = now_ms();
         write(self, Durability::Durable, |tx| {
             let tx = tx.policies();
-            let resolved = resolve_rule(&tx.members()?, rule, &format!("policy {name}"))?;
+            let resolved = resolve_rule(&tx.members()?, rule, &format!("policy {name}"), None)?;
             let created_at = tx.named(name)?.map_or(now, |p| p.created_at);
             tx.put_named(&NamedPolicy {
                 name: name.to_string(),
@@ -436,7 +477,7 @@ pub trait Policies: Backend {
                 .all_named()?
                 .into_iter()
                 .map(|p| {
-                    let rule = resolve_rule(&members, &p.rule, &format!("policy {}", p.name));
+                    let rule = resolve_rule(&members, &p.rule, &format!("policy {}", p.name), None);
                     (p, rule)
                 })
                 .collect())
@@ -456,9 +497,12 @@ pub trait Policies: Backend {
         })
     }
 
-    /// What a run started now under `spec` would store (the resolver of `create_run`).
+    /// What a run started now under `spec` would store (the resolver of `create_run`), by
+    /// someone who is no reviewer of it.
     fn resolve_policy(&self, spec: &PolicySpec) -> Result<Option<Policy>> {
-        write(self, Durability::Deferred, |tx| resolve_spec(tx, spec))
+        write(self, Durability::Deferred, |tx| {
+            resolve_spec(tx, spec, None)
+        })
     }
 }
 
@@ -493,9 +537,15 @@ mod tests {
             member("bob", &["release", "ops"]),
             member("carol", &[]),
         ];
-        let rule = resolve_rule(&team, &spec(&["group:release", "carol", "bob"], 3), "r").unwrap();
+        let rule = resolve_rule(
+            &team,
+            &spec(&["group:release", "carol", "bob"], 3),
+            "r",
+            None,
+        )
+        .unwrap();
         assert_eq!(rule.reviewers, ["alice", "bob", "carol"]);
-        let e = |s: RuleSpec| resolve_rule(&team, &s, "the run's review").unwrap_err();
+        let e = |s: RuleSpec| resolve_rule(&team, &s, "the run's review", None).unwrap_err();
         assert_eq!(
             e(spec(&["dave"], 1)).to_string(),
             "the run's review: no reviewer dave (list them with: mastra-ask reviewer list)"
@@ -527,6 +577,7 @@ mod tests {
                 digest: digest.map(str::to_string),
                 via: "flag".into(),
                 at,
+                counts: true,
             },
             resume_data: json!({}),
             result: None,
@@ -578,9 +629,16 @@ mod tests {
         );
         let again = earlier("bob", Verdict::Approved, Some("d1"), 1);
         assert!(matches!(
-            judge(&approve, &[again], &members),
+            judge(&approve, std::slice::from_ref(&again), &members),
             Err(Error::Conflict(Conflict::Decided { .. }))
         ));
+        // Removed and added again (at 5), bob decides anew; his earlier approval is gone.
+        let mut readded = members.clone();
+        readded.insert("bob".into(), 5);
+        assert_eq!(
+            judge(&approve, &[again, alice], &readded).unwrap(),
+            Judgement::Resolves
+        );
     }
 
     #[test]

@@ -66,8 +66,8 @@ pub trait Store: Backend {
             .transpose()?;
         let lease = renewed(run.lease, now);
         write(self, Durability::Deferred, |tx| {
-            let policy = policy::resolve_spec(tx, &run.review.policy)?;
             let started_by = identity::check(tx, &run.review.starter)?;
+            let policy = policy::resolve_spec(tx, &run.review.policy, started_by.reviewer())?;
             let insert = RunInsert {
                 new: run,
                 lease: &lease,
@@ -313,6 +313,21 @@ pub trait Store: Backend {
         decision: &Decide,
         driver: Option<&Lease>,
     ) -> Result<Resolved> {
+        self.decide_ending(run_id, call_id, decision, driver, None)
+    }
+
+    /// As `decide`; when the decision resolves the last item of its step and nothing is
+    /// left for a driver to run, `ends` (a one-step run's last step: `ask`, `plan`) is stored
+    /// in the same transaction, which completes the run (SPEC §13): no process killed a
+    /// moment later can leave it `running`.
+    fn decide_ending(
+        &self,
+        run_id: &str,
+        call_id: &str,
+        decision: &Decide,
+        driver: Option<&Lease>,
+        ends: Option<&StepCommit>,
+    ) -> Result<Resolved> {
         let now = now_ms();
         // Deadlines first, in a transaction of their own: a refusal below rolls back.
         self.expire_due(now)?;
@@ -328,7 +343,7 @@ pub trait Store: Backend {
                 Ruling::Resolve(r) => {
                     let (resolution, checked, bound) = *r;
                     tx.resolve_call(&run, call_id, &bound.resolving(&resolution, &checked))?;
-                    carry_on(tx, run, call.step, driver, now)
+                    carry_on(tx, run, call.step, (driver, ends), now)
                 }
             }
         })
@@ -382,7 +397,7 @@ pub trait Store: Backend {
                 tx.notify(&run)?;
                 return Ok(outcomes);
             };
-            let end = carry_on(tx, run, step, driver, now)?;
+            let end = carry_on(tx, run, step, (driver, None), now)?;
             if let Resolved::Recorded { still_pending } = end {
                 for (_, o) in &mut outcomes {
                     if let Resolved::Recorded { still_pending: n } = o {
@@ -847,12 +862,14 @@ fn pending_call(tx: &mut dyn Tx, run_id: &str, call_id: &str) -> Result<(RunRow,
 /// After an item of `step` was resolved (or closed): the run waits while others are
 /// pending; else it is running again under `driver` (none when a live waiter will drive it)
 /// with the step's results appended, unless some result is the next leg's to make (an
-/// approved tool, an item closed at its deadline).
+/// approved tool, an item closed at its deadline). With `ends` (a one-step run's last
+/// step), the run does not run again: that step is stored after the results, as its
+/// driver would store it, and the run ends here.
 fn carry_on(
     tx: &mut dyn Tx,
     mut run: RunRow,
     step: i64,
-    driver: Option<&Lease>,
+    (driver, ends): (Option<&Lease>, Option<&StepCommit>),
     now: i64,
 ) -> Result<Resolved> {
     let (calls, waiters) = tx.step_calls_and_waiters(&run, step)?;
@@ -866,6 +883,23 @@ fn carry_on(
         return Ok(Resolved::Recorded { still_pending });
     }
     let waiter = waiters.iter().any(|w| holder_alive(w, now));
+    if let Some(last) = ends.filter(|_| !calls.iter().any(|c| c.left_to_driver())) {
+        let results = resumed_results(&calls);
+        let origin = Origin::Results { step };
+        let batch = appended(origin, &results.messages, &results.events, now);
+        settle(&mut run, &last.transition);
+        run.usage = run.usage + last.usage;
+        run.lease = None;
+        tx.save_run(&run)?;
+        let mut events = tx.append(&run, &batch)?;
+        let batch = Batch {
+            calls: &last.calls,
+            ..appended(Origin::Step, &last.messages, &last.events, now)
+        };
+        events.extend(tx.append(&run, &batch)?);
+        tx.notify(&run)?;
+        return Ok(Resolved::Ended { events, waiter });
+    }
     let driver = driver.filter(|_| !waiter);
     run.status = RunStatus::Running;
     run.lease = driver.map(|l| renewed(l, now));
@@ -968,7 +1002,7 @@ fn expire_due_runs(tx: &mut dyn Tx, now: i64) -> Result<usize> {
                 run.updated_at = now;
                 // A suspended run's last message is the step that waits.
                 let step = tx.message_count(&run)?.saturating_sub(1);
-                carry_on(tx, run, step, None, now)?;
+                carry_on(tx, run, step, (None, None), now)?;
             }
             Ok(_) => {}
             Err(Error::Damaged { run, what }) => damage::warn(&run, &what),

@@ -44,6 +44,7 @@ mod resume;
 mod rng;
 mod safety;
 mod scripts;
+mod sequence;
 mod serve;
 mod several;
 mod snapshots;

@@ -272,6 +272,7 @@ fn words(r: store::Result<Resolved>) -> String {
     match r {
         Ok(Resolved::Partial { needed, .. }) => format!("partial, {needed} needed"),
         Ok(Resolved::Resumed { .. }) => "resumed".into(),
+        Ok(Resolved::Ended { .. }) => "ended".into(),
         Ok(Resolved::Recorded { still_pending }) => format!("recorded, {still_pending} pending"),
         Err(Error::Forbidden(_)) => "forbidden".into(),
         Err(Error::Usage(_)) => "usage".into(),
@@ -283,11 +284,13 @@ fn words(r: store::Result<Resolved>) -> String {
     }
 }
 
-/// One step of a case: a decision, or an administrator removing a reviewer.
+/// One step of a case: a decision, or an administrator removing a reviewer or adding them
+/// again (in group release).
 #[derive(Clone, Copy)]
 enum Step {
     D(Who, Act),
     Remove(&'static str),
+    Readd(&'static str),
 }
 
 use Act::*;
@@ -333,6 +336,7 @@ const PLANS: &[Case] = &[
     ("twice", &[D(R("bob"), Yes), D(R("bob"), Yes)], "partial, 1 needed; decided twice", "pending, 1 decided"),
     ("reject after partial", &[D(R("bob"), Yes), D(R("carol"), No)], "partial, 1 needed; resumed", "resolved by carol, 2 decided"),
     ("removed after deciding", &[D(R("bob"), Yes), Remove("bob"), D(R("carol"), Yes)], "partial, 1 needed; partial, 1 needed", "pending, 2 decided"),
+    ("added again decides anew", &[D(R("bob"), Yes), Remove("bob"), Readd("bob"), D(R("bob"), Yes), D(R("carol"), Yes)], "partial, 1 needed; partial, 1 needed; resumed", "resolved by carol, 2 decided"),
     ("--as", &[D(R("bob"), Claiming)], "usage", "pending, 0 decided"),
 ];
 
@@ -349,6 +353,7 @@ const APPROVALS: &[Case] = &[
     ("decline after partial", &[D(R("bob"), Yes), D(R("carol"), No)], "partial, 1 needed; resumed", "resolved by carol, 2 decided"),
     ("removed after deciding", &[D(R("bob"), Yes), Remove("bob"), D(R("carol"), Yes)], "partial, 1 needed; partial, 1 needed", "pending, 2 decided"),
     ("changed arguments", &[D(R("bob"), Changed), D(R("carol"), Yes), D(R("erin"), Changed)], "partial, 1 needed; partial, 1 needed; resumed", "resolved by erin, 3 decided"),
+    ("added again decides anew", &[D(R("bob"), Yes), Remove("bob"), Readd("bob"), D(R("bob"), No)], "partial, 1 needed; resumed", "resolved by bob, 1 decided"),
     ("--as", &[D(R("bob"), Claiming)], "usage", "pending, 0 decided"),
 ];
 
@@ -360,6 +365,14 @@ fn play(kind: ItemKind, case: &Case, allow_self: bool) -> (String, String) {
         match *step {
             D(who, act) => outcomes.push(decide(&f, kind, who, act)),
             Remove(name) => f.s().remove_reviewer(name).unwrap(),
+            Readd(name) => {
+                // Added again a millisecond after their last decision at least.
+                let since = store::now_ms();
+                crate::common::poll("a millisecond", std::time::Duration::from_secs(5), || {
+                    store::now_ms() > since
+                });
+                f.add(name, &["release".to_string()], None, None);
+            }
         }
     }
     (outcomes.join("; "), f.state())

@@ -223,7 +223,12 @@ fn policies_that_cannot_be_met_are_refused_at_start_and_nothing_is_stored() {
     );
     refused(
         &["--reviewer", "group:release", "--approvals", "3"],
-        "the run's review needs 3 approvals, but only 2 reviewer(s) may decide: bob, me",
+        "the run's review needs 3 approvals, but only 1 reviewer(s) may decide (not me, who starts the run, without self-approval): bob",
+    );
+    // The starter does not count toward the approvals unless they may approve.
+    refused(
+        &["--reviewer", "me", "--reviewer", "bob", "--approvals", "2"],
+        "the run's review needs 2 approvals, but only 1 reviewer(s) may decide (not me, who starts the run, without self-approval): bob",
     );
     refused(&["--policy", "release"], "no policy release");
     refused(
@@ -250,12 +255,100 @@ fn policies_that_cannot_be_met_are_refused_at_start_and_nothing_is_stored() {
         "2",
     ])
     .assert_code(0);
+    // Its starter (me) may not approve, so bob alone cannot give two approvals.
+    let out = env.cmd(&["ask", "Ship?", "--policy", "release"]).code(2);
+    assert_shown!(env, out.stderr, @"error: policy release needs 2 approvals, but only 1 reviewer(s) may decide (not me, who starts the run, without self-approval): bob");
+    assert_eq!(env.count("SELECT count(*) FROM runs", &[]), 0);
+    env.run(&["reviewer", "add", "carol", "--group", "release"])
+        .assert_code(0);
     env.cmd(&["ask", "Ship?", "--policy", "release"]).code(75);
     let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
     assert_eq!(
         line["policy"],
-        json!({"reviewers": ["bob", "me"], "approvals": 2, "allowSelf": false})
+        json!({"reviewers": ["bob", "carol", "me"], "approvals": 2, "allowSelf": false})
     );
+}
+
+#[test]
+fn a_starter_who_may_not_approve_does_not_count_toward_n() {
+    let env = Env::new();
+    team(&env, "me", &["bob"]);
+    let two = ["--reviewer", "me", "--reviewer", "bob", "--approvals", "2"];
+    let says = "error: the run's review needs 2 approvals, but only 1 reviewer(s) may decide (not me, who starts the run, without self-approval): bob";
+    let file = env.write("work/plan.md", "# Release\n");
+    let mut args = vec!["plan", file.to_str().unwrap()];
+    args.extend_from_slice(&two);
+    let out = env.cmd(&args).code(2);
+    assert_eq!(out.stderr.lines().next(), Some(says));
+    // An agent file's review is held to the same rule.
+    let agent = json!({
+        "id": "tester",
+        "instructions": "Test agent.",
+        "model": "script:script.json",
+        "review": {"reviewers": ["group:release"], "approvals": 2}
+    });
+    env.write(
+        "work/script.json",
+        &json!({"steps": [{"text": "hi"}]}).to_string(),
+    );
+    let agent = env.write("work/agent.json", &agent.to_string());
+    let out = env
+        .cmd(&["run", "--agent", agent.to_str().unwrap(), "Go"])
+        .code(2);
+    assert_eq!(out.stderr.lines().next(), Some(says));
+    assert_eq!(env.count("SELECT count(*) FROM runs", &[]), 0);
+    // With self-approval the starter counts: both approve.
+    args.push("--allow-self");
+    let run = env.cmd(&args).code(75).stdout.trim().to_string();
+    env.cmd(&["review", &run, "--approve"]).code(75);
+    decides(&env, &run, "bob", json!({"action": "approved"})).unwrap();
+}
+
+#[test]
+fn a_reviewer_removed_and_added_again_decides_anew_and_the_listing_agrees() {
+    let env = Env::new();
+    team(&env, "me", &["bob", "carol"]);
+    let run = plan(&env, &["--reviewer", "group:release", "--approvals", "2"]);
+    let summary = |env: &Env| {
+        let out = env.run(&["pending"]).stdout;
+        let line = out.lines().find(|l| l.contains(" of 2 approvals")).unwrap();
+        line.trim().to_string()
+    };
+    let r = decides(&env, &run, "bob", json!({"action": "approved"})).unwrap();
+    assert!(matches!(r, Resolved::Partial { needed: 1, .. }), "{r:?}");
+    assert_eq!(
+        summary(&env),
+        "1 of 2 approvals: bob approved; waiting for 1 more from carol"
+    );
+    env.run(&["reviewer", "remove", "bob"]).assert_code(0);
+    env.run(&["reviewer", "add", "bob", "--group", "release"])
+        .assert_code(0);
+    // Bob's approval no longer counts, and every listing says so.
+    assert_eq!(
+        summary(&env),
+        "0 of 2 approvals; waiting for 2 from bob or carol"
+    );
+    let text = env.run(&["show", &run]).stdout;
+    assert!(
+        text.contains("    bob approved via api at ") && text.contains(" (no longer counts)\n"),
+        "{text}"
+    );
+    // He decides anew: his new approval replaces the old one and counts.
+    let r = decides(&env, &run, "bob", json!({"action": "approved"})).unwrap();
+    assert!(matches!(r, Resolved::Partial { needed: 1, .. }), "{r:?}");
+    assert_eq!(
+        summary(&env),
+        "1 of 2 approvals: bob approved; waiting for 1 more from carol"
+    );
+    let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
+    assert_eq!(line["decisions"].as_array().unwrap().len(), 1);
+    // Twice since he was added again is a conflict; carol's approval resolves the plan.
+    assert!(matches!(
+        decides(&env, &run, "bob", json!({"action": "approved"})),
+        Err(store::Error::Conflict(_))
+    ));
+    let r = decides(&env, &run, "carol", json!({"action": "approved"})).unwrap();
+    assert!(matches!(r, Resolved::Resumed { .. }), "{r:?}");
 }
 
 /// A run suspended on approvals of `tag_release` calls `c1` (and `c2` when `two`).

@@ -230,6 +230,7 @@ impl Described for Resolved {
             Resolved::Resumed { driving: true, .. } => "resumed, driving".into(),
             Resolved::Resumed { driving: false, .. } => "resumed, handed over".into(),
             Resolved::Partial { needed, .. } => format!("partial, {needed} needed"),
+            Resolved::Ended { waiter, .. } => format!("ended, waiter {waiter}"),
         }
     }
 }

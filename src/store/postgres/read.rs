@@ -32,9 +32,11 @@ const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reas
     lease_start, lease_expires_at, created_at, updated_at, host, os_uid, policy, started_by, \
     started_as, on_expiry, escalate_after_ms FROM runs";
 
-/// A decision, as `columns::decision` reads it.
+/// A decision, and whether it still counts (its reviewer active, and not added again
+/// since), as `columns::decision` reads it.
 pub const DECISION_COLUMNS: &str = "run_id, call_id, reviewer, decision, digest, via, at, \
-    resume_data, result FROM decisions";
+    resume_data, result, EXISTS (SELECT 1 FROM reviewers v WHERE v.name = decisions.reviewer \
+    AND v.removed_at IS NULL AND v.created_at <= decisions.at) FROM decisions";
 
 /// A fetched PostgreSQL row, column by column.
 pub struct PgRow<'a>(pub &'a Row);

@@ -97,6 +97,7 @@ CREATE TABLE waiters (
     include_str!("migration10.sql"),
     include_str!("migration11.sql"),
     include_str!("migration12.sql"),
+    include_str!("migration13.sql"),
 ];
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:

@@ -85,8 +85,8 @@ impl PolicyTx for SqliteTx<'_> {
         let d = &row.record;
         self.tx
             .prepare_cached(
-                "INSERT INTO decisions (run, call_id, reviewer, decision, digest, resume_data, \
-                 result, via, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT OR REPLACE INTO decisions (run, call_id, reviewer, decision, digest, \
+                 resume_data, result, via, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
             .execute(params![
                 run.key,

@@ -258,10 +258,12 @@ pub fn any_due(c: &Connection, now: i64) -> Result<bool> {
     .query_row([now], |r| r.get(0))?)
 }
 
-/// A decision with its run's id (`d` is `decisions`, `r` its run), as `columns::decision`
-/// reads it.
+/// A decision with its run's id (`d` is `decisions`, `r` its run), and whether it still
+/// counts (its reviewer active, and not added again since), as `columns::decision` reads it.
 pub const DECISION_COLUMNS: &str = "r.id, d.call_id, d.reviewer, d.decision, d.digest, d.via, \
-    d.at, d.resume_data, d.result FROM decisions d JOIN runs r ON r.key = d.run";
+    d.at, d.resume_data, d.result, EXISTS (SELECT 1 FROM reviewers v WHERE v.name = d.reviewer \
+    AND v.removed_at IS NULL AND v.created_at <= d.at) FROM decisions d \
+    JOIN runs r ON r.key = d.run";
 
 pub fn decisions(c: &Connection, run_id: &str) -> Result<Vec<DecisionRecord>> {
     let sql =
