@@ -85,6 +85,9 @@ fn item_entry(c: &CallRecord) -> Markup {
                 (summary(c.kind(), &c.tool_name, &c.args, c.payload()))
             }
             span.muted { (decided_line(c)) }
+            @if let Some(args) = &c.approved_args {
+                span.muted { " · approved with changes: " (text::line(&args.to_string())) }
+            }
         }
     }
 }

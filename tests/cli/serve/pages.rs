@@ -274,6 +274,11 @@ fn an_approval_with_changes_shows_what_ran_beside_what_was_proposed() {
     }</pre></div>
     "#);
     crate::assert_shown!(env, part(&page.body, "id=\"decided\""), @r#"id="decided"><strong>Decided: </strong>approved with changes<br><span class="muted">resolved by alice via web at [TIME]</span></div>"#);
+    let listed = served.page(&s, &format!("/runs/{run}")).body;
+    assert!(
+        listed.contains("approved with changes: {&quot;version&quot;:&quot;3.1.1&quot;}"),
+        "{listed}"
+    );
     drop(served);
     env.run(&["resume", &run]).assert_code(0);
     let show = env.run(&["show", &run]).stdout;
