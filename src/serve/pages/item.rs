@@ -472,7 +472,12 @@ pub async fn decide(
             let to = format!("{}?done={done}", item_href(&d.run_id, &d.call_id));
             return for_reviewer(Redirect::to(&to).into_response(), &signed.reviewer.name);
         }
-        Err(Refusal::Invalid { message, .. }) => (StatusCode::BAD_REQUEST, Notice::Error(message)),
+        Err(Refusal::Invalid { mut message, .. }) => {
+            if !message.ends_with("nothing was recorded") {
+                message.push_str("; nothing was recorded");
+            }
+            (StatusCode::BAD_REQUEST, Notice::Error(message))
+        }
         Err(Refusal::Decided(item)) => {
             let who = item.resolved_by.clone().unwrap_or_else(|| "someone".into());
             let m = format!("{who} decided this item first; nothing of yours was recorded.");

@@ -206,7 +206,7 @@ fn a_plan_approved_with_feedback_is_refused_with_the_feedback_kept() {
     assert_eq!(r.status, 400, "{}", r.body);
     assert!(
         r.body.contains(
-            "feedback is for a rejection; an approval carries none: clear the feedback to approve, or reject with it"
+            "feedback is for a rejection; an approval carries none: clear the feedback to approve, or reject with it; nothing was recorded"
         ),
         "{}",
         r.body
