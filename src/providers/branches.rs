@@ -178,9 +178,12 @@ mod tests {
 
     #[test]
     fn plan_decisions_are_told_apart() {
-        let approved = [plan_result(
-            json!({"action": "approved", "feedback": "Nice."}),
-        )];
+        // (A Mastra server's approval may carry feedback; its content says it is one.)
+        let plan = Plan::from_text("PLAN.md", "# Plan\n\n1. Ship.");
+        let with_feedback = Decision::Approved {
+            feedback: Some("Nice.".into()),
+        };
+        let approved = [tool(SUBMIT_PLAN, &with_feedback.result(&plan).to_string())];
         let feedback = [plan_result(
             json!({"action": "rejected", "feedback": "Add a rollback."}),
         )];

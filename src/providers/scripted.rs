@@ -666,11 +666,20 @@ mod tests {
             text_of(&s, &tagged),
             "Tagged v3.1.0. Release preparation for the beta channel is underway: the announcement comes next."
         );
+        // Approved with another version (changed arguments): tagged all the same.
         let other = after(
             &approved,
-            result("tag_release", r#"{"tag":"v2.0.0","note":"n"}"#),
+            result("tag_release", r#"{"tag":"v3.1.1","note":"n"}"#),
         );
-        assert!(text_of(&s, &other).starts_with("I did not tag the release"));
+        assert_eq!(
+            text_of(&s, &other),
+            "Tagged the release with the version you approved in place of v3.1.0 (the tool's result says which). Release preparation for the beta channel is underway: the announcement comes next."
+        );
+        let declined = after(
+            &approved,
+            result("tag_release", "Tool call was not approved by the user"),
+        );
+        assert!(text_of(&s, &declined).starts_with("I did not tag the release"));
         let feedback = after(
             &m,
             decided(json!({"action": "rejected", "feedback": "Add a rollback step."})),

@@ -21,8 +21,33 @@ pub const SESSION_COOKIE: &str = "__Host-mastra-ask-session";
 /// The pre-session cookie the sign-in forms' csrf value is tied to.
 pub const PRE_COOKIE: &str = "__Host-mastra-ask-pre";
 
-/// The value of cookie `name`, if the request has one.
+/// The path a page that sent a signed-out person to sign in remembers (SPEC §13).
+pub const NEXT_COOKIE: &str = "__Host-mastra-ask-next";
+
+/// The value of cookie `name`, if the request has one (secrets and ids: 128 bytes at most).
 pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    cookie_of(headers, name, 128)
+}
+
+/// Where a sign-in returns to: the remembered path when it is a path of this server (one
+/// `/`, then printable ASCII a cookie may hold, no backslash: never `//host` or `/\host`,
+/// which a browser reads as another server), else the inbox.
+pub fn return_path(headers: &HeaderMap) -> &str {
+    cookie_of(headers, NEXT_COOKIE, 1024)
+        .filter(|p| is_own_path(p))
+        .unwrap_or("/")
+}
+
+/// Whether `p` is a path of this server that a cookie can hold.
+pub fn is_own_path(p: &str) -> bool {
+    p.starts_with('/')
+        && !p.starts_with("//")
+        && p.len() <= 1024
+        && p.bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b';' | b'\\'))
+}
+
+fn cookie_of<'h>(headers: &'h HeaderMap, name: &str, max: usize) -> Option<&'h str> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -31,7 +56,7 @@ pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(k, _)| *k == name)
         .map(|(_, v)| v)
-        .filter(|v| !v.is_empty() && v.len() <= 128)
+        .filter(|v| !v.is_empty() && v.len() <= max)
 }
 
 /// The token of `Authorization: Bearer TOKEN`.
@@ -227,5 +252,24 @@ mod tests {
         assert!(csrf_ok("session", "s1", Some(&csrf_of("session", "s1"))));
         assert!(!csrf_ok("session", "s1", Some(&csrf_of("session", "s2"))));
         assert!(!csrf_ok("session", "s1", None));
+    }
+
+    #[test]
+    fn only_a_path_of_this_server_is_returned_to() {
+        for p in ["/", "/runs/r1/items/c%201", "/runs/r1?x=1"] {
+            assert!(is_own_path(p), "{p}");
+        }
+        for p in [
+            "",
+            "//evil.example",
+            "/\\evil.example",
+            "https://evil.example",
+            "evil",
+            "/a b",
+            "/a;b",
+            "/\u{e9}",
+        ] {
+            assert!(!is_own_path(p), "{p}");
+        }
     }
 }

@@ -185,6 +185,15 @@ fn continue_after(
     tell: oneshot::Sender<Result<Decided, Refusal>>,
 ) -> Reuse {
     let mut reuse = Reuse::Yes;
+    // Where a followed leg starts: after what the run stored before this decision (its
+    // earlier legs are not this decision's stream). The run waits, so nothing comes between.
+    let seen = match follow {
+        true => store
+            .events(&target.run_id)
+            .ok()
+            .and_then(|e| e.last().map(|e| e.seq)),
+        false => None,
+    };
     {
         let ctx = serving.context(&frames);
         let (mut advance, decided) =
@@ -210,6 +219,9 @@ fn continue_after(
             Outcome::Waiter if follow => {
                 // The follower waits for changes on its store: not lent again.
                 reuse = Reuse::No;
+                if seen.is_some() {
+                    advance.place().seen_up_to(seen);
+                }
                 if let Err(e) = advance.follow(None) {
                     eprintln!("following the waiter of run {run_id} stopped: {e:#}");
                 }

@@ -66,9 +66,13 @@ pub enum Decision {
     Rejected { feedback: Option<String> },
 }
 
+/// Why an approval with feedback is refused.
+pub const APPROVAL_FEEDBACK: &str = "feedback is for a rejection; an approval carries none: clear the feedback to approve, or reject with it";
+
 impl Decision {
     /// Reads `{action, feedback?, path?, title?, plan?}`; path, title and plan are the
-    /// host's to fill, so they are accepted and then replaced by the snapshot.
+    /// host's to fill, so they are accepted and then replaced by the snapshot. Feedback is
+    /// for a rejection: an approval with some is refused.
     pub fn from_json(v: &Value) -> Result<Decision, String> {
         let allowed = ["action", "feedback", "path", "title", "plan"];
         let Value::Object(map) = v else {
@@ -92,8 +96,12 @@ impl Decision {
                 ))
             }
         };
+        let blank = feedback.as_deref().is_none_or(|f| f.trim().is_empty());
         match map.get("action").and_then(Value::as_str) {
-            Some("approved") => Ok(Decision::Approved { feedback }),
+            // The one rule of every frontend (SPEC §13): what several approvers approve is
+            // the plan, never a text only one of them wrote.
+            Some("approved") if !blank => Err(APPROVAL_FEEDBACK.into()),
+            Some("approved") => Ok(Decision::Approved { feedback: None }),
             Some("rejected") => Ok(Decision::Rejected { feedback }),
             _ => Err("action must be \"approved\" or \"rejected\"".into()),
         }
@@ -518,6 +526,11 @@ mod tests {
 
     #[test]
     fn bad_decisions() {
+        assert_eq!(
+            Decision::from_json(&json!({"action": "approved", "feedback": "x"})).err(),
+            Some(APPROVAL_FEEDBACK.to_string())
+        );
+        assert!(Decision::from_json(&json!({"action": "approved", "feedback": " "})).is_ok());
         assert!(Decision::from_json(&json!({"action": "maybe"})).is_err());
         assert!(Decision::from_json(&json!({"action": "approved", "x": 1})).is_err());
         assert!(Decision::from_json(&json!("approved")).is_err());

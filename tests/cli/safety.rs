@@ -750,6 +750,15 @@ fn feedback_must_go_with_a_rejection_and_must_not_be_empty() {
             "cannot be used with",
         ),
         (
+            &[
+                "review",
+                &run,
+                "--json",
+                "{\"action\":\"approved\",\"feedback\":\"x\"}",
+            ],
+            "--json: feedback is for a rejection; an approval carries none",
+        ),
+        (
             &["review", &run, "--reject", "--feedback", ""],
             "the feedback is empty",
         ),

@@ -293,6 +293,27 @@ fn the_release_example_waits_for_a_reply_after_a_bare_rejection() {
 }
 
 #[test]
+fn the_release_example_tag_approved_with_another_version_is_tagged() {
+    let env = Env::new();
+    let run = to_the_plan(&env);
+    step(
+        &env,
+        &["review", &run, "--approve"],
+        75,
+        APPROVED,
+        &tag_waits(&run),
+    );
+    step(
+        &env,
+        &["approve", &run, "--args", r#"{"version":"3.1.1"}"#],
+        0,
+        "Tagged the release with the version you approved in place of v3.1.0 (the tool's result says which). Release preparation for the beta channel is underway: the announcement comes next.\n",
+        "",
+    );
+    assert_eq!(env.status(&run), "completed");
+}
+
+#[test]
 fn the_release_example_declined_tag_is_never_made_and_a_reply_asks_again() {
     let env = Env::new();
     let run = to_the_plan(&env);

@@ -1,12 +1,14 @@
 //! `/runs/RUN/items/TOOL_CALL_ID`: one item and its form, posted to the same URL (SPEC
 //! §13's field names): a question (`answer`; `label` repeated for multi-select, the
 //! options with their descriptions), a plan rendered from its Markdown snapshot (`action`
-//! = `approved` | `rejected`, `feedback`), an approval with its tool and escaped, indented
-//! arguments (`approved` = `false` | `true`, `reason`; Decline first) and the arguments as
-//! editable JSON (`args`: approved with changes when they differ, SPEC §14.1, checked
+//! = `approved` | `rejected`, `feedback` for a rejection only), an approval with its tool,
+//! the tool's description and its escaped, indented arguments (`approved` = `false` |
+//! `true`, `reason`; Decline first) and the arguments as editable JSON (`args`: approved with changes when they differ, SPEC §14.1, checked
 //! against the tool's schema where every decision is checked). A decision is a 303
-//! back here, where the page shows what was recorded; when someone decided first, a 409
-//! page says who, when and what. Bad input is a 400 that consumed nothing.
+//! back here, where the page shows what was recorded (an approval with changes: the
+//! arguments that run beside those proposed) and links on to the next waiting item and the
+//! inbox; when someone decided first, a 409 page says who, when and what. Bad input is a
+//! 400 that consumed nothing, with what the person typed kept.
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -52,7 +54,7 @@ pub async fn page(
 ) -> Response {
     let signed = match signed_in(&app, &headers).await {
         Ok(Some(s)) => s,
-        Ok(None) => return to_login(),
+        Ok(None) => return to_login(&item_href(&run, &call)),
         Err(e) => return failed(None, &e),
     };
     let notice = done
@@ -94,15 +96,24 @@ async fn show(
             Ok(match decide::find(s, &target) {
                 Ok((run, item)) => {
                     let gate = gate_of(s, &run, &item)?;
-                    Ok((run, item, gate))
+                    let next = match item.state {
+                        CallState::Pending => None,
+                        _ => next_waiting(s, &item)?,
+                    };
+                    Ok((run, item, gate, next))
                 }
                 Err(refusal) => Err(refusal),
             })
         })
         .await;
     match found {
-        Ok(Ok((run, item, gate))) => {
-            let body = render(signed, &run, &item, gate.as_ref(), notice, edited);
+        Ok(Ok((run, item, gate, next))) => {
+            let shown = Shown {
+                notice,
+                edited,
+                next,
+            };
+            let body = render(signed, &run, &item, gate.as_ref(), shown);
             respond(
                 status,
                 Some(signed),
@@ -133,6 +144,25 @@ async fn show(
     }
 }
 
+/// The page of the oldest item that waits, other than `item`.
+fn next_waiting(store: &dyn Store, item: &CallRecord) -> anyhow::Result<Option<String>> {
+    Ok(store
+        .pending(None)?
+        .into_iter()
+        .map(|p| p.call)
+        .find(|c| (&c.run_id, &c.call_id) != (&item.run_id, &item.call_id))
+        .map(|c| item_href(&c.run_id, &c.call_id)))
+}
+
+/// What the page shows besides the item.
+struct Shown<'a> {
+    notice: Option<Notice>,
+    /// The text a person last typed (`form`).
+    edited: Option<&'a str>,
+    /// The next waiting item's page, once this one is decided.
+    next: Option<String>,
+}
+
 /// Who may decide the item under its run's policy and what was decided so far (SPEC §14);
 /// `None` without a policy (no read then).
 fn gate_of(store: &dyn Store, run: &Run, item: &CallRecord) -> anyhow::Result<Option<ItemGate>> {
@@ -148,8 +178,7 @@ fn render(
     run: &Run,
     item: &CallRecord,
     gate: Option<&ItemGate>,
-    notice: Option<Notice>,
-    edited: Option<&str>,
+    shown: Shown,
 ) -> Markup {
     let now = now_ms();
     html! {
@@ -157,13 +186,13 @@ fn render(
             (kind_badge(item.kind())) " agent " (text::line(&run.agent_id)) " · " (age(item.created_at, now))
             " · run " a href=(run_href(&run.id)) { (run.id) }
         }
-        @match &notice {
+        @match &shown.notice {
             Some(Notice::Error(m)) => div.notice.error role="alert" { (text::line(m)) },
             Some(Notice::Conflict(m)) => div.notice.conflict role="alert" { (text::line(m)) },
             Some(Notice::Recorded(m)) => div.notice role="status" { (m) },
             None => {},
         }
-        (what_it_asks(item))
+        (what_it_asks(run, item))
         @if let Some(gate) = gate {
             div #policy {
                 @for line in gate.lines(item.state == CallState::Pending) {
@@ -172,18 +201,35 @@ fn render(
             }
         }
         @if item.state == CallState::Pending {
-            (form(signed, item, edited))
+            (form(signed, item, shown.edited))
         } @else {
             div.notice.conflict #decided {
                 strong { "Decided: " } (decision_text(item)) br;
                 span.muted { (decided_line(item)) }
             }
+            p.after {
+                @if let Some(next) = &shown.next {
+                    a.next href=(next) { "Next waiting item" } " "
+                }
+                a.inbox href="/" { "Inbox" }
+            }
         }
     }
 }
 
-/// The question, plan or tool call, as the person reads it before deciding.
-fn what_it_asks(item: &CallRecord) -> Markup {
+/// The description the run's agent gives tool `name`, if any.
+fn tool_description<'r>(run: &'r Run, name: &str) -> Option<&'r str> {
+    run.agent["tools"]
+        .as_array()?
+        .iter()
+        .find(|t| t["name"] == name)?["description"]
+        .as_str()
+        .filter(|d| !d.trim().is_empty())
+}
+
+/// The question, plan or tool call, as the person reads it before deciding (and, for an
+/// approval with changes, the arguments that run beside those proposed).
+fn what_it_asks(run: &Run, item: &CallRecord) -> Markup {
     match item.kind() {
         ItemKind::Question => {
             let q = item.payload().and_then(Question::from_payload);
@@ -201,17 +247,33 @@ fn what_it_asks(item: &CallRecord) -> Markup {
             }
         }
         ItemKind::Approval | ItemKind::Other => {
-            let args = serde_json::to_string_pretty(&item.args).unwrap_or_default();
+            let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
             html! {
                 h1 { "Run the tool " code { (text::line(&item.tool_name)) } "?" }
-                p.muted { "with these arguments:" }
-                pre { (text::shown(&args, true)) }
+                @if let Some(d) = tool_description(run, &item.tool_name) {
+                    p.tool-description { (text::line(d)) }
+                }
+                div.args {
+                    @match &item.approved_args {
+                        Some(approved) => {
+                            p.muted { "proposed with these arguments:" }
+                            pre { (text::shown(&pretty(&item.args), true)) }
+                            p { strong { "approved with changes:" } " it runs with these arguments" }
+                            pre.changed { (text::shown(&pretty(approved), true)) }
+                        },
+                        None => {
+                            p.muted { "with these arguments:" }
+                            pre { (text::shown(&pretty(&item.args), true)) }
+                        },
+                    }
+                }
             }
         }
     }
 }
 
-/// `edited`: the arguments as a person last submitted them (the page again after a refusal).
+/// `edited`: what a person last typed into the item's text box, an approval's arguments or
+/// a plan's feedback (the page again after a refusal).
 fn form(signed: &Signed, item: &CallRecord, edited: Option<&str>) -> Markup {
     let action = item_href(&item.run_id, &item.call_id);
     html! {
@@ -221,7 +283,7 @@ fn form(signed: &Signed, item: &CallRecord, edited: Option<&str>) -> Markup {
                 ItemKind::Question => (question_fields(item)),
                 ItemKind::Plan => {
                     label.field for="feedback" { "Feedback (for a rejection)" }
-                    textarea #feedback name="feedback" {}
+                    textarea #feedback name="feedback" { @if let Some(text) = edited { (text) } }
                     div.buttons {
                         button.danger type="submit" name="action" value="rejected" { "Reject" }
                         button.primary type="submit" name="action" value="approved" { "Approve" }
@@ -310,6 +372,9 @@ fn decision_text(item: &CallRecord) -> Markup {
             (d["action"].as_str().unwrap_or("?"))
             @if let Some(f) = d["feedback"].as_str() { ": " (text::block(f)) }
         },
+        (_, d) if d["approved"] == true && item.approved_args.is_some() => {
+            html! { "approved with changes" }
+        }
         (_, d) if d["approved"] == true => html! { "approved" },
         (_, d) => html! {
             "declined" @if let Some(r) = d["reason"].as_str() { ": " (text::block(r)) }
@@ -361,7 +426,7 @@ pub async fn decide(
 ) -> Response {
     let signed = match signed_in(&app, &headers).await {
         Ok(Some(s)) => s,
-        Ok(None) => return to_login(),
+        Ok(None) => return to_login(&item_href(&run, &call)),
         Err(e) => return failed(None, &e),
     };
     let form = Form::parse(&body);
@@ -375,7 +440,7 @@ pub async fn decide(
             "this form did not come from this inbox (or your session changed): open the item again",
         );
     }
-    let edited = form.get("args");
+    let edited = form.get("args").or(form.get("feedback"));
     let answer = match answer_of(&form) {
         Ok(a) => a,
         Err(m) => {
@@ -407,7 +472,12 @@ pub async fn decide(
             let to = format!("{}?done={done}", item_href(&d.run_id, &d.call_id));
             return for_reviewer(Redirect::to(&to).into_response(), &signed.reviewer.name);
         }
-        Err(Refusal::Invalid { message, .. }) => (StatusCode::BAD_REQUEST, Notice::Error(message)),
+        Err(Refusal::Invalid { mut message, .. }) => {
+            if !message.ends_with("nothing was recorded") {
+                message.push_str("; nothing was recorded");
+            }
+            (StatusCode::BAD_REQUEST, Notice::Error(message))
+        }
         Err(Refusal::Decided(item)) => {
             let who = item.resolved_by.clone().unwrap_or_else(|| "someone".into());
             let m = format!("{who} decided this item first; nothing of yours was recorded.");

@@ -9,6 +9,7 @@ use super::text;
 use crate::domain::ItemKind;
 use crate::output::format;
 use crate::serve::app::{for_reviewer, Signed};
+use crate::serve::auth;
 
 pub use crate::links::{item_path as item_href, run_path as run_href, segment};
 
@@ -56,10 +57,21 @@ pub fn respond(status: StatusCode, signed: Option<&Signed>, markup: Markup) -> R
     r
 }
 
-/// The way to a page for someone not signed in.
-pub fn to_login() -> Response {
-    Redirect::to("/login").into_response()
+/// The way to page `back` for someone not signed in: to sign in, with `back` remembered
+/// in the browser (`auth::NEXT_COOKIE`) for the sign-in to return to.
+pub fn to_login(back: &str) -> Response {
+    let mut r = Redirect::to("/login").into_response();
+    if back != "/" && auth::is_own_path(back) {
+        r.headers_mut().append(
+            header::SET_COOKIE,
+            auth::set_cookie(auth::NEXT_COOKIE, back, NEXT_AGE),
+        );
+    }
+    r
 }
+
+/// How long a path waits for its sign-in.
+const NEXT_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A page that says what went wrong.
 pub fn problem(

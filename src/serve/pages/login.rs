@@ -3,6 +3,9 @@
 //! link preview fetches the page and spends nothing). Each sign-in starts a new session.
 //! The sign-in forms carry a csrf value tied to a pre-session cookie; a failed sign-in is
 //! slowed per client address and overall, and unknown and wrong secrets are answered alike.
+//! A sign-in returns to the page that sent the person here (`auth::return_path`, only a
+//! path of this server), else to the inbox; a used link tapped again in a browser it
+//! signed in goes on to the inbox.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -15,7 +18,7 @@ use maud::{html, Markup};
 
 use super::layout::{frame, problem, respond};
 use crate::serve::app::{for_reviewer, signed_in, Shared};
-use crate::serve::auth::{self, PRE_COOKIE, SESSION_COOKIE};
+use crate::serve::auth::{self, NEXT_COOKIE, PRE_COOKIE, SESSION_COOKIE};
 use crate::serve::form::Form;
 use crate::store::{secret, Reviewer, Reviewers, SESSION_MAX_MS};
 
@@ -122,13 +125,18 @@ async fn checked(
     Ok((form, ip))
 }
 
-/// Signed in: the session cookie, and on to the inbox.
-fn welcome(session: &str, reviewer: &Reviewer) -> Response {
+/// Signed in: the session cookie, and on to the page that sent them to sign in (its path
+/// then forgotten), else the inbox.
+fn welcome(headers: &HeaderMap, session: &str, reviewer: &Reviewer) -> Response {
     let max = Duration::from_millis(u64::try_from(SESSION_MAX_MS).unwrap_or(0));
-    let mut r = Redirect::to("/").into_response();
+    let mut r = Redirect::to(auth::return_path(headers)).into_response();
     r.headers_mut().append(
         header::SET_COOKIE,
         auth::set_cookie(SESSION_COOKIE, session, max),
+    );
+    r.headers_mut().append(
+        header::SET_COOKIE,
+        auth::set_cookie(NEXT_COOKIE, "", Duration::ZERO),
     );
     for_reviewer(r, &reviewer.name)
 }
@@ -148,7 +156,7 @@ pub async fn with_token(
     let id = session.clone();
     let result = app.pool.with(move |s| Ok(s.sign_in(&token, &id)?)).await;
     match result {
-        Ok(Some(reviewer)) => welcome(&session, &reviewer),
+        Ok(Some(reviewer)) => welcome(&headers, &session, &reviewer),
         Ok(None) => {
             app.limiter.failed(ip);
             let csrf = form.get("csrf").unwrap_or_default();
@@ -180,7 +188,11 @@ pub async fn with_link(
         .with(move |s| Ok(s.sign_in_with_link(&link, &id)?))
         .await;
     match result {
-        Ok(Some(reviewer)) => welcome(&session, &reviewer),
+        Ok(Some(reviewer)) => welcome(&headers, &session, &reviewer),
+        // A used link tapped again in a browser it signed in: on to the inbox.
+        Ok(None) if matches!(signed_in(&app, &headers).await, Ok(Some(_))) => {
+            Redirect::to("/").into_response()
+        }
         Ok(None) => {
             app.limiter.failed(ip);
             problem(

@@ -1,5 +1,6 @@
-//! `/runs/RUN`: one run: its status, its transcript, and its items with who decided, when
-//! and how (`web`, `api`, or the command line's ways).
+//! `/runs/RUN`: one run: its status, its transcript (a tool's result as the words the model
+//! read), and its items with who decided, when and how (`web`, `api`, or the command line's
+//! ways).
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -7,7 +8,7 @@ use axum::response::Response;
 use maud::{html, Markup};
 
 use super::inbox::summary;
-use super::layout::{failed, frame, item_href, kind_badge, problem, respond, to_login};
+use super::layout::{failed, frame, item_href, kind_badge, problem, respond, run_href, to_login};
 use super::text;
 use crate::domain::{CallRecord, Message};
 use crate::output::format;
@@ -20,7 +21,7 @@ pub async fn page(
 ) -> Response {
     let signed = match signed_in(&app, &headers).await {
         Ok(Some(s)) => s,
-        Ok(None) => return to_login(),
+        Ok(None) => return to_login(&run_href(&run)),
         Err(e) => return failed(None, &e),
     };
     let id = run.clone();
@@ -84,6 +85,9 @@ fn item_entry(c: &CallRecord) -> Markup {
                 (summary(c.kind(), &c.tool_name, &c.args, c.payload()))
             }
             span.muted { (decided_line(c)) }
+            @if let Some(args) = &c.approved_args {
+                span.muted { " · approved with changes: " (text::line(&args.to_string())) }
+            }
         }
     }
 }
@@ -120,8 +124,23 @@ fn message(m: &Message) -> Markup {
         } => html! {
             div.message {
                 div.role { "tool " (text::line(tool_name)) }
-                (text::block(content))
+                (tool_content(content))
             }
         },
+    }
+}
+
+/// What a tool gave, as a person reads it: the text of a result object's `content` (the
+/// words the model reads), other JSON indented, anything else as it is.
+fn tool_content(content: &str) -> Markup {
+    match serde_json::from_str::<serde_json::Value>(content) {
+        Ok(v) if v["content"].is_string() => {
+            html! { (text::block(v["content"].as_str().unwrap_or_default())) }
+        }
+        Ok(v @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
+            let pretty = serde_json::to_string_pretty(&v).unwrap_or_default();
+            html! { pre { (text::shown(&pretty, true)) } }
+        }
+        _ => html! { (text::block(content)) },
     }
 }

@@ -5,7 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::harness::{asked, item_state, planned, resume_body, reviewer, waiting_run, Served};
+use super::harness::{
+    asked, item_state, planned, resume_body, reviewer, waiting_run, waiting_run_of, Served,
+};
 use crate::common::{assert_same_store, Env};
 use crate::steps::ask;
 
@@ -356,6 +358,124 @@ fn a_waiters_leg_is_streamed_from_the_store() {
     let out = crate::common::finish(waiter);
     out.assert_code(0);
     assert_eq!(env.status(&run), "completed");
+}
+
+/// The `type` of each frame (`[DONE]` as itself).
+fn kinds_of(frames: &[Value]) -> Vec<String> {
+    frames
+        .iter()
+        .map(|f| {
+            f["type"]
+                .as_str()
+                .unwrap_or(f.as_str().unwrap_or_default())
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn an_api_decision_for_a_waiter_streams_only_the_leg_after_it() {
+    let env = Env::new();
+    let token = reviewer(&env, "alice");
+    let tag = crate::command_tools::tagger(&env);
+    let agent = crate::command_tools::tool_agent(
+        &env,
+        json!([
+            ask("q1", "Version?"),
+            crate::command_tools::call("c1", "tag_release", json!({"version": "v2"})),
+            crate::command_tools::call("c2", "tag_release", json!({"version": "v3"})),
+            {"text": "Tagged."}
+        ]),
+        vec![crate::command_tools::tool(
+            "tag_release",
+            &[&tag],
+            json!({"requireApproval": true}),
+        )],
+    );
+    let (waiter, run) = waiting_run_of(&env, &agent);
+    let served = Served::start(&env, &[]);
+    let r = served.api(
+        "/agents/tester/resume-stream",
+        &token,
+        &resume_body(&run, "q1", json!("v2")),
+    );
+    assert_eq!(r.header("mastra-ask-outcome"), Some("waiter"), "{}", r.body);
+    env.poll("the waiter never reached the approval", || {
+        env.run(&["pending", "--run", &run, "-q"])
+            .stdout
+            .contains("c1")
+    });
+    let approve = json!({"runId": run, "toolCallId": "c1"});
+    let r = served.api("/agents/tester/approve-tool-call", &token, &approve);
+    assert_eq!(
+        (r.status, r.header("mastra-ask-outcome")),
+        (200, Some("waiter")),
+        "{}",
+        r.body
+    );
+    let frames = r.frames();
+    // The approved tool's result, the step after it, its suspension on c2: nothing earlier.
+    assert_eq!(
+        kinds_of(&frames),
+        [
+            "tool-result",
+            "step-start",
+            "tool-call",
+            "step-finish",
+            "tool-call-approval",
+            "[DONE]"
+        ],
+        "{}",
+        r.body
+    );
+    assert_eq!(frames[0]["payload"]["toolCallId"], "c1", "{}", r.body);
+    let decline = json!({"runId": run, "toolCallId": "c2", "reason": "Not v3."});
+    let r = served.api("/agents/tester/decline-tool-call", &token, &decline);
+    let kinds = kinds_of(&r.frames());
+    assert_eq!(
+        kinds.first().map(String::as_str),
+        Some("tool-output-denied"),
+        "{}",
+        r.body
+    );
+    assert!(
+        !kinds
+            .iter()
+            .any(|k| k == "tool-call-approval" || k == "start"),
+        "{}",
+        r.body
+    );
+    assert_eq!(kinds.last().map(String::as_str), Some("[DONE]"));
+    crate::common::finish(waiter).assert_code(0);
+}
+
+#[test]
+fn a_plan_approval_with_feedback_is_a_400_and_consumes_nothing() {
+    let env = Env::new();
+    let token = reviewer(&env, "alice");
+    let (p, call) = planned(&env, "# Ship 2.0\n\n1. Tag\n");
+    let served = Served::start(&env, &[]);
+    let before = env.dump();
+    let r = served.api(
+        "/agents/plan/resume-stream",
+        &token,
+        &resume_body(
+            &p,
+            &call,
+            json!({"action": "approved", "feedback": "ALSO force-push to main"}),
+        ),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    insta::assert_snapshot!(r.body, @r#"{"error":"Invalid request body","issues":[{"field":"resumeData","message":"feedback is for a rejection; an approval carries none: clear the feedback to approve, or reject with it"}]}"#);
+    assert_same_store(&env.dump(), &before);
+    // Without it (or with an empty one), it is an approval.
+    let r = served.api(
+        "/agents/plan/resume-stream",
+        &token,
+        &resume_body(&p, &call, json!({"action": "approved", "feedback": ""})),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(item_state(&env, &p, &call).3["action"], "approved");
 }
 
 #[test]

@@ -223,8 +223,30 @@ fn two_reviewers_race_for_one_item_and_one_sees_who_decided() {
     assert_eq!((by, data), (json!("alice"), json!("yes")));
 }
 
+/// How many times the inbox (`GET /`) was loaded, by serve's request log.
+fn inbox_loads(served: &Served) -> usize {
+    served
+        .log()
+        .lines()
+        .filter(|l| l.starts_with("GET / 200 "))
+        .count()
+}
+
+/// Fails if the inbox is loaded again within a few seconds: it stays at `loads`.
+fn stays_at(served: &Served, loads: usize) {
+    let changed = crate::common::try_poll(std::time::Duration::from_secs(3), || {
+        (inbox_loads(served) != loads).then(|| inbox_loads(served))
+    });
+    assert_eq!(
+        changed,
+        None,
+        "the inbox reloaded by itself: {}",
+        served.log()
+    );
+}
+
 #[test]
-fn the_inbox_shows_a_new_item_by_itself() {
+fn the_inbox_reloads_once_for_a_change_and_never_without_one() {
     if !available() {
         return;
     }
@@ -232,11 +254,113 @@ fn the_inbox_shows_a_new_item_by_itself() {
     let token = reviewer(&env, "alice");
     let served = Served::start(&env, &[]);
     let driver = Driver::start();
-    let b = driver.browser(375, 812);
+    let b = driver.browser(390, 844);
     sign_in_with_token(&b, &served, &token);
-    assert!(b.source().contains("Nothing waits."));
+    let first = inbox_loads(&served);
+    assert_eq!(first, 1, "{}", served.log());
+    stays_at(&served, first);
+
     asked(&env, &["Arrived while you looked?"]);
     env.poll("the inbox never showed the new item", || {
         b.source().contains("Arrived while you looked?")
     });
+    assert_eq!(inbox_loads(&served), first + 1, "{}", served.log());
+    stays_at(&served, first + 1);
+
+    // Opened again after the change: no reload at all.
+    b.go(&served.url("/"));
+    stays_at(&served, first + 2);
+}
+
+#[test]
+fn on_a_phone_a_link_survives_sign_in_and_every_tap_target_is_big_enough() {
+    if !available() {
+        return;
+    }
+    let env = Env::new();
+    let token = reviewer(&env, "alice");
+    let tag = tagger(&env);
+    let agent = tool_agent(
+        &env,
+        json!([call("c1", "tag_release", json!({"version": "3.1.0"})), {"text": "done"}]),
+        vec![tool(
+            "tag_release",
+            &[&tag],
+            json!({"requireApproval": true}),
+        )],
+    );
+    let a = env.suspended(&agent);
+    let (q, q_call) = asked(&env, &["Which version are we releasing?"]);
+    let served = Served::start(&env, &[]);
+    let driver = Driver::start();
+    let phone = driver.browser(390, 844);
+
+    // The chat's link, signed out: sign in, and on to the item.
+    let item = format!("/runs/{q}/items/{q_call}");
+    phone.go(&served.url(&item));
+    assert!(
+        phone.current_url().ends_with("/login"),
+        "{}",
+        phone.current_url()
+    );
+    phone.type_in(&phone.find("#token"), &token);
+    phone.submit(&phone.find("button[type=submit]"));
+    assert!(
+        phone.current_url().ends_with(&item),
+        "{}",
+        phone.current_url()
+    );
+
+    phone.go(&served.url("/"));
+    assert!(phone.source().contains("2 items, oldest first."));
+    std::fs::write("/tmp/serve-phone-inbox.png", phone.screenshot()).unwrap();
+    // Each card is one tap target, all of it, at least 44 px high.
+    let cards = phone.script(
+        "return [...document.querySelectorAll('ul.items li')].map(li => {
+           const r = li.getBoundingClientRect();
+           const hit = (x, y) => { const e = document.elementFromPoint(x, y); return !!(e && e.closest('a.open')); };
+           return [r.height, hit(r.left + 10, r.top + 10), hit(r.right - 10, r.bottom - 10), hit(r.left + r.width / 2, r.top + r.height / 2)];
+         });",
+    );
+    let cards = cards.as_array().unwrap();
+    assert_eq!(cards.len(), 2, "{cards:?}");
+    for c in cards {
+        assert!(c[0].as_f64().unwrap() >= 44.0, "{c}");
+        assert_eq!(
+            c.as_array().unwrap()[1..],
+            [json!(true), json!(true), json!(true)],
+            "{c}"
+        );
+    }
+    // Sign out: big enough, and away from the header's link.
+    let (hx, hy, hw, hh) = phone.rect(&phone.find("header a.home"));
+    let (sx, sy, sw, sh) = phone.rect(&phone.find("header button"));
+    assert!(sh >= 44.0 && sw >= 44.0, "Sign out is {sw}x{sh}");
+    assert!(hh >= 44.0, "the header link is {hw}x{hh}");
+    assert!(
+        sx - (hx + hw) >= 24.0 || sy >= hy + hh + 8.0,
+        "Sign out is beside the header link: {:?} {:?}",
+        (hx, hy, hw, hh),
+        (sx, sy, sw, sh)
+    );
+
+    // The approval: the tool's description above its arguments.
+    phone.go(&served.url(&format!("/runs/{a}/items/c1")));
+    assert_eq!(
+        phone.text(&phone.find("p.tool-description")),
+        "The tag_release tool."
+    );
+    std::fs::write("/tmp/serve-phone-approval.png", phone.screenshot()).unwrap();
+    phone.submit(&phone.find("button[name=approved][value=true]"));
+    // Recorded: on to the next waiting item, or back to the inbox.
+    std::fs::write("/tmp/serve-phone-recorded.png", phone.screenshot()).unwrap();
+    let next = phone.find("a.next");
+    assert_eq!(phone.text(&next), "Next waiting item");
+    phone.submit(&next);
+    assert!(
+        phone.current_url().ends_with(&item),
+        "{}",
+        phone.current_url()
+    );
+    std::fs::write("/tmp/serve-phone-question.png", phone.screenshot()).unwrap();
 }

@@ -324,9 +324,13 @@ pub fn planned(env: &Env, text: &str) -> (String, String) {
 /// A run of an agent with these script steps, started with `--wait` (its waiter, still
 /// running) and suspended on its first item: the waiter and the run id.
 pub fn waiting_run(env: &Env, steps: Value) -> (Child, String) {
-    let agent = env.agent(steps);
+    waiting_run_of(env, &env.agent(steps))
+}
+
+/// `waiting_run` of an agent file.
+pub fn waiting_run_of(env: &Env, agent: &str) -> (Child, String) {
     let waiter = env
-        .command(&["run", "--agent", &agent, "--wait", "--timeout", "60s", "Go"])
+        .command(&["run", "--agent", agent, "--wait", "--timeout", "60s", "Go"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
