@@ -31,12 +31,6 @@ pub fn cost(samples: &[Sample]) -> String {
     )
 }
 
-/// The issue-22 bound for a command measured beside `floor` (`/bin/true`): twice the
-/// floor's median plus `extra`.
-pub fn floor_bound(floor: &[Sample], extra: Duration) -> Duration {
-    quantile(floor, 0.5) * 2 + extra
-}
-
 pub fn peak_rss_kib(samples: &[Sample]) -> u64 {
     samples.iter().map(|s| s.rss_kib).max().unwrap_or(0)
 }
