@@ -64,6 +64,28 @@ impl Group {
         })
     }
 
+    /// Starts `command` in a new process group that dies with the calling thread: its first
+    /// process gets SIGKILL when the thread (or the whole process, even SIGKILLed) ends
+    /// (`PR_SET_PDEATHSIG`). The signals are left to the caller (a server that handles them
+    /// itself, running several groups at once from threads that live as long as it does).
+    pub fn spawn_tied(command: &mut Command) -> io::Result<Group> {
+        // SAFETY: the closure runs in the child between fork and exec, and makes one
+        // prctl system call, which allocates nothing and takes no lock.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(|| {
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                Ok(())
+            });
+        }
+        let child = command.process_group(0).spawn()?;
+        Ok(Group {
+            child,
+            done: false,
+            _caught: Vec::new(),
+        })
+    }
+
     /// The child, e.g. to take its pipes.
     pub fn child(&mut self) -> &mut Child {
         &mut self.child
