@@ -69,12 +69,18 @@ impl Group {
     /// (`PR_SET_PDEATHSIG`). The signals are left to the caller (a server that handles them
     /// itself, running several groups at once from threads that live as long as it does).
     pub fn spawn_tied(command: &mut Command) -> io::Result<Group> {
-        // SAFETY: the closure runs in the child between fork and exec, and makes one
-        // prctl system call, which allocates nothing and takes no lock.
+        let parent = rustix::process::getpid();
+        // SAFETY: the closure runs in the child between fork and exec, and makes two system
+        // calls (prctl, getppid), which allocate nothing and take no lock.
         #[allow(unsafe_code)]
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                // A parent that ended before the signal was set would never send it (and
+                // nothing here may allocate: no message).
+                if rustix::process::getppid() != Some(parent) {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
                 Ok(())
             });
         }
@@ -327,6 +333,27 @@ mod tests {
             .unwrap();
         assert!(!crate::sys::group_exists(recorded.pgid));
         assert!(!recorded.lives());
+    }
+
+    #[test]
+    fn a_tied_group_ends_with_the_thread_that_started_it() {
+        let pid = std::thread::spawn(|| {
+            let mut group = Group::spawn_tied(Command::new("sleep").arg("30")).unwrap();
+            let pid = group.child().id() as i32;
+            // Neither killed nor waited for here: only the thread's end ends it.
+            std::mem::forget(group);
+            pid
+        })
+        .join()
+        .unwrap();
+        let start = Instant::now();
+        while alive(pid) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the program outlived its thread"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     #[test]

@@ -213,6 +213,37 @@ fn a_decision_never_waits_behind_followed_legs() {
 }
 
 #[test]
+fn past_a_reviewers_driven_legs_an_answer_is_only_recorded() {
+    let env = Env::new();
+    let alice = reviewer(&env, "alice");
+    let agent = env.agent(json!([ask("q1", "Go?"), {"delayMs": 60000, "text": "done"}]));
+    let runs: Vec<String> = (0..5)
+        .map(|_| {
+            let (out, run) = env.start(&agent, &[]);
+            out.assert_code(75);
+            run
+        })
+        .collect();
+    let served = Served::start(&env, &["--drive"]);
+    for run in &runs[..4] {
+        assert_eq!(answer_head(&served, &alice, run), (200, "driven".into()));
+    }
+    assert_eq!(
+        answer_head(&served, &alice, &runs[4]),
+        (200, "recorded".into())
+    );
+    assert_eq!(item_state(&env, &runs[4], "q1").0, "resolved");
+    assert!(
+        served.log().contains(&format!(
+            "run {}: the answer of alice is recorded, not driven here",
+            runs[4]
+        )),
+        "{}",
+        served.log()
+    );
+}
+
+#[test]
 fn one_session_cannot_hold_every_event_stream() {
     let env = Env::new();
     let alice = reviewer(&env, "alice");
@@ -312,12 +343,18 @@ fn hooks_run_from_one_bounded_queue_and_none_outlives_serve() {
         "{}",
         served.log()
     );
+}
 
-    // Killed, serve takes its hooks with it.
+#[test]
+fn a_killed_serve_takes_its_hooks_with_it() {
+    let env = Env::new();
+    let pids = env.path("pids");
+    std::fs::create_dir_all(&pids).unwrap();
+    let hook = format!("echo > {}/$$; exec sleep 30", pids.display());
+    let agent = env.agent(json!([ask("q1", "Go?")]));
     let mut served = Served::start(&env, &["--on-suspend", &hook]);
-    let before = live_hooks(&pids).len();
     env.start(&agent, &[]).0.assert_code(75);
-    poll("a hook runs", PATIENCE, || live_hooks(&pids).len() > before);
+    poll("a hook runs", PATIENCE, || !live_hooks(&pids).is_empty());
     signal(served.child.id(), libc::SIGKILL);
     let _ = served.child.wait();
     poll("the hooks end with serve", Duration::from_secs(10), || {
