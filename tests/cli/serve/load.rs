@@ -97,7 +97,7 @@ fn one_address_cannot_hold_every_connection() {
         }
         let count = || closed.load(std::sync::atomic::Ordering::SeqCst);
         // Past the cap of waiting connections per address, each is closed at once.
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(4);
         while count() < 200 - 32 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
