@@ -60,7 +60,9 @@ pub const WAITING_PER_ADDRESS: usize = 32;
 /// Open event streams of live pages at most; past it, 503. (An answer's stream needs no
 /// place of these: the leg it carries has a place of its own, `pool::MAX_LEGS`.)
 pub const MAX_STREAMS: usize = 512;
-/// Of those, one session's at most.
+/// Of those, one reviewer's at most (in all their sessions)...
+pub const STREAMS_PER_REVIEWER: usize = 32;
+/// ...and one session's.
 pub const STREAMS_PER_SESSION: usize = 8;
 /// On SIGTERM or SIGINT, requests in flight get this long to finish.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);

@@ -92,7 +92,7 @@ pub async fn events(State(app): State<Shared>, headers: HeaderMap) -> Response {
         Ok(None) => return (StatusCode::UNAUTHORIZED, "sign in first\n").into_response(),
         Err(e) => return failed(None, &e),
     };
-    let Some(permit) = app.stream_permit(&signed.session) else {
+    let Some(permit) = app.stream_permit(&signed.reviewer.name, &signed.session) else {
         return (StatusCode::SERVICE_UNAVAILABLE, "too many open streams\n").into_response();
     };
     let state = (app.changes.clone(), app.shutdown.clone(), permit, true);

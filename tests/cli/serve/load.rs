@@ -244,13 +244,12 @@ fn past_a_reviewers_driven_legs_an_answer_is_only_recorded() {
 }
 
 #[test]
-fn one_session_cannot_hold_every_event_stream() {
+fn one_session_or_reviewer_cannot_hold_every_event_stream() {
     let env = Env::new();
     let alice = reviewer(&env, "alice");
+    let bob = reviewer(&env, "bob");
     let (run, call) = asked(&env, &["Go?"]);
     let served = Served::start(&env, &[]);
-    let first = served.sign_in(&alice);
-    let second = served.sign_in(&alice);
     let events = |s: &super::harness::Session| {
         head_of(
             &served,
@@ -261,15 +260,21 @@ fn one_session_cannot_hold_every_event_stream() {
         )
     };
     let mut open = Vec::new();
-    for _ in 0..8 {
-        let (head, stream) = events(&first);
-        assert_eq!(status(&head), 200, "{head}");
-        open.push(stream);
+    // Four sessions of alice, eight streams each: her 32.
+    for _ in 0..4 {
+        let session = served.sign_in(&alice);
+        for _ in 0..8 {
+            let (head, stream) = events(&session);
+            assert_eq!(status(&head), 200, "{head}");
+            open.push(stream);
+        }
+        let (head, _) = events(&session);
+        assert_eq!(status(&head), 503, "past the session's cap: {head}");
     }
-    let (head, _) = events(&first);
-    assert_eq!(status(&head), 503, "past the session's cap: {head}");
-    let (head, _kept) = events(&second);
-    assert_eq!(status(&head), 200, "another session: {head}");
+    let (head, _) = events(&served.sign_in(&alice));
+    assert_eq!(status(&head), 503, "past the reviewer's cap: {head}");
+    let (head, _kept) = events(&served.sign_in(&bob));
+    assert_eq!(status(&head), 200, "another reviewer: {head}");
     // An answer needs no stream place.
     let r = served.api(
         "/agents/ask/resume-stream",
