@@ -22,7 +22,7 @@ use tokio::sync::{oneshot, OwnedSemaphorePermit};
 
 use super::app::Shared;
 use super::frames::{self, Frames};
-use super::pool::{broken, LegPlace, Reuse};
+use super::pool::{broken, LegPlace, Reuse, LEGS_PER_REVIEWER, MAX_LEGS};
 use crate::agent::approved::check_changed_args;
 use crate::domain::{CallRecord, CallState, Event, ItemKind, Resolution, RunStatus, Via};
 use crate::items;
@@ -92,16 +92,16 @@ pub struct Decided {
     pub run_id: String,
     pub call_id: String,
     pub outcome: Outcome,
-    /// A live waiter drives the run, but its leg is not followed here: the reviewer's
-    /// leg places were all held.
-    pub unfollowed: bool,
+    /// Serve would have followed (a live waiter's) or driven (`--drive`) the leg, but had
+    /// no leg place for it: the decision is only recorded.
+    pub unplaced: bool,
 }
 
 impl Decided {
     /// The `Mastra-Ask-Outcome` header: a waiter's leg that is not followed is `recorded`.
     pub fn header(&self) -> &'static str {
         match self.outcome {
-            Outcome::Waiter if self.unfollowed => "recorded",
+            Outcome::Waiter if self.unplaced => "recorded",
             ref other => other.as_str(),
         }
     }
@@ -178,6 +178,15 @@ pub async fn decide(
     }
 }
 
+/// What serve may do with the leg after a decision: drive it (`--drive`), follow a
+/// waiter's (the API), and whether it has a leg place to do it in.
+#[derive(Clone, Copy)]
+struct Leg {
+    drive: bool,
+    follow: bool,
+    placed: bool,
+}
+
 /// The places a decision holds, and whether its request follows a waiter's leg.
 struct How {
     follow: bool,
@@ -203,10 +212,14 @@ fn continue_after(
     let mut reuse = Reuse::Yes;
     {
         let ctx = serving.context(&frames);
-        let drive = serving.drive && how.leg.is_some();
-        let recorded = record(&ctx, store, drive, target, answer, by, via);
+        let leg = Leg {
+            drive: serving.drive,
+            follow: how.follow,
+            placed: how.leg.is_some(),
+        };
+        let recorded = record(&ctx, store, target, answer, by, via, leg);
         drop(how.short);
-        let (mut advance, mut decided) = match recorded {
+        let (mut advance, decided) = match recorded {
             Ok(recorded) => recorded,
             Err(refusal) => {
                 if matches!(&refusal, Refusal::Failed(e) if broken(e)) {
@@ -218,20 +231,10 @@ fn continue_after(
         };
         let outcome = decided.outcome.clone();
         let run_id = decided.run_id.clone();
-        let follow = how.follow && how.leg.is_some();
-        if how.follow && !follow && outcome == Outcome::Waiter {
-            decided.unfollowed = true;
+        let follow = leg.follow && leg.placed;
+        if decided.unplaced {
             eprintln!(
-                "run {run_id}: the answer of {by} is recorded, its waiter's leg not followed: {by} holds {} leg places, or all {} are held",
-                super::pool::LEGS_PER_REVIEWER,
-                super::pool::MAX_LEGS
-            );
-        }
-        if serving.drive && how.leg.is_none() && outcome == Outcome::Recorded(Continues::Here) {
-            eprintln!(
-                "run {run_id}: the answer of {by} is recorded, not driven here: {by} holds {} leg places, or all {} are held",
-                super::pool::LEGS_PER_REVIEWER,
-                super::pool::MAX_LEGS
+                "run {run_id}: the answer of {by} is only recorded, its leg neither followed nor driven here: {by} holds {LEGS_PER_REVIEWER} leg places, or all {MAX_LEGS} are held"
             );
         }
         let _ = tell.send(Ok(decided));
@@ -278,11 +281,11 @@ fn leg_failed(store: &dyn Store, frames: &Frames, run_id: &str, e: &anyhow::Erro
 fn record<'a>(
     ctx: &'a Context<'a>,
     store: &'a dyn Store,
-    drive: bool,
     target: &Target,
     answer: Answer,
     by: &str,
     via: Via,
+    leg: Leg,
 ) -> Result<(Advance<'a>, Decided), Refusal> {
     let (run, item) = find(store, target)?;
     if item.state != CallState::Pending {
@@ -297,21 +300,28 @@ fn record<'a>(
     let (answer, changed) = changes(&run, &item, answer)?;
     let resolution = resolution(&stored, answer, by, via)?;
     // A run whose model cannot be had here is still answered: recorded for its host.
-    let drive = drive && model_for(&run).is_ok();
-    let mut advance = Advance::new(ctx, store, &run.id, Policy::serving(drive, &run, by));
+    let drive = Policy::serving(leg.drive, &run, by).drive && model_for(&run).is_ok();
+    let policy = Policy::serving(drive && leg.placed, &run, by);
+    let mut advance = Advance::new(ctx, store, &run.id, policy);
     if let Some(args) = changed {
         advance.place().approving_with(args);
     }
     let outcome = advance
         .record(&run, &item, &resolution)
         .map_err(|e| refusal_of(e, store, &run, &item))?;
+    let unplaced = !leg.placed
+        && match outcome {
+            Outcome::Waiter => leg.follow,
+            Outcome::Recorded(Continues::Here) => drive,
+            _ => false,
+        };
     Ok((
         advance,
         Decided {
             run_id: run.id,
             call_id: item.call_id,
             outcome,
-            unfollowed: false,
+            unplaced,
         },
     ))
 }

@@ -1,12 +1,12 @@
 //! The socket side: listen, TLS (rustls) when asked, HTTP/1.1 connections with capped
 //! headers (`MAX_HEADERS`) and a header deadline (`REQUEST_TIMEOUT`), at most
 //! `MAX_CONNECTIONS` at once. One client address cannot hold them all (SPEC §13): a
-//! connection must send its first byte within `FIRST_BYTE`, and one address may have at most
-//! `WAITING_PER_ADDRESS` connections that have not yet sent a whole request head; past that
-//! a new one is closed at once (not behind a proxy, where every client is the proxy). Then
-//! the shutdown: on SIGTERM or SIGINT stop accepting, end
-//! the live pages' streams, let requests in flight (followed legs included) finish for up to
-//! `SHUTDOWN_GRACE`, and return.
+//! connection must send its first byte within `FIRST_BYTE`, and one address may have at
+//! most `WAITING_PER_ADDRESS` connections that have not yet sent a whole request head; past
+//! that a new one is closed at once (not behind a proxy, where every client is the proxy).
+//! Then the shutdown: on SIGTERM or SIGINT stop accepting, end the live pages' streams, let
+//! requests in flight (followed legs included) finish for up to `SHUTDOWN_GRACE`, stop
+//! serve's hooks, and return.
 
 use std::fs::File;
 use std::io::Read;
@@ -117,13 +117,14 @@ pub async fn serve(config: Config) -> Result<()> {
             _ = int.recv() => break,
         };
         // Behind a proxy every client is the proxy: there the proxy limits.
-        let head = match config.behind_proxy {
-            true => None,
-            false => match waiting.take(peer.ip()) {
-                Some(place) => Some(place),
-                // Dropped: closed at once.
-                None => continue,
-            },
+        let head = if config.behind_proxy {
+            None
+        } else {
+            // Past the address's cap, the connection is dropped: closed at once.
+            let Some(place) = waiting.take(peer.ip()) else {
+                continue;
+            };
+            Some(place)
         };
         let head = std::sync::Mutex::new(head);
         let _ = tcp.set_nodelay(true);

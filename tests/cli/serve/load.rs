@@ -235,7 +235,7 @@ fn past_a_reviewers_driven_legs_an_answer_is_only_recorded() {
     assert_eq!(item_state(&env, &runs[4], "q1").0, "resolved");
     assert!(
         served.log().contains(&format!(
-            "run {}: the answer of alice is recorded, not driven here",
+            "run {}: the answer of alice is only recorded, its leg neither followed nor driven here",
             runs[4]
         )),
         "{}",
