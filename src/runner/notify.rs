@@ -30,10 +30,27 @@ pub fn hook(ctx: &Context, items: &[ItemView]) {
 /// Runs a hook (`--on-suspend`, `--on-escalate`) for `item`; its failure is reported.
 pub fn run_hook_reporting(ctx: &Context, cmd: &str, flag: &str, item: &ItemView) {
     let job = Job::new(ctx, cmd, flag, item);
-    if let Err(problem) = job.run(Group::spawn, &AtomicBool::new(false)) {
+    if let Err(problem) = job.run(Tie::None, &AtomicBool::new(false)) {
         ctx.report.warn(&job.failed(&problem));
     }
 }
+
+/// How a hook's process group ends with the process that runs it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Tie {
+    /// At the process's interrupting signals, which it catches while the hook runs (a
+    /// command, one hook at a time).
+    None,
+    /// With the thread that starts it, however it ends (a server that handles its signals
+    /// itself, hooks on threads of their own): the hook's first process is a guard that
+    /// turns its death signal into the end of the whole group (`GUARD`).
+    Thread,
+}
+
+/// The first process of a tied hook: the hook (`$1`) runs in the background, with the
+/// guard's stdin, so that the death signal (SIGTERM) is trapped at once and kills the whole
+/// group; otherwise it ends as the hook ends, with its status.
+const GUARD: &str = r#"trap 'kill -KILL 0' TERM; exec 3<&0; sh -c "$1" <&3 3<&- & wait $!"#;
 
 /// A hook to run for one item, with all it needs, to be run later or on another thread.
 pub struct Job {
@@ -66,17 +83,22 @@ impl Job {
         )
     }
 
-    /// Runs it in a process group that `spawn` starts, killed at the timeout or as soon as
-    /// `stop` is set; what went wrong, if anything.
-    pub fn run(
-        &self,
-        spawn: fn(&mut Command) -> std::io::Result<Group>,
-        stop: &AtomicBool,
-    ) -> Result<(), String> {
+    /// Runs it in a process group of its own, tied as `tie` says, killed at the timeout or
+    /// as soon as `stop` is set; what went wrong, if anything.
+    pub fn run(&self, tie: Tie, stop: &AtomicBool) -> Result<(), String> {
+        let mut command = Command::new("sh");
+        let spawn = match tie {
+            Tie::None => {
+                command.arg("-c").arg(&self.cmd);
+                Group::spawn
+            }
+            Tie::Thread => {
+                command.args(["-c", GUARD, "sh", &self.cmd]);
+                Group::spawn_tied
+            }
+        };
         let mut group = spawn(
-            Command::new("sh")
-                .arg("-c")
-                .arg(&self.cmd)
+            command
                 .env("MASTRA_ASK_RUN_ID", &self.run_id)
                 .env("MASTRA_ASK_TOOL_CALL_ID", &self.call_id)
                 .stdin(Stdio::piped())

@@ -2,8 +2,8 @@
 //! `WORKERS` threads run them, one at a time each, and at most `QUEUE` wait; one more is
 //! dropped, counted and logged, never lost silently, so that a flood of items cannot make
 //! serve fork at will. Each hook runs in a process group of its own that dies with serve:
-//! killed when serve stops (SIGTERM, SIGINT), and its first process killed by the kernel
-//! when serve is killed (`Group::spawn_tied`). What still waits when serve stops is not run,
+//! killed when serve stops (SIGTERM, SIGINT), and by its first process when serve is
+//! killed (the kernel's death signal: `Tie::Thread`). What still waits when serve stops is not run,
 //! and said so.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -13,8 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::output::sanitize;
-use crate::runner::notify::Job;
-use crate::sys::group::Group;
+use crate::runner::notify::{Job, Tie};
 
 /// Hooks running at once at most.
 pub const WORKERS: usize = 4;
@@ -95,7 +94,7 @@ fn work(rx: &Mutex<Receiver<Job>>, stop: &AtomicBool) {
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => return,
         };
-        if let Err(problem) = job.run(Group::spawn_tied, stop) {
+        if let Err(problem) = job.run(Tie::Thread, stop) {
             warn(&job.failed(&problem));
         }
     }

@@ -64,10 +64,11 @@ impl Group {
         })
     }
 
-    /// Starts `command` in a new process group that dies with the calling thread: its first
-    /// process gets SIGKILL when the thread (or the whole process, even SIGKILLed) ends
-    /// (`PR_SET_PDEATHSIG`). The signals are left to the caller (a server that handles them
-    /// itself, running several groups at once from threads that live as long as it does).
+    /// Starts `command` in a new process group tied to the calling thread: its first process
+    /// gets SIGTERM when the thread (or the whole process, even SIGKILLed) ends
+    /// (`PR_SET_PDEATHSIG`); a first process that traps it can end the whole group. The
+    /// signals are left to the caller (a server that handles them itself, running several
+    /// groups at once from threads that live as long as it does).
     pub fn spawn_tied(command: &mut Command) -> io::Result<Group> {
         let parent = rustix::process::getpid();
         // SAFETY: the closure runs in the child between fork and exec, and makes two system
@@ -75,7 +76,7 @@ impl Group {
         #[allow(unsafe_code)]
         unsafe {
             command.pre_exec(move || {
-                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                rustix::process::set_parent_process_death_signal(Some(Signal::TERM))?;
                 // A parent that ended before the signal was set would never send it (and
                 // nothing here may allocate: no message).
                 if rustix::process::getppid() != Some(parent) {

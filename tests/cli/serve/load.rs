@@ -307,7 +307,8 @@ fn hooks_run_from_one_bounded_queue_and_none_outlives_serve() {
     let env = Env::new();
     let pids = env.path("pids");
     std::fs::create_dir_all(&pids).unwrap();
-    let hook = format!("echo > {}/$$; exec sleep 30", pids.display());
+    // The hook's sleep is a child of its shell: only its whole group ends it.
+    let hook = format!("sleep 30 & echo > {}/$!; wait", pids.display());
     let calls: Vec<Value> = (1..=8)
         .map(|i| json!({"id": format!("q{i}"), "name": "ask_user", "args": {"question": "Go?"}}))
         .collect();
@@ -355,7 +356,8 @@ fn a_killed_serve_takes_its_hooks_with_it() {
     let env = Env::new();
     let pids = env.path("pids");
     std::fs::create_dir_all(&pids).unwrap();
-    let hook = format!("echo > {}/$$; exec sleep 30", pids.display());
+    // The hook's sleep is a child of its shell: only its whole group ends it.
+    let hook = format!("sleep 30 & echo > {}/$!; wait", pids.display());
     let agent = env.agent(json!([ask("q1", "Go?")]));
     let mut served = Served::start(&env, &["--on-suspend", &hook]);
     env.start(&agent, &[]).0.assert_code(75);
