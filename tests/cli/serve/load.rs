@@ -127,6 +127,30 @@ fn one_address_cannot_hold_every_connection() {
 }
 
 #[test]
+fn behind_a_proxy_the_proxy_limits_its_clients() {
+    let env = Env::new();
+    let served = Served::start(
+        &env,
+        &[
+            "--behind-proxy",
+            "--public-url",
+            "https://inbox.example.com",
+        ],
+    );
+    // The proxy's own connections, waiting for their clients' requests: past the cap of
+    // one address, and all kept.
+    let idle: Vec<TcpStream> = (0..40)
+        .map(|_| TcpStream::connect(("127.0.0.1", served.port())).unwrap())
+        .collect();
+    let (head, _) = head_of(
+        &served,
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status(&head), 200, "{head}");
+    drop(idle);
+}
+
+#[test]
 fn a_decision_never_waits_behind_followed_legs() {
     let env = Env::new();
     let reviewers = ["alice", "bob", "carol", "dave"];
