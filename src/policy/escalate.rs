@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 
+use crate::items::ItemView;
 use crate::runner::notify;
 use crate::runner::Context;
 use crate::store::{now_ms, Store};
@@ -20,6 +21,19 @@ pub fn due(
     run_id: Option<&str>,
     cmd: &str,
     tried: &mut HashSet<(String, String)>,
+) -> Result<()> {
+    due_each(store, run_id, tried, &mut |item| {
+        notify::run_hook_reporting(ctx, cmd, "--on-escalate", item);
+    })
+}
+
+/// `due`, with `escalate` called for each item this watcher claimed (serve queues its
+/// command instead of running it here).
+pub fn due_each(
+    store: &dyn Store,
+    run_id: Option<&str>,
+    tried: &mut HashSet<(String, String)>,
+    escalate: &mut dyn FnMut(&ItemView),
 ) -> Result<()> {
     let due = store.due_escalations(now_ms())?;
     for (run, call) in due {
@@ -37,8 +51,7 @@ pub fn due(
         if let Some(item) = item {
             // The line `pending -o json` prints: with the policy and the decisions so far.
             let gates = super::ItemGate::of_pending(store, std::slice::from_ref(&item))?;
-            let shown = crate::items::ItemView::gated(&item, &gates);
-            notify::run_hook_reporting(ctx, cmd, "--on-escalate", &shown);
+            escalate(&ItemView::gated(&item, &gates));
         }
     }
     Ok(())

@@ -371,12 +371,7 @@ async fn answer(
     call: Option<String>,
     answer: Answer,
 ) -> Response {
-    let Some(permit) = app.stream_permit() else {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many open streams; try again",
-        );
-    };
+    // An answer's stream needs no stream place: the legs it carries have places of their own.
     let target = Target {
         run_id: run,
         call_id: call,
@@ -387,10 +382,10 @@ async fn answer(
         Ok(d) => d,
         Err(refusal) => return for_reviewer(refused(refusal), &who),
     };
-    let mut response = sse(rx, permit);
+    let mut response = sse(rx);
     response.headers_mut().insert(
         "mastra-ask-outcome",
-        HeaderValue::from_static(decided.outcome.as_str()),
+        HeaderValue::from_static(decided.header()),
     );
     // What the policy still needs, for the `--server` client's line (SPEC §14).
     if let Outcome::Partial(needed) = &decided.outcome {

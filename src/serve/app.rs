@@ -1,8 +1,8 @@
 //! The routes and what every handler shares: the store pool, how serve was started
-//! (`--db`, `--drive`), the server's origins, the
-//! sign-in limiter, the change counter of live pages, the shutdown signal and the bound on
-//! open event streams. Also the two ways a request is signed in (`signed_in` for pages,
-//! `api_reviewer` for the API) and how a failure becomes a response.
+//! (`--db`, `--drive`), the server's origins, the sign-in limiter, the change counter of
+//! live pages, the shutdown signal and the bounds on open event streams (all, one
+//! reviewer's, one session's). Also the two ways a request is signed in (`signed_in` for
+//! pages, `api_reviewer` for the API) and how a failure becomes a response.
 
 use std::sync::Arc;
 
@@ -12,12 +12,13 @@ use axum::middleware::from_fn;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::watch;
 
 use super::auth::{self, Limiter};
 use super::decide::Serving;
+use super::places::{Place, Places};
 use super::pool::Pool;
-use super::{api, middleware, pages, MAX_STREAMS};
+use super::{api, middleware, pages, MAX_STREAMS, STREAMS_PER_REVIEWER, STREAMS_PER_SESSION};
 use crate::store::{Reviewer, Reviewers};
 
 pub struct App {
@@ -30,7 +31,9 @@ pub struct App {
     pub limiter: Limiter,
     pub changes: watch::Receiver<u64>,
     pub shutdown: watch::Receiver<bool>,
-    streams: Arc<Semaphore>,
+    /// The live pages' event streams, by reviewer and by session.
+    streams: Places<String>,
+    session_streams: Places<String>,
 }
 
 pub type Shared = Arc<App>;
@@ -51,15 +54,23 @@ impl App {
             limiter: Limiter::new(),
             changes,
             shutdown,
-            streams: Arc::new(Semaphore::new(MAX_STREAMS)),
+            streams: Places::new(MAX_STREAMS, STREAMS_PER_REVIEWER),
+            session_streams: Places::new(MAX_STREAMS, STREAMS_PER_SESSION),
         }
     }
 
-    /// A place for one more event stream, or `None` when `MAX_STREAMS` are open.
-    pub fn stream_permit(&self) -> Option<OwnedSemaphorePermit> {
-        self.streams.clone().try_acquire_owned().ok()
+    /// A place for one more event stream of `reviewer` in `session`, or `None` when
+    /// `MAX_STREAMS` are open, or the reviewer holds `STREAMS_PER_REVIEWER` or the session
+    /// `STREAMS_PER_SESSION`.
+    pub fn stream_permit(&self, reviewer: &str, session: &str) -> Option<StreamPlace> {
+        let of_reviewer = self.streams.take(reviewer.to_string())?;
+        let of_session = self.session_streams.take(session.to_string())?;
+        Some((of_reviewer, of_session))
     }
 }
+
+/// A live page's place among the open event streams, held while it is open.
+pub type StreamPlace = (Place<String>, Place<String>);
 
 pub fn router(app: Shared) -> Router {
     Router::new()

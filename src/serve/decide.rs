@@ -6,20 +6,23 @@
 //! which runs nothing), follows a live waiter's leg from the store (`waiter`), or only ends
 //! the stream (`recorded`). Who drives is decided in the runner, never here.
 //!
-//! A decision runs on a blocking thread of its own (`Pool::spawn_leg`) and reports through
-//! `frames`, so the request gets the outcome as soon as it is recorded and the leg's events
-//! as they come; the leg goes on to its end if the client goes away. Serve's legs run no
-//! hook: the watcher (`events`) runs serve's own `--on-suspend` once for every new item,
-//! theirs included.
+//! A decision runs on a blocking thread of its own (`Pool::spawn_decision`) and reports
+//! through `frames`, so the request gets the outcome as soon as it is recorded and the leg's
+//! events as they come; the leg goes on to its end if the client goes away. Recording is
+//! short work; the leg after it needs a leg place (`Pool::leg_place`), taken before the
+//! decision and never waited for: without one, serve neither drives nor follows, and the
+//! decision is only recorded (`recorded`: the run's waiter, or `resume`, continues it).
+//! Serve's legs run no hook: the watcher (`events`) runs serve's own `--on-suspend` once
+//! for every new item, theirs included.
 
 use anyhow::anyhow;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, OwnedSemaphorePermit};
 
 use super::app::Shared;
 use super::frames::{self, Frames};
-use super::pool::{broken, Reuse};
+use super::pool::{broken, LegPlace, Reuse, LEGS_PER_REVIEWER, MAX_LEGS};
 use crate::agent::approved::check_changed_args;
 use crate::domain::{CallRecord, CallState, Event, ItemKind, Resolution, RunStatus, Via};
 use crate::items;
@@ -81,22 +84,6 @@ impl Serving {
             report,
         }
     }
-
-    /// Runs serve's own `--on-suspend` for the items that became pending, with who may
-    /// decide each (SPEC §14), as the commands run it.
-    pub fn on_suspend(
-        &self,
-        cmd: &str,
-        items: &[crate::store::PendingItem],
-        gates: &crate::runner::place::Gates,
-    ) {
-        let out = crate::output::Out::new(false);
-        let ctx = Context {
-            on_suspend: Some(cmd.to_string()),
-            ..self.context(&out)
-        };
-        crate::runner::notify::on_suspend(&ctx, items, gates);
-    }
 }
 
 /// A decision that was recorded.
@@ -105,6 +92,19 @@ pub struct Decided {
     pub run_id: String,
     pub call_id: String,
     pub outcome: Outcome,
+    /// Serve would have followed (a live waiter's) or driven (`--drive`) the leg, but had
+    /// no leg place for it: the decision is only recorded.
+    pub unplaced: bool,
+}
+
+impl Decided {
+    /// The `Mastra-Ask-Outcome` header: a waiter's leg that is not followed is `recorded`.
+    pub fn header(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Waiter if self.unplaced => "recorded",
+            ref other => other.as_str(),
+        }
+    }
 }
 
 /// Why nothing was recorded.
@@ -153,10 +153,17 @@ pub async fn decide(
     let (frames, rx) = frames::channel();
     let (tell, told) = oneshot::channel();
     let serving = app.serving.clone();
-    app.pool.spawn_leg(move |store| match store {
-        Ok(store) => continue_after(
-            store, &serving, &target, answer, &by, via, follow, frames, tell,
-        ),
+    // The leg after the decision has its place now or never: a decision never waits for one.
+    let leg = (follow || serving.drive)
+        .then(|| app.pool.leg_place(&by))
+        .flatten();
+    app.pool.spawn_decision(move |store, short| match store {
+        Ok(store) => {
+            let how = How { follow, leg, short };
+            continue_after(
+                store, &serving, &target, answer, &by, via, how, frames, tell,
+            )
+        }
         Err(e) => {
             let _ = tell.send(Err(Refusal::Failed(e)));
             Reuse::No
@@ -171,6 +178,24 @@ pub async fn decide(
     }
 }
 
+/// What serve may do with the leg after a decision: drive it (`--drive`), follow a
+/// waiter's (the API), and whether it has a leg place to do it in.
+#[derive(Clone, Copy)]
+struct Leg {
+    drive: bool,
+    follow: bool,
+    placed: bool,
+}
+
+/// The places a decision holds, and whether its request follows a waiter's leg.
+struct How {
+    follow: bool,
+    /// The leg's place, if one was free: without it serve neither drives nor follows.
+    leg: Option<LegPlace>,
+    /// The place of short work, given back once the decision is recorded.
+    short: OwnedSemaphorePermit,
+}
+
 /// On the blocking thread: records, tells the request, then drives, follows or ends.
 #[allow(clippy::too_many_arguments)]
 fn continue_after(
@@ -180,7 +205,7 @@ fn continue_after(
     answer: Answer,
     by: &str,
     via: Via,
-    follow: bool,
+    how: How,
     frames: Frames,
     tell: oneshot::Sender<Result<Decided, Refusal>>,
 ) -> Reuse {
@@ -196,19 +221,31 @@ fn continue_after(
     };
     {
         let ctx = serving.context(&frames);
-        let (mut advance, decided) =
-            match record(&ctx, store, serving.drive, target, answer, by, via) {
-                Ok(recorded) => recorded,
-                Err(refusal) => {
-                    if matches!(&refusal, Refusal::Failed(e) if broken(e)) {
-                        reuse = Reuse::No;
-                    }
-                    let _ = tell.send(Err(refusal));
-                    return reuse;
+        let leg = Leg {
+            drive: serving.drive,
+            follow: how.follow,
+            placed: how.leg.is_some(),
+        };
+        let recorded = record(&ctx, store, target, answer, by, via, leg);
+        drop(how.short);
+        let (mut advance, decided) = match recorded {
+            Ok(recorded) => recorded,
+            Err(refusal) => {
+                if matches!(&refusal, Refusal::Failed(e) if broken(e)) {
+                    reuse = Reuse::No;
                 }
-            };
+                let _ = tell.send(Err(refusal));
+                return reuse;
+            }
+        };
         let outcome = decided.outcome.clone();
         let run_id = decided.run_id.clone();
+        let follow = leg.follow && leg.placed;
+        if decided.unplaced {
+            eprintln!(
+                "run {run_id}: the answer of {by} is only recorded, its leg neither followed nor driven here: {by} holds {LEGS_PER_REVIEWER} leg places, or all {MAX_LEGS} are held"
+            );
+        }
         let _ = tell.send(Ok(decided));
         match outcome {
             Outcome::Driven => {
@@ -256,11 +293,11 @@ fn leg_failed(store: &dyn Store, frames: &Frames, run_id: &str, e: &anyhow::Erro
 fn record<'a>(
     ctx: &'a Context<'a>,
     store: &'a dyn Store,
-    drive: bool,
     target: &Target,
     answer: Answer,
     by: &str,
     via: Via,
+    leg: Leg,
 ) -> Result<(Advance<'a>, Decided), Refusal> {
     let (run, item) = find(store, target)?;
     if item.state != CallState::Pending {
@@ -275,20 +312,28 @@ fn record<'a>(
     let (answer, changed) = changes(&run, &item, answer)?;
     let resolution = resolution(&stored, answer, by, via)?;
     // A run whose model cannot be had here is still answered: recorded for its host.
-    let drive = drive && model_for(&run).is_ok();
-    let mut advance = Advance::new(ctx, store, &run.id, Policy::serving(drive, &run, by));
+    let drive = Policy::serving(leg.drive, &run, by).drive && model_for(&run).is_ok();
+    let policy = Policy::serving(drive && leg.placed, &run, by);
+    let mut advance = Advance::new(ctx, store, &run.id, policy);
     if let Some(args) = changed {
         advance.place().approving_with(args);
     }
     let outcome = advance
         .record(&run, &item, &resolution)
         .map_err(|e| refusal_of(e, store, &run, &item))?;
+    let unplaced = !leg.placed
+        && match outcome {
+            Outcome::Waiter => leg.follow,
+            Outcome::Recorded(Continues::Here) => drive,
+            _ => false,
+        };
     Ok((
         advance,
         Decided {
             run_id: run.id,
             call_id: item.call_id,
             outcome,
+            unplaced,
         },
     ))
 }

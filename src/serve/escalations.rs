@@ -5,8 +5,8 @@
 //! exactly one runs it for an item.
 //!
 //! It never runs a command a run names (the command is serve's flag or environment), and it
-//! never holds up a request: it has its own thread and its own store connection. Each
-//! command is bounded by the hook timeout; serve's stop waits for the one in flight.
+//! never holds up a request: it has its own thread and its own store connection. The
+//! commands run from serve's one queue of hooks (`hooks`).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,9 +15,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::decide::Serving;
+use super::hooks::Hooks;
 use super::pool;
+use crate::items::ItemView;
 use crate::output::Out;
 use crate::policy::escalate;
+use crate::runner::notify::Job;
 use crate::store::Store;
 
 /// How often the store is asked what is due.
@@ -31,10 +34,10 @@ pub struct Escalator {
 }
 
 impl Escalator {
-    pub fn start(serving: Serving, cmd: String) -> Escalator {
+    pub fn start(serving: Serving, cmd: String, hooks: Arc<Hooks>) -> Escalator {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
-        let thread = std::thread::spawn(move || watch(&serving, &cmd, &stopping));
+        let thread = std::thread::spawn(move || watch(&serving, &cmd, &hooks, &stopping));
         Escalator {
             stop,
             thread: Some(thread),
@@ -51,7 +54,7 @@ impl Drop for Escalator {
     }
 }
 
-fn watch(serving: &Serving, cmd: &str, stop: &AtomicBool) {
+fn watch(serving: &Serving, cmd: &str, hooks: &Hooks, stop: &AtomicBool) {
     let out = Out::new(false);
     let ctx = serving.context(&out);
     let mut store: Option<Box<dyn Store>> = None;
@@ -63,7 +66,9 @@ fn watch(serving: &Serving, cmd: &str, stop: &AtomicBool) {
         if let Some(s) = store.as_deref() {
             // What is due and unclaimed is asked afresh each time: nothing kept grows.
             let mut tried = HashSet::new();
-            match escalate::due(&ctx, s, None, cmd, &mut tried) {
+            let mut queue =
+                |item: &ItemView| hooks.offer(Job::new(&ctx, cmd, "--on-escalate", item));
+            match escalate::due_each(s, None, &mut tried, &mut queue) {
                 Ok(()) => failing = false,
                 Err(e) => {
                     if !failing {

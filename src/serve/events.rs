@@ -1,9 +1,9 @@
 //! What waits, as it changes: one thread watches the store's pending items (PostgreSQL
 //! wakes it at each transition's NOTIFY; on SQLite a cheap mark, the pending items' count
 //! and newest time from their index, is read every `POLL`), tells the live
-//! pages (a counter on a watch channel) when items come or go, and runs serve's own hook for
-//! each item that became pending while it watched. Items pending when serve starts are not
-//! new. It reads only; it stops when serve stops.
+//! pages (a counter on a watch channel) when items come or go, and queues serve's own hook
+//! for each item that became pending while it watched (`hooks`). Items pending when serve
+//! starts are not new. It reads only; it stops when serve stops.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,15 +13,20 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use super::hooks::Hooks;
 use super::{pool, Serving};
+use crate::items::ItemView;
+use crate::output::Out;
 use crate::policy::ItemGate;
+use crate::runner::notify::Job;
 use crate::store::{Location, PendingItem, Store};
 
 /// How long one wait for a change lasts (the whole wait on SQLite).
 const POLL: Duration = Duration::from_millis(500);
 
-/// Serve's own `--on-suspend`: how serve was started, and the command.
-pub type Hook = (Serving, String);
+/// Serve's own `--on-suspend`: how serve was started, the command, and the queue it runs
+/// from.
+pub type Hook = (Serving, String, Arc<Hooks>);
 
 pub struct Watcher {
     stop: Arc<AtomicBool>,
@@ -113,12 +118,16 @@ fn watch(
                     .into_iter()
                     .filter(|i| !before.contains(&(i.call.run_id.clone(), i.call.call_id.clone())))
                     .collect();
-                if let (Some(hook), false) = (&hook, new.is_empty()) {
+                if let (Some((serving, cmd, hooks)), false) = (&hook, new.is_empty()) {
                     // Who may decide each, read here where the store is (SPEC §14).
                     let gates = ItemGate::of_pending(s, &new).unwrap_or_default();
+                    let out = Out::new(false);
+                    let ctx = serving.context(&out);
                     // A slow hook (10 s at most each) must not hold up the live pages.
-                    let (serving, cmd) = hook.clone();
-                    std::thread::spawn(move || serving.on_suspend(&cmd, &new, &gates));
+                    for item in &new {
+                        let view = ItemView::gated(item, &gates);
+                        hooks.offer(Job::new(&ctx, cmd, "--on-suspend", &view));
+                    }
                 }
             }
         }

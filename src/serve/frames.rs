@@ -14,7 +14,6 @@ use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use serde_json::Value;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
-use tokio::sync::OwnedSemaphorePermit;
 
 use super::KEEP_ALIVE;
 use crate::domain::{Event, Sink, StoredEvent};
@@ -89,14 +88,13 @@ impl Sink for LegFrames<'_> {
 }
 
 /// An event stream of what `rx` receives, with a keep-alive comment whenever nothing came
-/// for `KEEP_ALIVE`; it ends when every sender is gone. It holds `permit` (its place among
-/// the open streams) while it is open.
-pub fn sse(rx: UnboundedReceiver<Bytes>, permit: OwnedSemaphorePermit) -> Response {
-    let stream = futures_util::stream::unfold((rx, permit), |(mut rx, permit)| async move {
+/// for `KEEP_ALIVE`; it ends when every sender is gone.
+pub fn sse(rx: UnboundedReceiver<Bytes>) -> Response {
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
-            Ok(Some(b)) => Some((Ok::<_, Infallible>(b), (rx, permit))),
+            Ok(Some(b)) => Some((Ok::<_, Infallible>(b), rx)),
             Ok(None) => None,
-            Err(_) => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (rx, permit))),
+            Err(_) => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), rx)),
         }
     });
     let mut response = Response::new(Body::from_stream(stream));

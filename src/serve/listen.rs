@@ -1,11 +1,16 @@
 //! The socket side: listen, TLS (rustls) when asked, HTTP/1.1 connections with capped
 //! headers (`MAX_HEADERS`) and a header deadline (`REQUEST_TIMEOUT`), at most
-//! `MAX_CONNECTIONS` at once, and the shutdown: on SIGTERM or SIGINT stop accepting, end
-//! the live pages' streams, let requests in flight (followed legs included) finish for up to
-//! `SHUTDOWN_GRACE`, and return.
+//! `MAX_CONNECTIONS` at once. One client address cannot hold them all (SPEC §13): a
+//! connection must send its first byte within `FIRST_BYTE`, and one address may have at
+//! most `WAITING_PER_ADDRESS` connections that have not yet sent a whole request head; past
+//! that a new one is closed at once (not behind a proxy, where every client is the proxy).
+//! Then the shutdown: on SIGTERM or SIGINT stop accepting, end the live pages' streams, let
+//! requests in flight (followed legs included) finish for up to `SHUTDOWN_GRACE`, stop
+//! serve's hooks, and return.
 
 use std::fs::File;
 use std::io::Read;
+use std::net::IpAddr;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,7 +27,12 @@ use tower::ServiceExt;
 use super::app::{self, App};
 use super::escalations::Escalator;
 use super::events::Watcher;
-use super::{Config, MAX_CONNECTIONS, MAX_HEADERS, REQUEST_TIMEOUT, SHUTDOWN_GRACE};
+use super::hooks::Hooks;
+use super::places::Places;
+use super::{
+    Config, FIRST_BYTE, MAX_CONNECTIONS, MAX_HEADERS, REQUEST_TIMEOUT, SHUTDOWN_GRACE,
+    WAITING_PER_ADDRESS,
+};
 use crate::error::Error;
 
 /// A PEM file may be this large.
@@ -42,7 +52,12 @@ pub async fn serve(config: Config) -> Result<()> {
     let (changes_tx, changes) = watch::channel(0u64);
     let (stop_tx, stop) = watch::channel(false);
     let serving = config.serving.clone();
-    let hook = config.on_suspend.clone().map(|cmd| (serving.clone(), cmd));
+    let hooks = (config.on_suspend.is_some() || config.on_escalate.is_some()).then(Hooks::start);
+    let hook = config
+        .on_suspend
+        .clone()
+        .zip(hooks.clone())
+        .map(|(cmd, hooks)| (serving.clone(), cmd, hooks));
     let watcher = Watcher::start(serving.location.clone(), hook, changes_tx);
     let local = listener.local_addr()?;
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -55,10 +70,11 @@ pub async fn serve(config: Config) -> Result<()> {
         None => vec![format!("{scheme}://{local}")],
     };
     let origin = origins[0].clone();
-    let _escalator = config
+    let escalator = config
         .on_escalate
         .clone()
-        .map(|cmd| Escalator::start(serving.clone(), cmd));
+        .zip(hooks.clone())
+        .map(|(cmd, hooks)| Escalator::start(serving.clone(), cmd, hooks));
     let state = Arc::new(App::new(
         serving,
         origins,
@@ -80,6 +96,8 @@ pub async fn serve(config: Config) -> Result<()> {
     let mut int = signal(SignalKind::interrupt())?;
     let graceful = GracefulShutdown::new();
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    // Connections that have not sent a whole request head yet, by client address.
+    let waiting: Places<IpAddr> = Places::new(MAX_CONNECTIONS, WAITING_PER_ADDRESS);
     loop {
         let permit = tokio::select! {
             p = slots.clone().acquire_owned() => p?,
@@ -98,14 +116,35 @@ pub async fn serve(config: Config) -> Result<()> {
             _ = term.recv() => break,
             _ = int.recv() => break,
         };
+        // Behind a proxy every client is the proxy: there the proxy limits.
+        let head = if config.behind_proxy {
+            None
+        } else {
+            // Past the address's cap, the connection is dropped: closed at once.
+            let Some(place) = waiting.take(peer.ip()) else {
+                continue;
+            };
+            Some(place)
+        };
+        let head = std::sync::Mutex::new(head);
         let _ = tcp.set_nodelay(true);
         let router = router.clone();
         let tls = tls.clone();
         let watcher = graceful.watcher();
         tokio::spawn(async move {
             let _permit = permit;
+            // A client that says nothing is not kept waiting for.
+            let mut first = [0u8; 1];
+            if !matches!(
+                tokio::time::timeout(FIRST_BYTE, tcp.peek(&mut first)).await,
+                Ok(Ok(1..))
+            ) {
+                return;
+            }
             let service =
                 hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+                    // A whole request head came: the address's place is free again.
+                    head.lock().unwrap_or_else(|p| p.into_inner()).take();
                     request.extensions_mut().insert(ConnectInfo(peer));
                     router.clone().oneshot(request)
                 });
@@ -146,6 +185,11 @@ pub async fn serve(config: Config) -> Result<()> {
         );
     }
     drop(watcher);
+    drop(escalator);
+    // No hook outlives serve: what runs is killed, what waits is not run.
+    if let Some(hooks) = hooks {
+        hooks.stop();
+    }
     Ok(())
 }
 

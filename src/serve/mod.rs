@@ -13,9 +13,11 @@
 //! Files: `listen` (sockets, TLS, connection bounds, shutdown), `app` (the routes and the
 //! shared state), `middleware` (security headers, body caps, the request log), `auth`
 //! (tokens, sessions, csrf, same origin, slowed sign-ins), `api` (Mastra's routes),
-//! `pages/` (HTML), `events` (what changed, for live pages and the hook), `decide`
-//! (decisions), `frames` (an answer's event stream), `start` (the checks of `serve`'s
-//! flags), `people` (how `reviewer list` shows reviewers).
+//! `pages/` (HTML), `events` (what changed, for live pages and the hook), `hooks` (serve's
+//! own hooks, from one bounded queue), `escalations`, `decide` (decisions), `frames` (an
+//! answer's event stream), `pool` (the store from async code, and the places of legs),
+//! `places` (bounded places, capped per key), `start` (the checks of `serve`'s flags),
+//! `people` (how `reviewer list` shows reviewers).
 
 mod api;
 mod app;
@@ -25,10 +27,12 @@ mod escalations;
 mod events;
 mod form;
 mod frames;
+mod hooks;
 mod listen;
 mod middleware;
 mod pages;
 pub mod people;
+mod places;
 mod pool;
 pub mod start;
 
@@ -48,8 +52,18 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Open connections at most; more wait in the kernel's queue.
 pub const MAX_CONNECTIONS: usize = 1024;
-/// Open event streams (live pages, answers whose leg is followed) at most; past it, 503.
+/// A new connection must send its first byte within this (a TLS client its hello).
+pub const FIRST_BYTE: Duration = Duration::from_secs(5);
+/// Connections of one client address that have not sent a whole request head yet, at most;
+/// past it a new one is closed at once.
+pub const WAITING_PER_ADDRESS: usize = 32;
+/// Open event streams of live pages at most; past it, 503. (An answer's stream needs no
+/// place of these: the leg it carries has a place of its own, `pool::MAX_LEGS`.)
 pub const MAX_STREAMS: usize = 512;
+/// Of those, one reviewer's at most (in all their sessions)...
+pub const STREAMS_PER_REVIEWER: usize = 32;
+/// ...and one session's.
+pub const STREAMS_PER_SESSION: usize = 8;
 /// On SIGTERM or SIGINT, requests in flight get this long to finish.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 

@@ -1,29 +1,37 @@
 //! The store from async code: a few open stores (SQLite connections or PostgreSQL sessions)
 //! lent to blocking tasks, so that the runtime's threads never wait on the store. Short
-//! work (a page, a listing, a sign-in) takes one of `MAX_OPEN` places; an answer, whose
-//! leg may last as long as its model (`--drive`) or its waiter, takes one of `MAX_LEGS`
-//! places of its own, so that slow legs never hold up the pages. The rest queue. A store
-//! that failed is dropped, not lent again, and so is one an answer says not to lend (it
-//! listened for changes: a PostgreSQL session would keep collecting notifications).
+//! work (a page, a listing, a sign-in, recording a decision) takes one of `MAX_OPEN`
+//! places, and the rest queue. A leg that follows a decision, which may last as long as its
+//! model (`--drive`) or its waiter, needs one of `MAX_LEGS` places of its own, at most
+//! `LEGS_PER_REVIEWER` of them for one reviewer; it is taken before the decision or never
+//! (`leg_place`), so that a decision never waits behind legs (SPEC §13). A store that
+//! failed is dropped, not lent again, and so is one an answer says not to lend (it listened
+//! for changes: a PostgreSQL session would keep collecting notifications).
 
 use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::places::{Place, Places};
 use crate::store::{self, Access, Location, Store};
 
 /// Stores open at once for short work at most (SQLite writes one at a time anyway;
 /// PostgreSQL sessions are a server's resource).
 const MAX_OPEN: usize = 8;
-/// Answers whose legs run or are followed at once at most; more wait for a place.
+/// Legs driven or followed after a decision at once at most.
 pub const MAX_LEGS: usize = 16;
+/// Of those, one reviewer's at most.
+pub const LEGS_PER_REVIEWER: usize = 4;
+
+/// A place for the leg after a decision (`Pool::leg_place`).
+pub type LegPlace = Place<String>;
 
 pub struct Pool {
     location: Location,
     idle: Mutex<Vec<Box<dyn Store>>>,
     gate: Arc<Semaphore>,
-    legs: Arc<Semaphore>,
+    legs: Places<String>,
 }
 
 /// Whether a store an answer used may be lent again.
@@ -39,7 +47,7 @@ impl Pool {
             location,
             idle: Mutex::new(Vec::new()),
             gate: Arc::new(Semaphore::new(MAX_OPEN)),
-            legs: Arc::new(Semaphore::new(MAX_LEGS)),
+            legs: Places::new(MAX_LEGS, LEGS_PER_REVIEWER),
         }
     }
 
@@ -62,28 +70,34 @@ impl Pool {
         .await?
     }
 
-    /// Starts `f` on a blocking thread with a store (or why none could be had), as one of
-    /// `MAX_LEGS` answers. It runs to its end whatever becomes of the request that started
-    /// it (a leg is never cut short because its client went away); serve's shutdown waits
-    /// for it.
-    pub fn spawn_leg<F>(self: &Arc<Self>, f: F)
+    /// A place for the leg that may follow `reviewer`'s decision, if one is free now.
+    pub fn leg_place(&self, reviewer: &str) -> Option<LegPlace> {
+        self.legs.take(reviewer.to_string())
+    }
+
+    /// Starts `f` on a blocking thread with a store (or why none could be had) and a place
+    /// of short work, which `f` drops when its short work is done (a leg may follow, in a
+    /// `leg_place` taken before). It runs to its end whatever becomes of the request that
+    /// started it (a leg is never cut short because its client went away); serve's
+    /// shutdown waits for it.
+    pub fn spawn_decision<F>(self: &Arc<Self>, f: F)
     where
-        F: FnOnce(Result<&dyn Store>) -> Reuse + Send + 'static,
+        F: FnOnce(Result<&dyn Store>, OwnedSemaphorePermit) -> Reuse + Send + 'static,
     {
         let pool = self.clone();
         tokio::spawn(async move {
-            let Ok(_permit) = pool.legs.clone().acquire_owned().await else {
+            let Ok(short) = pool.gate.clone().acquire_owned().await else {
                 return;
             };
             let blocking = pool.clone();
             let _ = tokio::task::spawn_blocking(move || match blocking.take() {
                 Ok(store) => {
-                    if f(Ok(store.as_ref())) == Reuse::Yes {
+                    if f(Ok(store.as_ref()), short) == Reuse::Yes {
                         blocking.give_back(store);
                     }
                 }
                 Err(e) => {
-                    f(Err(e));
+                    f(Err(e), short);
                 }
             })
             .await;

@@ -64,6 +64,35 @@ impl Group {
         })
     }
 
+    /// Starts `command` in a new process group tied to the calling thread: its first process
+    /// gets SIGTERM when the thread (or the whole process, even SIGKILLed) ends
+    /// (`PR_SET_PDEATHSIG`); a first process that traps it can end the whole group. The
+    /// signals are left to the caller (a server that handles them itself, running several
+    /// groups at once from threads that live as long as it does).
+    pub fn spawn_tied(command: &mut Command) -> io::Result<Group> {
+        let parent = rustix::process::getpid();
+        // SAFETY: the closure runs in the child between fork and exec, and makes two system
+        // calls (prctl, getppid), which allocate nothing and take no lock.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(move || {
+                rustix::process::set_parent_process_death_signal(Some(Signal::TERM))?;
+                // A parent that ended before the signal was set would never send it (and
+                // nothing here may allocate: no message).
+                if rustix::process::getppid() != Some(parent) {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+        let child = command.process_group(0).spawn()?;
+        Ok(Group {
+            child,
+            done: false,
+            _caught: Vec::new(),
+        })
+    }
+
     /// The child, e.g. to take its pipes.
     pub fn child(&mut self) -> &mut Child {
         &mut self.child
@@ -305,6 +334,27 @@ mod tests {
             .unwrap();
         assert!(!crate::sys::group_exists(recorded.pgid));
         assert!(!recorded.lives());
+    }
+
+    #[test]
+    fn a_tied_group_ends_with_the_thread_that_started_it() {
+        let pid = std::thread::spawn(|| {
+            let mut group = Group::spawn_tied(Command::new("sleep").arg("30")).unwrap();
+            let pid = group.child().id() as i32;
+            // Neither killed nor waited for here: only the thread's end ends it.
+            std::mem::forget(group);
+            pid
+        })
+        .join()
+        .unwrap();
+        let start = Instant::now();
+        while alive(pid) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the program outlived its thread"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! print (`pipe`) and signal actions (`signals`).
 //!
 //! The crate denies `unsafe` everywhere but here; calls that rustix, std or whoami make safe
-//! are made through them, and what must stay `unsafe` (signal actions) is in `signals`, each
-//! block with its reason. Nothing here decides policy (who may drive a run): `agent::lease`
+//! are made through them, and what must stay `unsafe` (signal actions) is in `signals` (and
+//! a program's death signal, set between fork and exec, in `group`), each block with its
+//! reason. Nothing here decides policy (who may drive a run): `agent::lease`
 //! does, with these facts.
 
 pub mod group;

@@ -115,7 +115,7 @@ pub async fn events(
         Ok(None) => return (StatusCode::UNAUTHORIZED, "sign in first\n").into_response(),
         Err(e) => return failed(None, &e),
     };
-    let Some(permit) = app.stream_permit() else {
+    let Some(permit) = app.stream_permit(&signed.reviewer.name, &signed.session) else {
         return (StatusCode::SERVICE_UNAVAILABLE, "too many open streams\n").into_response();
     };
     // Only changes after this stream opened wake it, and one the page missed (made after

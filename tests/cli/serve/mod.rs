@@ -1,7 +1,7 @@
 //! `serve`, the reviewers' inbox (SPEC §13), through the real binary and real HTTP: a serve
 //! child process per test on a free port, on the backend the suite runs against. The
 //! reviewer commands, the API with Mastra's shapes, the pages for each kind of item, the
-//! audit, the bounds and the attacks, `--drive`, the items' links; and in a real browser (headless Chromium over
+//! audit, the bounds and the attacks, fairness under load, `--drive`, the items' links; and in a real browser (headless Chromium over
 //! WebDriver) the flows a person on a phone goes through.
 
 mod api;
@@ -13,6 +13,7 @@ mod drive;
 mod escalate;
 pub mod harness;
 mod links;
+mod load;
 mod pages;
 mod policy;
 mod race_policy;
