@@ -212,7 +212,7 @@ fn continue_after(
     let mut reuse = Reuse::Yes;
     // Where a followed leg starts: after what the run stored before this decision (its
     // earlier legs are not this decision's stream). The run waits, so nothing comes between.
-    let seen = match follow {
+    let seen = match how.follow {
         true => store
             .events(&target.run_id)
             .ok()

@@ -376,6 +376,11 @@ fn zsh_completes_run_ids_from_the_store_and_directories_with_a_slash() {
         zsh_offers(&env, &s, "mastra-ask answer "),
         [question.as_str()]
     );
+    // A finished run is offered where any run will do.
+    assert_eq!(
+        zsh_offers(&env, &s, &format!("mastra-ask show {}", &done[..6])),
+        [done.as_str()]
+    );
     assert_eq!(
         zsh_offers(&env, &s, &format!("mastra-ask show {}", &plan[..6])),
         [plan.as_str()]
