@@ -245,8 +245,27 @@ pub trait Tx {
     fn policies(&mut self) -> &mut dyn super::policy::PolicyTx;
 }
 
+/// A backend's list of migrations: its first (its own tables), then those both backends
+/// share (2 to 8, `migrations`), then its own from 9 on.
+macro_rules! migrations_list {
+    ($first:expr; $($later:expr),* $(,)?) => {
+        &[
+            $first,
+            crate::store::backend::migrations::HOSTS_AND_STARTS,
+            crate::store::backend::migrations::RUNS_BY_CREATION,
+            crate::store::backend::migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
+            crate::store::backend::migrations::LEDGER,
+            crate::store::backend::migrations::REVIEWERS,
+            crate::store::backend::migrations::RUN_USERS,
+            crate::store::backend::migrations::LEDGER_STARTS,
+            $($later),*
+        ]
+    };
+}
+pub(crate) use migrations_list;
+
 /// Migrations whose SQL is the same for both backends (SQLite reads `BIGINT` as an
-/// integer), in the place each takes in both lists.
+/// integer), in the place each takes in both lists (`migrations_list`).
 pub mod migrations {
     /// 2: who a run belongs to (`runs.host`), and the process start times of drivers and
     /// waiters (pids are reused).

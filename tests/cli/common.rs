@@ -569,6 +569,15 @@ pub fn poll(what: &str, within: std::time::Duration, mut ready: impl FnMut() -> 
     poll_for(what, within, || ready().then_some(()))
 }
 
+/// Watches for `window` that something never happens (a second hook run, an escalation run
+/// again): polls `happened` and fails with `what` as soon as it holds.
+#[track_caller]
+pub fn never(what: &str, window: std::time::Duration, mut happened: impl FnMut() -> bool) {
+    if try_poll(window, || happened().then_some(())).is_some() {
+        panic!("{what}");
+    }
+}
+
 /// Waits for `child` to exit, for `within` at most; one still running then is killed (no
 /// process outlives its test) and the test fails with `what`.
 #[track_caller]

@@ -746,8 +746,10 @@ fn an_escalation_is_claimed_once() {
     f.s()
         .commit_step(RUN, &lease("l1"), &step(&[("c", ItemKind::Question)]))
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(5));
-    let due = f.s().due_escalations(store::now_ms()).unwrap();
+    // Due once its millisecond has passed.
+    let due = crate::common::poll_for("the escalation due", crate::common::PATIENCE, || {
+        Some(f.s().due_escalations(store::now_ms()).unwrap()).filter(|d| !d.is_empty())
+    });
     assert_eq!(due, [(RUN.to_string(), "c".to_string())]);
     let url = f.db.url();
     let claims: Vec<bool> = std::thread::scope(|s| {

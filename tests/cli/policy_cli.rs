@@ -539,7 +539,15 @@ fn the_waiter_escalates_an_item_once() {
     let run = env.first_pending();
     env.poll("the escalation", || log.exists());
     // A while longer: the waiter keeps waiting and never escalates the item again.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let escalations = || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.lines().filter(|l| !l.is_empty()).count()
+    };
+    crate::common::never(
+        "the waiter escalated the item again",
+        std::time::Duration::from_millis(1500),
+        || escalations() > 1,
+    );
     env.run(&["approve", &run]).assert_code(0);
     crate::common::finish(child).assert_code(0);
     let text = std::fs::read_to_string(&log).unwrap();

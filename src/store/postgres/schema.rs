@@ -10,13 +10,12 @@
 use super::session::Client;
 
 use super::errors::classify;
-use crate::store::backend::migrations;
 use crate::store::{Cause, Engine, Error, Result};
 
 const MIGRATION_LOCK: i64 = 0x6d61_7374_7261;
 
 /// Numbered migrations: released ones are never edited, new ones are appended.
-pub const MIGRATIONS: &[&str] = &[
+pub const MIGRATIONS: &[&str] = crate::store::backend::migrations_list!(
     r#"
 CREATE TABLE runs (
     id TEXT COLLATE "C" PRIMARY KEY,
@@ -82,14 +81,7 @@ CREATE TABLE waiters (
     heartbeat_at BIGINT NOT NULL,
     PRIMARY KEY (run_id, token)
 );
-"#,
-    migrations::HOSTS_AND_STARTS,
-    migrations::RUNS_BY_CREATION,
-    migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
-    migrations::LEDGER,
-    migrations::REVIEWERS,
-    migrations::RUN_USERS,
-    migrations::LEDGER_STARTS,
+"#;
     concat!(
         crate::store::backend::policy_migration!(),
         include_str!("migration9.sql")
@@ -98,7 +90,7 @@ CREATE TABLE waiters (
     include_str!("migration11.sql"),
     include_str!("migration12.sql"),
     include_str!("migration13.sql"),
-];
+);
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:
 /// the table is read, and its absence is the answer; the session's search path comes with

@@ -13,11 +13,10 @@ use rusqlite::config::DbConfig;
 use rusqlite::Connection;
 
 use super::errors::classify;
-use crate::store::backend::migrations;
 use crate::store::{Error, Result};
 
 /// Numbered migrations: released ones are never edited, new ones are appended.
-pub const MIGRATIONS: &[&str] = &[
+pub const MIGRATIONS: &[&str] = crate::store::backend::migrations_list!(
     r#"
 CREATE TABLE documents (
     key INTEGER PRIMARY KEY,
@@ -95,14 +94,7 @@ CREATE TABLE waiters (
     heartbeat_at INTEGER NOT NULL,
     PRIMARY KEY (run, token)
 ) WITHOUT ROWID;
-"#,
-    migrations::HOSTS_AND_STARTS,
-    migrations::RUNS_BY_CREATION,
-    migrations::ITEM_KINDS_AND_TOOL_PROCESSES,
-    migrations::LEDGER,
-    migrations::REVIEWERS,
-    migrations::RUN_USERS,
-    migrations::LEDGER_STARTS,
+"#;
     concat!(
         crate::store::backend::policy_migration!(),
         "
@@ -121,7 +113,7 @@ CREATE TABLE decisions (
 ) WITHOUT ROWID;
 "
     ),
-];
+);
 
 /// How long a command waits for another one's write lock before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);

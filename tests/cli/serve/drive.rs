@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::harness::{item_state, resume_body, reviewer, Served};
 use crate::command_tools::{call, script, tool, tool_agent};
-use crate::common::Env;
+use crate::common::{never, Env};
 use crate::steps::{ask, say};
 
 /// The `type` of each frame (`[DONE]` as itself).
@@ -200,7 +200,11 @@ fn a_driven_leg_that_suspends_again_streams_its_new_item_and_serves_hook_runs_on
     let hook = || std::fs::read_to_string(env.path("work/hook.log")).unwrap_or_default();
     env.poll("serve's hook never ran", || hook().contains("q2"));
     // Time enough for a second run of the hook, if there were one.
-    std::thread::sleep(Duration::from_millis(1500));
+    never(
+        "serve's hook ran twice",
+        Duration::from_millis(1500),
+        || hook().matches("q2").count() > 1,
+    );
     let lines: Vec<Value> = hook()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

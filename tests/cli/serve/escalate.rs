@@ -14,7 +14,7 @@ use mastra_ask::store::{self, Access, Decide, Identity, Location};
 
 use super::harness::Served;
 use crate::command_tools::{call, tagger, tool, tool_agent};
-use crate::common::Env;
+use crate::common::{never, Env};
 
 /// The reviewers alice and bob of the group `release`, and an agent whose `tag_release`
 /// needs both of them.
@@ -95,7 +95,11 @@ fn two_serves_escalate_an_item_once_with_its_policy_and_decisions() {
         !hook_lines(&env, "escalated.log").is_empty()
     });
     // Both serves keep looking (every second) and neither runs it again.
-    std::thread::sleep(Duration::from_millis(2500));
+    never(
+        "the escalation ran again",
+        Duration::from_millis(2500),
+        || hook_lines(&env, "escalated.log").len() > 1,
+    );
     let lines = hook_lines(&env, "escalated.log");
     assert_eq!(lines.len(), 1, "{lines:?}");
     let pending = pending_line(&env, &run);
@@ -130,7 +134,11 @@ fn a_failing_escalation_command_is_told_once_and_serve_keeps_serving() {
     let told = format!("warning: --on-escalate command for {run} c1 failed (exit status: 3)");
     env.poll("the failure told", || served.log().contains(&told));
     // It is not run again each second: the escalation was claimed once, before it ran.
-    std::thread::sleep(Duration::from_millis(2500));
+    never(
+        "the failing escalation ran again",
+        Duration::from_millis(2500),
+        || served.log().matches(&told).count() > 1,
+    );
     assert_eq!(served.log().matches(&told).count(), 1, "{}", served.log());
     assert_eq!(
         env.count(
@@ -150,14 +158,16 @@ fn serve_escalates_nothing_without_its_own_command() {
     let (out, _run) = env.start(&agent, &["--escalate-after", "1s"]);
     out.assert_code(75);
     let _served = Served::start(&env, &[]);
-    std::thread::sleep(Duration::from_millis(2500));
-    assert_eq!(
+    let claimed = || {
         env.count(
             "SELECT count(*) FROM calls WHERE escalated_at IS NOT NULL",
-            &[]
-        ),
-        0,
-        "an escalation nobody ran is left for a watcher with a command"
+            &[],
+        )
+    };
+    never(
+        "an escalation nobody ran is left for a watcher with a command",
+        Duration::from_millis(2500),
+        || claimed() > 0,
     );
 }
 
