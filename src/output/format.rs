@@ -1,10 +1,10 @@
 //! Small formatting helpers: times, ages, and the words of commands we print for a
 //! person to paste (shell-quoted, with control and invisible characters escaped).
 
-/// RFC 3339 UTC, millisecond precision.
+/// RFC 3339 UTC, always three digits of milliseconds, so that times line up in a column.
 pub fn time(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms)
-        .map(|t| t.to_string())
+        .map(|t| format!("{t:.3}"))
         .unwrap_or_else(|_| ms.to_string())
 }
 
@@ -92,8 +92,8 @@ mod tests {
 
     #[test]
     fn times_and_ages() {
-        assert_eq!(time(0), "1970-01-01T00:00:00Z");
-        assert_eq!(time(1_500), "1970-01-01T00:00:01.5Z");
+        assert_eq!(time(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(time(1_500), "1970-01-01T00:00:01.500Z");
         assert_eq!(age(0, 59_000), "59s");
         assert_eq!(age(0, 7_200_000), "2h");
     }

@@ -145,9 +145,18 @@ fn agent_json(id: &str, def: &Value) -> Value {
         "agents": {},
         "workflows": {},
         "provider": "mastra-ask",
-        "modelId": def["model"].as_str().unwrap_or_default(),
+        "modelId": model_shown(def["model"].as_str().unwrap_or_default()),
         "source": "code",
     })
+}
+
+/// The model as the API shows it: a scripted or command model by its kind alone, since its
+/// spec names a file or a command line of serve's machine (`script:/srv/…/script.json`).
+fn model_shown(spec: &str) -> &str {
+    match spec.split_once(':') {
+        Some((kind @ ("script" | "command"), _)) => kind,
+        _ => spec,
+    }
 }
 
 #[derive(serde::Deserialize)]

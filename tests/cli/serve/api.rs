@@ -30,6 +30,8 @@ fn agents_and_their_suspended_runs_in_mastras_shapes() {
     ids.sort();
     assert_eq!(ids, ["ask", "plan", "tester"]);
     assert_eq!(agents["tester"]["id"], "tester");
+    // The scripted model's file is a path on serve's machine: only its kind is shown.
+    assert_eq!(agents["tester"]["modelId"], "script");
     assert!(
         agents["tester"]["tools"]["tag_release"].is_object(),
         "{agents}"
