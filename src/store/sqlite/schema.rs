@@ -135,7 +135,7 @@ const LOG_LIMIT_BYTES: u32 = 4 << 20;
 /// pages, and `pending` reads each of a long listing's pages once: every page the cache
 /// grows by is a fresh heap page the kernel must fault in (about 450 of `pending`'s faults
 /// at 100,000 runs went that way), while a page read again comes from the kernel's page
-/// cache (docs/performance.md, issue 22, eighth round).
+/// cache (measured in issue 22; git history of docs/performance.md).
 const CACHE_KIB: u32 = 512;
 /// Statements kept compiled per connection: more than one command uses (a leg uses about
 /// 20), so that none is compiled twice in a process (rusqlite keeps 16 by default).
