@@ -212,18 +212,18 @@ mod tests {
         ]);
         let lines = lines(&events);
         let expected = [
-            "2025-06-15T15:06:40Z  start                agent release",
-            "2025-06-15T15:06:41Z  step-start           step 1",
-            "2025-06-15T15:06:42Z  text                 \"I will ask.\"",
-            "2025-06-15T15:06:44Z  tool-call            q1 ask_user {\"question\":\"Which?\"}",
-            "2025-06-15T15:06:45Z  step-finish          tool-calls",
-            "2025-06-15T15:06:46Z  tool-call-suspended  q1 ask_user waits: question \"Which?\"",
-            "2025-06-15T15:06:47Z  tool-result          q1 ask_user: User answered: 3.1.0",
-            "2025-06-15T15:06:48Z  tool-call-approval   t1 tag {\"version\":\"3.1.0\"} waits for approval",
-            "2025-06-15T15:06:49Z  tool-output-denied   t1 tag declined: not today",
-            "2025-06-15T15:06:50Z  tool-error           p1 submit_plan failed: no file",
-            "2025-06-15T15:06:51Z  finish               stop (3 in, 4 out tokens)",
-            "2025-06-15T15:06:52Z  error                boom",
+            "2025-06-15T15:06:40.000Z  start                agent release",
+            "2025-06-15T15:06:41.000Z  step-start           step 1",
+            "2025-06-15T15:06:42.000Z  text                 \"I will ask.\"",
+            "2025-06-15T15:06:44.000Z  tool-call            q1 ask_user {\"question\":\"Which?\"}",
+            "2025-06-15T15:06:45.000Z  step-finish          tool-calls",
+            "2025-06-15T15:06:46.000Z  tool-call-suspended  q1 ask_user waits: question \"Which?\"",
+            "2025-06-15T15:06:47.000Z  tool-result          q1 ask_user: User answered: 3.1.0",
+            "2025-06-15T15:06:48.000Z  tool-call-approval   t1 tag {\"version\":\"3.1.0\"} waits for approval",
+            "2025-06-15T15:06:49.000Z  tool-output-denied   t1 tag declined: not today",
+            "2025-06-15T15:06:50.000Z  tool-error           p1 submit_plan failed: no file",
+            "2025-06-15T15:06:51.000Z  finish               stop (3 in, 4 out tokens)",
+            "2025-06-15T15:06:52.000Z  error                boom",
         ];
         assert_eq!(lines, expected);
     }
