@@ -52,6 +52,14 @@ fn tag_waits(run: &str) -> String {
 /// Approves the plan, then the tag: the run completes.
 #[track_caller]
 fn approve_plan_and_tag(env: &Env, run: &str) {
+    approve_plan(env, run);
+    step(env, &["approve", run], 0, TAGGED, "");
+    assert_eq!(env.status(run), "completed");
+}
+
+/// Approves the plan: the run waits for its tag to be approved.
+#[track_caller]
+fn approve_plan(env: &Env, run: &str) {
     step(
         env,
         &["review", run, "--approve"],
@@ -59,8 +67,6 @@ fn approve_plan_and_tag(env: &Env, run: &str) {
         APPROVED,
         &tag_waits(run),
     );
-    step(env, &["approve", run], 0, TAGGED, "");
-    assert_eq!(env.status(run), "completed");
 }
 
 /// Asserts one command's exit code and whole output.
@@ -296,13 +302,7 @@ fn the_release_example_waits_for_a_reply_after_a_bare_rejection() {
 fn the_release_example_tag_approved_with_another_version_is_tagged() {
     let env = Env::new();
     let run = to_the_plan(&env);
-    step(
-        &env,
-        &["review", &run, "--approve"],
-        75,
-        APPROVED,
-        &tag_waits(&run),
-    );
+    approve_plan(&env, &run);
     step(
         &env,
         &["approve", &run, "--args", r#"{"version":"3.1.1"}"#],
@@ -317,13 +317,7 @@ fn the_release_example_tag_approved_with_another_version_is_tagged() {
 fn the_release_example_declined_tag_is_never_made_and_a_reply_asks_again() {
     let env = Env::new();
     let run = to_the_plan(&env);
-    step(
-        &env,
-        &["review", &run, "--approve"],
-        75,
-        APPROVED,
-        &tag_waits(&run),
-    );
+    approve_plan(&env, &run);
     step(
         &env,
         &["decline", &run, "--reason", "Not before the docs are out."],

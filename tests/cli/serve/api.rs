@@ -337,16 +337,7 @@ fn a_waiters_leg_is_streamed_from_the_store() {
         "{}",
         r.body
     );
-    let kinds: Vec<String> = r
-        .frames()
-        .iter()
-        .map(|f| {
-            f["type"]
-                .as_str()
-                .unwrap_or(f.as_str().unwrap_or_default())
-                .to_string()
-        })
-        .collect();
+    let kinds = crate::serve::drive::kinds(&r.frames());
     assert_eq!(
         kinds.first().map(String::as_str),
         Some("tool-result"),
@@ -360,19 +351,6 @@ fn a_waiters_leg_is_streamed_from_the_store() {
     let out = crate::common::finish(waiter);
     out.assert_code(0);
     assert_eq!(env.status(&run), "completed");
-}
-
-/// The `type` of each frame (`[DONE]` as itself).
-fn kinds_of(frames: &[Value]) -> Vec<String> {
-    frames
-        .iter()
-        .map(|f| {
-            f["type"]
-                .as_str()
-                .unwrap_or(f.as_str().unwrap_or_default())
-                .to_string()
-        })
-        .collect()
 }
 
 #[test]
@@ -418,7 +396,7 @@ fn an_api_decision_for_a_waiter_streams_only_the_leg_after_it() {
     let frames = r.frames();
     // The approved tool's result, the step after it, its suspension on c2: nothing earlier.
     assert_eq!(
-        kinds_of(&frames),
+        crate::serve::drive::kinds(&frames),
         [
             "tool-result",
             "step-start",
@@ -433,7 +411,7 @@ fn an_api_decision_for_a_waiter_streams_only_the_leg_after_it() {
     assert_eq!(frames[0]["payload"]["toolCallId"], "c1", "{}", r.body);
     let decline = json!({"runId": run, "toolCallId": "c2", "reason": "Not v3."});
     let r = served.api("/agents/tester/decline-tool-call", &token, &decline);
-    let kinds = kinds_of(&r.frames());
+    let kinds = crate::serve::drive::kinds(&r.frames());
     assert_eq!(
         kinds.first().map(String::as_str),
         Some("tool-output-denied"),

@@ -17,7 +17,7 @@ use crate::common::{never, Env};
 use crate::steps::{ask, say};
 
 /// The `type` of each frame (`[DONE]` as itself).
-fn kinds(frames: &[Value]) -> Vec<String> {
+pub fn kinds(frames: &[Value]) -> Vec<String> {
     frames
         .iter()
         .map(|f| {

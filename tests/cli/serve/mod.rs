@@ -9,7 +9,7 @@ mod attacks;
 mod browser;
 mod changes;
 mod client_policy;
-mod drive;
+pub mod drive;
 mod escalate;
 pub mod harness;
 mod links;
