@@ -1,15 +1,16 @@
 //! What a backend provides: one write transaction at a time, seen row by row (`Tx`), and
 //! the reads (`Backend`). The transitions (`transitions.rs`) are written once over these.
 //!
-//! A backend keeps its SQL, its connection, its locking (`BEGIN IMMEDIATE`, `FOR UPDATE`),
-//! its notifications and its encoding. It never decides a transition: no status check, no
-//! lease rule and no user-facing wording belongs in an implementation of these traits.
+//! A backend keeps its SQL (but for what both run as written: `migrations`, `statements`),
+//! its connection, its locking (`BEGIN IMMEDIATE`, `FOR UPDATE`), its notifications and its
+//! encoding. It never decides a transition: no status check, no lease rule and no
+//! user-facing wording belongs in an implementation of these traits.
 
 use std::time::Duration;
 
 use super::error::{Error, Result};
 use super::reviewers::{ReviewerRow, SessionRow};
-use super::{Lease, LedgerEntry, LedgerKey, NewRun, Run, RunFilter};
+use super::{Lease, LedgerEntry, LedgerFilter, LedgerKey, NewRun, Run, RunFilter};
 use serde_json::Value;
 
 use crate::domain::review::{Checked, DecisionRecord, OnExpiry, Policy, RunGate};
@@ -230,15 +231,8 @@ pub trait Tx {
     fn delete_ledger(&mut self, key: &LedgerKey) -> Result<()>;
     /// The entries of one run of one server, oldest first.
     fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>>;
-    /// At most `limit` entries of one server whose run id starts with `run_prefix` (`""`:
-    /// all), only those still `sending` when `sending_only`, oldest first.
-    fn ledger_matching(
-        &mut self,
-        server: &str,
-        run_prefix: &str,
-        sending_only: bool,
-        limit: i64,
-    ) -> Result<Vec<LedgerEntry>>;
+    /// The entries `filter` picks, oldest first.
+    fn ledger_matching(&mut self, filter: &LedgerFilter) -> Result<Vec<LedgerEntry>>;
     /// The row operations on reviewers, sessions, links and settings (`reviewers.rs`).
     fn reviewers(&mut self) -> &mut dyn super::reviewers::ReviewerTx;
     /// The row operations on policies and decisions (`policy.rs`).
@@ -371,6 +365,36 @@ ALTER TABLE runs ADD COLUMN os_uid BIGINT;
 ";
 }
 
+/// Statements both backends run as written. SQLite takes `$N` for a named parameter and
+/// numbers the names by their first appearance, so in each statement here `$1` must first
+/// appear before `$2`, `$2` before `$3`, and so on (a later repeat is free; the tests check).
+pub mod statements {
+    use crate::store::columns::LEDGER_COLUMNS;
+
+    /// The active reviewer, other than `$3`, mapped to the OS user `$1` or the PostgreSQL
+    /// role `$2`.
+    pub const REVIEWER_MAPPED: &str = "SELECT name FROM reviewers \
+        WHERE (os_user = $1 OR pg_role = $2) AND name <> $3 AND removed_at IS NULL LIMIT 1";
+
+    /// The ledger entries of server `$1`'s run `$2`, oldest first.
+    pub fn ledger_of_run() -> String {
+        format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = $1 AND run_id = $2 \
+             ORDER BY created_at, tool_call_id"
+        )
+    }
+
+    /// At most `$4` ledger entries of server `$1` whose run id starts with `$2`, only those
+    /// still `sending` when `$3` (a boolean, which SQLite holds as 0 or 1), oldest first.
+    pub fn ledger_matching() -> String {
+        format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = $1 \
+             AND substr(run_id, 1, length($2)) = $2 AND (NOT $3 OR state = 'sending') \
+             ORDER BY created_at, tool_call_id LIMIT $4"
+        )
+    }
+}
+
 /// 7, the parts both backends share: who may answer (SPEC §14) as stored with a run (its
 /// resolved policy, who started it, what expiry does, when items escalate), the identity
 /// checked for each resolution, when an item was escalated, what an approval approved
@@ -480,4 +504,39 @@ pub trait Backend: Send {
     /// Lets PostgreSQL roles use the store (`store grant`, SPEC §14); a SQLite store has
     /// no roles and refuses.
     fn grant(&self, grant: &super::Grant) -> Result<()>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::statements;
+
+    /// The numbers of `sql`'s `$N` parameters, each where it first appears.
+    fn first_appearances(sql: &str) -> Vec<u32> {
+        let mut found = Vec::new();
+        for (i, _) in sql.match_indices('$') {
+            let digits: String = sql[i + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let n: u32 = digits.parse().expect("a number after $");
+            if !found.contains(&n) {
+                found.push(n);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn shared_statements_number_their_parameters_in_order_of_first_appearance() {
+        let all = [
+            statements::REVIEWER_MAPPED.to_string(),
+            statements::ledger_of_run(),
+            statements::ledger_matching(),
+        ];
+        for sql in all {
+            let found = first_appearances(&sql);
+            let in_order: Vec<u32> = (1..).take(found.len()).collect();
+            assert_eq!(found, in_order, "{sql}");
+        }
+    }
 }

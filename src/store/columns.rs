@@ -50,11 +50,16 @@ pub trait Columns {
     /// Column `i` as text borrowed from the row (`None` for NULL), for a cell that is only
     /// read or parsed; a cell of another type is an error (`not_text`).
     fn str(&self, i: usize) -> Read<Option<&str>>;
-    /// The name of column `i`, for messages.
-    fn name(&self, i: usize) -> String;
+    /// The name of column `i`, if there is one.
+    fn column_name(&self, i: usize) -> Option<&str>;
 }
 
 impl dyn Columns + '_ {
+    /// The name of column `i`, for messages.
+    fn name(&self, i: usize) -> &str {
+        self.column_name(i).unwrap_or("a column")
+    }
+
     fn text(&self, i: usize) -> Read<Option<String>> {
         match self.cell(i)? {
             Cell::Null => Ok(None),

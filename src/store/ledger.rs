@@ -76,6 +76,18 @@ impl LedgerState {
     }
 }
 
+/// Which of one server's entries to read (`Tx::ledger_matching`), oldest first.
+#[derive(Clone, Copy, Debug)]
+pub struct LedgerFilter<'a> {
+    pub server: &'a str,
+    /// The entries of the runs whose id starts with this (`""`: all runs).
+    pub run_prefix: &'a str,
+    /// Only those still `sending`.
+    pub sending_only: bool,
+    /// At most this many.
+    pub limit: i64,
+}
+
 /// An answer in the ledger.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LedgerEntry {

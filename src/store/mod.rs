@@ -35,7 +35,7 @@ pub use backend::{
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
 pub use identity::Identity;
 pub use lease::{holder_alive, holder_alive_with, Lease};
-pub use ledger::{LedgerEntry, LedgerKey, LedgerKind, LedgerState};
+pub use ledger::{LedgerEntry, LedgerFilter, LedgerKey, LedgerKind, LedgerState};
 pub use location::Location;
 pub use policy::{NamedPolicy, Policies};
 pub use redact::redact;

@@ -68,13 +68,8 @@ pub trait ReviewerTx {
     fn reviewer(&mut self, name: &str) -> Result<Option<ReviewerRow>>;
     /// The active reviewer whose token has this hash.
     fn reviewer_by_token(&mut self, token_hash: &str) -> Result<Option<ReviewerRow>>;
-    /// The active reviewer (other than `except`) mapped to this OS user or PostgreSQL role.
-    fn reviewer_mapped(
-        &mut self,
-        os_user: Option<&str>,
-        pg_role: Option<&str>,
-        except: &str,
-    ) -> Result<Option<String>>;
+    /// The active reviewer, other than `new.name`, mapped to its OS user or PostgreSQL role.
+    fn reviewer_mapped(&mut self, new: &NewReviewer) -> Result<Option<String>>;
     /// Every reviewer, by name.
     fn reviewers(&mut self) -> Result<Vec<Reviewer>>;
     /// Inserts the row, or replaces a removed reviewer's row of the same name; false (and
@@ -148,7 +143,7 @@ pub trait Reviewers: Backend {
             {
                 return Err(Conflict::ReviewerExists { name: name.clone() }.into());
             }
-            if let Some(other) = tx.reviewer_mapped(new.os_user, new.pg_role, &name)? {
+            if let Some(other) = tx.reviewer_mapped(new)? {
                 return Err(Error::usage(format!(
                     "reviewer {other} is mapped to that OS user or PostgreSQL role already; remove them first"
                 )));

@@ -13,8 +13,8 @@ use super::backend::{
 use super::error::{Conflict, Error, NotFound, Result};
 use super::policy::{self, Ruling};
 use super::{
-    damage, holder_alive, identity, now_ms, Identity, Lease, LedgerEntry, LedgerKey, LedgerState,
-    NewRun, PendingItem, Resolved, Run, LEASE_MS,
+    damage, holder_alive, identity, now_ms, Identity, Lease, LedgerEntry, LedgerFilter, LedgerKey,
+    LedgerState, NewRun, PendingItem, Resolved, Run, LEASE_MS,
 };
 use serde_json::Value;
 
@@ -751,7 +751,12 @@ pub trait Store: Backend {
         limit: i64,
     ) -> Result<Vec<LedgerEntry>> {
         write(self, Durability::Deferred, |tx| {
-            tx.ledger_matching(server, run_prefix, sending_only, limit)
+            tx.ledger_matching(&LedgerFilter {
+                server,
+                run_prefix,
+                sending_only,
+                limit,
+            })
         })
     }
 

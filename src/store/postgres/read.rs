@@ -79,12 +79,8 @@ impl Columns for PgRow<'_> {
         }
     }
 
-    fn name(&self, i: usize) -> String {
-        self.0
-            .columns()
-            .get(i)
-            .map_or("a column", |c| c.name())
-            .to_string()
+    fn column_name(&self, i: usize) -> Option<&str> {
+        self.0.columns().get(i).map(|c| c.name())
     }
 }
 

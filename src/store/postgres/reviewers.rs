@@ -5,9 +5,12 @@
 
 use tokio_postgres::Row;
 
-use super::session::Client;
+use super::session::{Client, Param};
 use super::tx::PgTx;
-use crate::store::reviewers::{LinkRow, Reviewer, ReviewerRow, ReviewerTx, SessionRow};
+use crate::store::backend::statements;
+use crate::store::reviewers::{
+    LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow,
+};
 use crate::store::Result;
 
 const COLUMNS: &str =
@@ -98,20 +101,10 @@ impl ReviewerTx for PgTx<'_> {
         Ok(self.tx.query_opt(&sql, &[&token_hash])?.as_ref().map(row))
     }
 
-    fn reviewer_mapped(
-        &mut self,
-        os_user: Option<&str>,
-        pg_role: Option<&str>,
-        except: &str,
-    ) -> Result<Option<String>> {
-        Ok(self
-            .tx
-            .query_opt(
-                "SELECT name FROM reviewers WHERE removed_at IS NULL AND name <> $3 \
-                 AND (os_user = $1 OR pg_role = $2) LIMIT 1",
-                &[&os_user, &pg_role, &except],
-            )?
-            .map(|r| r.get(0)))
+    fn reviewer_mapped(&mut self, new: &NewReviewer) -> Result<Option<String>> {
+        let mapped: [&dyn Param; 3] = [&new.os_user, &new.pg_role, &new.name];
+        let row = self.tx.query_opt(statements::REVIEWER_MAPPED, &mapped)?;
+        Ok(row.map(|r| r.get(0)))
     }
 
     fn reviewers(&mut self) -> Result<Vec<Reviewer>> {

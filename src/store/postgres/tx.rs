@@ -19,9 +19,11 @@ use tokio_postgres::Row;
 use crate::domain::{
     CallRecord, CallState, ItemKind, Message, StartedCall, StoredEvent, ToolProcess,
 };
-use crate::store::backend::{Batch, CallHead, Resolving, RunInsert, RunRow, ToolOutput, Tx};
+use crate::store::backend::{
+    statements, Batch, CallHead, Resolving, RunInsert, RunRow, ToolOutput, Tx,
+};
 use crate::store::columns::{self, stored, GATE_COLUMNS, LEDGER_COLUMNS};
-use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
+use crate::store::{damage, Lease, LedgerEntry, LedgerFilter, LedgerKey, Result};
 
 pub const CHANNEL: &str = "mastra_ask";
 
@@ -598,29 +600,17 @@ impl Tx for PgTx<'_> {
     }
 
     fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>> {
-        let sql = format!(
-            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = $1 AND run_id = $2 \
-             ORDER BY created_at, tool_call_id"
-        );
-        let rows = self.tx.query(&sql, &[&server, &run_id])?;
+        let rows = self
+            .tx
+            .query(&statements::ledger_of_run(), &[&server, &run_id])?;
         damage::all(decoded(&rows, columns::ledger))
     }
 
-    fn ledger_matching(
-        &mut self,
-        server: &str,
-        run_prefix: &str,
-        sending_only: bool,
-        limit: i64,
-    ) -> Result<Vec<LedgerEntry>> {
-        let sql = format!(
-            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = $1 \
-             AND substr(run_id, 1, length($2)) = $2 AND (NOT $3 OR state = 'sending') \
-             ORDER BY created_at, tool_call_id LIMIT $4"
-        );
-        let rows = self
-            .tx
-            .query(&sql, &[&server, &run_prefix, &sending_only, &limit])?;
+    fn ledger_matching(&mut self, f: &LedgerFilter) -> Result<Vec<LedgerEntry>> {
+        let rows = self.tx.query(
+            &statements::ledger_matching(),
+            &[&f.server, &f.run_prefix, &f.sending_only, &f.limit],
+        )?;
         damage::all(decoded(&rows, columns::ledger))
     }
 

@@ -70,12 +70,8 @@ impl Columns for SqlRow<'_, '_> {
         }
     }
 
-    fn name(&self, i: usize) -> String {
-        self.0
-            .as_ref()
-            .column_name(i)
-            .unwrap_or("a column")
-            .to_string()
+    fn column_name(&self, i: usize) -> Option<&str> {
+        self.0.as_ref().column_name(i).ok()
     }
 }
 

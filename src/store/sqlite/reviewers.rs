@@ -5,7 +5,10 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::tx::SqliteTx;
-use crate::store::reviewers::{LinkRow, Reviewer, ReviewerRow, ReviewerTx, SessionRow};
+use crate::store::backend::statements;
+use crate::store::reviewers::{
+    LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow,
+};
 use crate::store::Result;
 
 const COLUMNS: &str =
@@ -97,20 +100,10 @@ impl ReviewerTx for SqliteTx<'_> {
             .optional()?)
     }
 
-    fn reviewer_mapped(
-        &mut self,
-        os_user: Option<&str>,
-        pg_role: Option<&str>,
-        except: &str,
-    ) -> Result<Option<String>> {
-        Ok(self
-            .tx
-            .prepare_cached(
-                "SELECT name FROM reviewers WHERE removed_at IS NULL AND name <> ?3 \
-                 AND (os_user = ?1 OR pg_role = ?2) LIMIT 1",
-            )?
-            .query_row(params![os_user, pg_role, except], |r| r.get(0))
-            .optional()?)
+    fn reviewer_mapped(&mut self, new: &NewReviewer) -> Result<Option<String>> {
+        let mut stmt = self.tx.prepare_cached(statements::REVIEWER_MAPPED)?;
+        let mapped = params![new.os_user, new.pg_role, new.name];
+        Ok(stmt.query_row(mapped, |r| r.get(0)).optional()?)
     }
 
     fn reviewers(&mut self) -> Result<Vec<Reviewer>> {

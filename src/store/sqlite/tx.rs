@@ -18,10 +18,10 @@ use crate::domain::{
     CallRecord, CallState, Event, Message, NewCall, StartedCall, StoredEvent, ToolProcess,
 };
 use crate::store::backend::{
-    Batch, CallHead, Origin, Resolving, RunInsert, RunRow, ToolOutput, Tx,
+    statements, Batch, CallHead, Origin, Resolving, RunInsert, RunRow, ToolOutput, Tx,
 };
 use crate::store::columns::{self, stored, GATE_COLUMNS, LEDGER_COLUMNS};
-use crate::store::{damage, Lease, LedgerEntry, LedgerKey, Result};
+use crate::store::{damage, Lease, LedgerEntry, LedgerFilter, LedgerKey, Result};
 
 /// One open write transaction.
 pub struct SqliteTx<'c> {
@@ -736,11 +736,7 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn ledger_of_run(&mut self, server: &str, run_id: &str) -> Result<Vec<LedgerEntry>> {
-        let sql = format!(
-            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = ?1 AND run_id = ?2 \
-             ORDER BY created_at, tool_call_id"
-        );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let mut stmt = self.tx.prepare_cached(&statements::ledger_of_run())?;
         damage::all(decoded(
             &mut stmt,
             params![server, run_id],
@@ -748,24 +744,10 @@ impl Tx for SqliteTx<'_> {
         )?)
     }
 
-    fn ledger_matching(
-        &mut self,
-        server: &str,
-        run_prefix: &str,
-        sending_only: bool,
-        limit: i64,
-    ) -> Result<Vec<LedgerEntry>> {
-        let sql = format!(
-            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE server = ?1 \
-             AND substr(run_id, 1, length(?2)) = ?2 AND (?3 = 0 OR state = 'sending') \
-             ORDER BY created_at, tool_call_id LIMIT ?4"
-        );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        damage::all(decoded(
-            &mut stmt,
-            params![server, run_prefix, sending_only, limit],
-            columns::ledger,
-        )?)
+    fn ledger_matching(&mut self, f: &LedgerFilter) -> Result<Vec<LedgerEntry>> {
+        let mut stmt = self.tx.prepare_cached(&statements::ledger_matching())?;
+        let params = params![f.server, f.run_prefix, f.sending_only, f.limit];
+        damage::all(decoded(&mut stmt, params, columns::ledger)?)
     }
 
     fn reviewers(&mut self) -> &mut dyn crate::store::reviewers::ReviewerTx {

@@ -62,9 +62,23 @@ fn a_token_is_printed_once_on_stdout_alone_and_stored_only_as_a_hash() {
         error: reviewer alice exists already
         hint: to give alice a new token: mastra-ask reviewer rotate alice
         ");
-    env.cmd(&["reviewer", "add", "bob", "--os-user", "al"])
-        .code(2);
+    // One active reviewer a user or role at most, whichever of the two is mapped already.
+    env.cmd(&["reviewer", "add", "carol", "--pg-role", "ops"])
+        .code(0);
     let before = env.dump();
+    for (mapped, by) in [
+        (&["--os-user", "al"][..], "alice"),
+        (&["--os-user", "bo", "--pg-role", "ops"][..], "carol"),
+    ] {
+        let out = env
+            .cmd(&[&["reviewer", "add", "bob"][..], mapped].concat())
+            .code(2);
+        assert_eq!(
+            out.stderr,
+            format!("error: reviewer {by} is mapped to that OS user or PostgreSQL role already; remove them first\n")
+        );
+    }
+    assert_same_store(&env.dump(), &before);
     for bad in ["-x", "a b", "", "al\u{1b}ice"] {
         let out = env.cmd(&["reviewer", "add", "--", bad]).code(2);
         assert!(out.stderr.starts_with("error: the name "), "{}", out.stderr);
