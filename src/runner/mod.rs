@@ -27,6 +27,7 @@ pub mod oneshot;
 pub mod pick;
 pub mod place;
 pub mod prompt;
+pub mod read;
 pub mod record;
 pub mod start;
 pub mod target;
