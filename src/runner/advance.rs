@@ -22,6 +22,7 @@ use anyhow::Result;
 use super::local::Local;
 use super::place::{Driver, Place, State};
 use super::prompt;
+use super::read::Read;
 use super::record::Outcome;
 use super::target;
 use super::view::{announce_items, resolved_line};
@@ -456,14 +457,14 @@ impl<'a> Advance<'a, Local<'a>> {
 
     /// `run` is the run as the store has it now: the loop's first look needs no read.
     pub fn with_run(mut self, run: Run) -> Advance<'a, Local<'a>> {
-        self.place.given(run);
+        self.place.knows(Read::fresh(run));
         self
     }
 
     /// `run` was just created by this process with `messages`: its first leg starts from
     /// them, and from no calls, without a read.
     pub fn with_new_run(mut self, run: Run, messages: Vec<Message>) -> Advance<'a, Local<'a>> {
-        self.place.created(run, messages);
+        self.place.knows(Read::created(run, messages));
         self
     }
 
@@ -494,7 +495,7 @@ impl<'a> Advance<'a, Local<'a>> {
         item: &CallRecord,
         resolution: &Resolution,
     ) -> Result<Outcome> {
-        self.place.known(run.clone());
+        self.place.knows(Read::known(run.clone()));
         let item = Item::Stored {
             call: Box::new(item.clone()),
             agent_id: run.agent_id.clone(),

@@ -17,6 +17,7 @@ use super::advance::on_own_host;
 use super::elsewhere::Noticing;
 use super::end::{summary, End};
 use super::place::{stopped_by, Driver, Gates, OneShot, Place, Ran, State};
+use super::read::Read;
 use super::record::{Continues, Outcome};
 use super::target::{self, check_prefix, find_run, no_run};
 use super::watch::{Followed, Watch, POLL};
@@ -29,7 +30,7 @@ use crate::items::plan::{plan_of, warn_if_changed};
 use crate::items::{Item, Plans};
 use crate::policy::{Deciding, ItemGate};
 use crate::providers::{self, Provider, NO_MODEL};
-use crate::store::{now_ms, Decide, Identity, Lease, PendingItem, Resolved, Run, Store};
+use crate::store::{now_ms, Decide, Identity, Lease, Resolved, Run, Store};
 use crate::sys::signals::Ending;
 use crate::tools::submit_plan::Plan;
 
@@ -39,17 +40,8 @@ pub struct Local<'a> {
     /// None: there is no store yet (nothing to find in it).
     store: Option<&'a dyn Store>,
     run_id: String,
-    /// The run as last read (or as the frontend gave it).
-    run: Option<Run>,
-    /// `run` is what the store has now: the next look may use it without a read.
-    fresh: bool,
-    /// The run's pending items, read since `run` was last read or changed by this process,
-    /// and since the last prompt: what the report of one moment shows (a transition never
-    /// relies on them; it reads the run's rows itself).
-    items: Option<Vec<PendingItem>>,
-    /// The run's messages, when this process just created it (it has no calls yet): what
-    /// its first leg starts from, without a read. Taken by that leg.
-    created: Option<Vec<Message>>,
+    /// What this process last read of the run (or the frontend gave it).
+    read: Read,
     /// The lease this process holds on the run, if any.
     lease: Option<Lease>,
     /// The run's stored agent, decoded once.
@@ -75,10 +67,7 @@ impl<'a> Local<'a> {
             ctx,
             store,
             run_id: run_id.to_string(),
-            run: None,
-            fresh: false,
-            items: None,
-            created: None,
+            read: Read::default(),
             lease: None,
             agent: None,
             provider: None,
@@ -96,7 +85,7 @@ impl<'a> Local<'a> {
 
     /// The run as last read (`load`, a target found in it).
     pub fn loaded(&self) -> Result<&Run> {
-        match &self.run {
+        match self.read.run() {
             Some(run) => Ok(run),
             None => fail(no_run(&self.run_id)),
         }
@@ -112,28 +101,12 @@ impl<'a> Local<'a> {
         self.deciding = deciding;
     }
 
-    /// `run` is what the store has now.
-    pub fn given(&mut self, run: Run) {
-        self.run_id = run.id.clone();
-        self.run = Some(run);
-        self.fresh = true;
-        self.items = None;
-        self.created = None;
-    }
-
-    /// `run` was just created by this process with `messages`.
-    pub fn created(&mut self, run: Run, messages: Vec<Message>) {
-        self.given(run);
-        self.created = Some(messages);
-    }
-
-    /// `run` is what the store had when the frontend read it (it may have changed since).
-    pub fn known(&mut self, run: Run) {
-        self.run_id = run.id.clone();
-        self.run = Some(run);
-        self.fresh = false;
-        self.items = None;
-        self.created = None;
+    /// What this process knows of the run now: `Read::fresh`, `created` or `known`.
+    pub fn knows(&mut self, read: Read) {
+        if let Some(run) = read.run() {
+            self.run_id.clone_from(&run.id);
+        }
+        self.read = read;
     }
 
     /// This process holds `lease`, driving the run with `model`.
@@ -163,24 +136,14 @@ impl<'a> Local<'a> {
     }
 
     /// The run as the store has it now.
-    fn read(&self) -> Result<Run> {
-        self.store()?
-            .run(&self.run_id)?
-            .ok_or_else(|| Error::not_found(format!("run {} was deleted", self.run_id)).into())
+    fn read_now(&self) -> Result<Run> {
+        read_run(self.store()?, &self.run_id)
     }
 
-    /// The run as last read, read when it was not yet; put back with `keep`.
+    /// The run as last read, read when it was not yet (`Read::take`); put back with `put`.
     fn take_run(&mut self) -> Result<Run> {
-        match self.run.take() {
-            Some(run) => Ok(run),
-            None => self.read(),
-        }
-    }
-
-    fn keep(&mut self, run: Run) {
-        self.run = Some(run);
-        self.fresh = false;
-        self.items = None;
+        let store = self.store()?;
+        self.read.take(|| read_run(store, &self.run_id))
     }
 
     /// The run's stored agent, decoded on first use.
@@ -271,7 +234,7 @@ impl<'a> Local<'a> {
             Resolved::Ended { events, .. } => {
                 self.ctx.report.stored_events(&run.id, &events);
                 self.watch.passed(&events);
-                *run = self.read()?;
+                *run = self.read_now()?;
                 Outcome::Driven
             }
             Resolved::Resumed { events, driving } if driving => {
@@ -297,9 +260,14 @@ impl<'a> Local<'a> {
         })
     }
 
-    /// Drives one leg under this process's lease: `run` as its last step left it, and that
-    /// step's status; `None` when the lease was lost to a cancel.
-    fn leg_of(&mut self, run: &mut Run) -> Result<Option<RunStatus>> {
+    /// Drives one leg under this process's lease (from `created`, the messages of a run it
+    /// just created): `run` as its last step left it, and that step's status; `None` when
+    /// the lease was lost to a cancel.
+    fn leg_of(
+        &mut self,
+        run: &mut Run,
+        created: Option<Vec<Message>>,
+    ) -> Result<Option<RunStatus>> {
         self.catch_up(run)?;
         let store = self.store()?;
         let Some(lease) = self.lease.clone() else {
@@ -312,7 +280,7 @@ impl<'a> Local<'a> {
         let (Some(agent), Some(provider)) = (&self.agent, &self.provider) else {
             unreachable!("set above")
         };
-        let start = self.created.take().map(|messages| (messages, Vec::new()));
+        let start = created.map(|messages| (messages, Vec::new()));
         let end = driver::drive(
             store,
             &self.ctx.location,
@@ -332,7 +300,7 @@ impl<'a> Local<'a> {
             }
             Ended::LostLease => {
                 self.lease = None;
-                if self.read()?.status != RunStatus::Cancelled {
+                if self.read_now()?.status != RunStatus::Cancelled {
                     return fail(Error::conflict(format!(
                         "run {} was taken over by another process",
                         run.id
@@ -362,16 +330,13 @@ impl Place for Local<'_> {
             return Err(self.ctx.looked_in(no_run(input).into()));
         };
         let run = find_run(store, input).map_err(|e| self.ctx.looked_in(e))?;
-        self.given(run);
+        self.knows(Read::fresh(run));
         Ok(())
     }
 
     fn state(&mut self) -> Result<State> {
-        let fresh = self.fresh;
-        let run = match self.run.take() {
-            Some(run) if fresh => run,
-            _ => self.read()?,
-        };
+        let store = self.store()?;
+        let run = self.read.look(|| read_run(store, &self.run_id))?;
         let state = match run.status {
             RunStatus::Running if self.holds(&run) => State::Running(Driver::Me),
             RunStatus::Running
@@ -386,29 +351,24 @@ impl Place for Local<'_> {
                 State::Ended(End::of_run(&run))
             }
         };
-        // The items read with a run not read again since are still the moment's.
-        let items = self.items.take().filter(|_| fresh);
-        self.keep(run);
-        self.items = items;
+        self.read.put(run, false);
         Ok(state)
     }
 
     fn pending(&mut self) -> Result<Vec<Item>> {
-        if self.items.is_none() {
-            // The run as last read names the agent and the policy (neither ever changes);
-            // its calls are read now.
-            self.items = Some(match &self.run {
-                Some(run) => self.store()?.pending_of(run)?,
-                None => self.store()?.pending(Some(&self.run_id))?,
-            });
-        }
-        let items = self.items.iter().flatten().cloned();
-        Ok(items.map(Item::stored).collect())
+        let store = self.store()?;
+        // The run as last read names the agent and the policy (neither ever changes); its
+        // calls are read now.
+        let items = self.read.items(|run| match run {
+            Some(run) => store.pending_of(run),
+            None => store.pending(Some(&self.run_id)),
+        })?;
+        Ok(items.iter().cloned().map(Item::stored).collect())
     }
 
     fn gates(&mut self, items: &[Item]) -> Result<Gates> {
         let mut gates = Gates::new();
-        let Some(run) = self.run.as_ref().filter(|r| r.gate.policy.is_some()) else {
+        let Some(run) = self.read.run().filter(|r| r.gate.policy.is_some()) else {
             return Ok(gates);
         };
         let decisions = self.store()?.decisions(&run.id)?;
@@ -436,7 +396,7 @@ impl Place for Local<'_> {
 
     fn decided_meanwhile(&mut self, item: &Item) -> Result<Option<String>> {
         // A prompt was open: what was read before it is not this moment's.
-        self.items = None;
+        self.read.forget_items();
         match item {
             Item::Stored { call, .. } => super::prompt::decided_meanwhile(self.store()?, call),
             Item::Server { .. } => Ok(None),
@@ -472,7 +432,7 @@ impl Place for Local<'_> {
     }
 
     fn nothing_waits(&mut self, kinds: &[ItemKind]) -> Error {
-        match self.run.as_ref() {
+        match self.read.run() {
             Some(run) => target::nothing_waits(run, kinds[0]),
             None => Error::conflict(format!("run {} has nothing pending", self.run_id)),
         }
@@ -483,22 +443,21 @@ impl Place for Local<'_> {
     }
 
     fn record(&mut self, item: &Item, resolution: &Resolution, drive: bool) -> Result<Outcome> {
-        self.created = None;
         let mut run = self.take_run()?;
         let outcome = self.record_on(&mut run, item, resolution, drive);
-        self.keep(run);
         // Driving on, this process knows the run as its transaction left it.
-        self.fresh = matches!(outcome, Ok(Outcome::Driven));
+        let fresh = matches!(outcome, Ok(Outcome::Driven));
+        self.read.put(run, fresh);
         outcome
     }
 
     fn leg(&mut self) -> Result<Ran> {
-        let mut run = self.take_run()?;
-        let ran = self.leg_of(&mut run);
-        self.keep(run);
-        let status = ran?;
+        let store = self.store()?;
+        let (mut run, created) = self.read.take_for_leg(|| read_run(store, &self.run_id))?;
+        let ran = self.leg_of(&mut run, created);
         // A leg that ended at a step knows the run as that step's transaction left it.
-        self.fresh = status.is_some();
+        self.read.put(run, matches!(ran, Ok(Some(_))));
+        let status = ran?;
         Ok(Ran {
             suspended: status == Some(RunStatus::Suspended),
             stop_asked: false,
@@ -506,7 +465,6 @@ impl Place for Local<'_> {
     }
 
     fn take(&mut self) -> Result<()> {
-        self.created = None;
         let run = self.take_run()?;
         let provider = match self.provider.take() {
             Some(p) => Ok(p),
@@ -524,12 +482,12 @@ impl Place for Local<'_> {
             }
             Ok(())
         });
-        self.keep(run);
+        self.read.put(run, false);
         taken
     }
 
     fn pause(&mut self, _until: Option<Instant>) -> Result<()> {
-        self.items = None;
+        self.read.forget_items();
         let store = self.store()?;
         store.expire_due(now_ms())?;
         if let Some(cmd) = self.deciding.on_escalate.as_deref() {
@@ -540,12 +498,12 @@ impl Place for Local<'_> {
     }
 
     fn advancing(&mut self) -> Result<bool> {
-        let run = self.read()?;
+        let run = self.read_now()?;
         let store = self.store()?;
         let live = |l: &Lease| crate::store::holder_alive(l, now_ms());
         let advancing = run.status == RunStatus::Running
             && (run.lease.as_ref().is_some_and(live) || store.has_waiter(&run.id)?);
-        self.keep(run);
+        self.read = Read::known(run);
         Ok(advancing)
     }
 
@@ -563,7 +521,7 @@ impl Place for Local<'_> {
     }
 
     fn stop_waiting(&mut self, signal: Ending, started_it: bool) -> Result<Error> {
-        let run = self.read()?;
+        let run = self.read_now()?;
         let id = run.id.clone();
         if started_it && self.is_one_shot(&run) {
             let why = format!(
@@ -607,14 +565,14 @@ impl Place for Local<'_> {
     fn summary(&mut self) -> Result<Option<Value>> {
         let run = self.take_run()?;
         let line = (!self.is_one_shot(&run)).then(|| summary(&run));
-        self.keep(run);
+        self.read.put(run, false);
         Ok(line)
     }
 
     fn one_shot(&mut self) -> Result<Option<OneShot>> {
         let run = self.take_run()?;
         let one_shot = self.is_one_shot(&run);
-        self.keep(run);
+        self.read.put(run, false);
         if !one_shot {
             return Ok(None);
         }
@@ -636,9 +594,16 @@ impl Plans for Local<'_> {
     /// on disk since.
     fn plan(&self, item: &Item, _approving: bool) -> Result<Result<Plan, String>> {
         let plan = plan_of(item)?;
-        if let Some(run) = &self.run {
+        if let Some(run) = self.read.run() {
             warn_if_changed(self.ctx.report, run, &plan);
         }
         Ok(Ok(plan))
     }
+}
+
+/// The run `run_id` as `store` has it now.
+fn read_run(store: &dyn Store, run_id: &str) -> Result<Run> {
+    store
+        .run(run_id)?
+        .ok_or_else(|| Error::not_found(format!("run {run_id} was deleted")).into())
 }

@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::local::Local;
 use super::place::Place;
+use super::read::Read;
 use super::Context;
 use crate::domain::{CallRecord, ItemKind};
 use crate::error::{fail, Error};
@@ -191,7 +192,7 @@ pub fn pending_item(
     tool_call: Option<&str>,
 ) -> Result<CallRecord> {
     let mut place = Local::new(ctx, Some(store), &run.id, false);
-    place.given(run.clone());
+    place.knows(Read::fresh(run.clone()));
     match select(ctx, &mut place, &[kind], tool_call)? {
         Item::Stored { call, .. } => Ok(*call),
         Item::Server { .. } => unreachable!("a store holds its own items"),

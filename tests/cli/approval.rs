@@ -22,16 +22,7 @@ const MASTRA_APPROVAL_SCHEMA: &str = r#"{"$schema":"http://json-schema.org/draft
 /// An agent whose first step calls `tag_release` (which needs approval) as `c1`, then says
 /// "done".
 fn tagging_agent(env: &Env) -> String {
-    let tag = tagger(env);
-    tool_agent(
-        env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    )
+    crate::policy_fixture::tagging_agent(env, json!({"version": "v2"}), None)
 }
 
 /// A run whose first step calls `tag_release` (which needs approval) as `c1`, then says
@@ -547,16 +538,8 @@ fn pending_and_the_event_stream_have_mastras_chunk_shapes() {
 #[test]
 fn at_a_terminal_the_approval_menu_starts_on_decline_and_shows_the_arguments_escaped() {
     let env = Env::new();
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2\u{1b}[31m\u{202e}x"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let args = json!({"version": "v2\u{1b}[31m\u{202e}x"});
+    let agent = crate::policy_fixture::tagging_agent(&env, args, None);
     let mut pty = Pty::spawn(&env, &["run", "--agent", &agent, "Tag it"], &[]);
     pty.expect("Tool call c1 wants to run tag_release with:");
     pty.expect(r#""version": "v2\u001b[31m\u{202e}x""#);

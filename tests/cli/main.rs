@@ -29,6 +29,7 @@ mod pg_safety;
 mod pg_tls;
 mod policy;
 mod policy_cli;
+mod policy_fixture;
 mod policy_race;
 mod policy_runs;
 mod postgres;

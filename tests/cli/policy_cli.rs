@@ -14,9 +14,10 @@ use mastra_ask::store::{self, Access, Decide, Identity, Location, Resolved, Stor
 use mastra_ask::sys;
 
 use crate::assert_shown;
-use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent, tool_message};
+use crate::command_tools::{tag_runs, tagger, tool, tool_agent, tool_message};
 use crate::common::{assert_same_store, Env};
 use crate::policy::session_role;
+use crate::policy_fixture::{reviewers, tagging_agent};
 
 /// Adds the reviewer `me` (this process's user) and `others`, all in group release.
 fn team(env: &Env, me: &str, others: &[&str]) {
@@ -35,10 +36,7 @@ fn team(env: &Env, me: &str, others: &[&str]) {
         add.extend(["--pg-role", role]);
     }
     env.run(&add).assert_code(0);
-    for name in others {
-        env.run(&["reviewer", "add", name, "--group", "release"])
-            .assert_code(0);
-    }
+    reviewers(env, "release", others);
 }
 
 fn open(env: &Env) -> Box<dyn Store> {
@@ -259,8 +257,7 @@ fn policies_that_cannot_be_met_are_refused_at_start_and_nothing_is_stored() {
     let out = env.cmd(&["ask", "Ship?", "--policy", "release"]).code(2);
     assert_shown!(env, out.stderr, @"error: policy release needs 2 approvals, but only 1 reviewer(s) may decide (not me, who starts the run, without self-approval): bob");
     assert_eq!(env.count("SELECT count(*) FROM runs", &[]), 0);
-    env.run(&["reviewer", "add", "carol", "--group", "release"])
-        .assert_code(0);
+    reviewers(&env, "release", &["carol"]);
     env.cmd(&["ask", "Ship?", "--policy", "release"]).code(75);
     let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
     assert_eq!(
@@ -321,8 +318,7 @@ fn a_reviewer_removed_and_added_again_decides_anew_and_the_listing_agrees() {
         "1 of 2 approvals: bob approved; waiting for 1 more from carol"
     );
     env.run(&["reviewer", "remove", "bob"]).assert_code(0);
-    env.run(&["reviewer", "add", "bob", "--group", "release"])
-        .assert_code(0);
+    reviewers(&env, "release", &["bob"]);
     // Bob's approval no longer counts, and every listing says so.
     assert_eq!(
         summary(&env),
@@ -513,16 +509,7 @@ fn an_approval_declined_at_its_deadline_by_the_flag_never_runs() {
 #[test]
 fn the_waiter_escalates_an_item_once() {
     let env = Env::new();
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(&env, json!({"version": "v2"}), None);
     let log = env.path("work/escalated.log");
     let hook = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
     let child = env.spawn(&[

@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent};
+use crate::command_tools::tag_runs;
 use crate::common::{finish_within, Env, Out};
 use crate::pg_safety::{database, server, Role};
+use crate::policy_fixture::{of_group, tagging_agent};
 
 /// How many processes race.
 pub const RACERS: usize = 8;
@@ -61,16 +62,8 @@ pub fn race(env: &Env, children: Vec<Child>) -> Vec<Out> {
 /// A run suspended on the approval of `tag_release {"version":"v2"}` (`c1`), which two of
 /// the group `racers` must approve.
 pub fn two_of_the_racers(env: &Env) -> String {
-    let tag = tagger(env);
-    let agent = tool_agent(
-        env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true, "review": {"reviewers": ["group:racers"], "approvals": 2}}),
-        )],
-    );
+    let review = of_group("racers", 2);
+    let agent = tagging_agent(env, json!({"version": "v2"}), Some(review));
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     run

@@ -14,23 +14,14 @@ use mastra_ask::domain::{Resolution, Via};
 use mastra_ask::store::{self, Access, Decide, Identity, Location, Resolved, Store};
 
 use crate::assert_shown;
-use crate::command_tools::{call, event, tag_runs, tagger, tool, tool_agent, tool_message};
+use crate::command_tools::{event, tag_runs, tool_message};
 use crate::common::Env;
+use crate::policy_fixture::{of_group, reviewers, tagging_agent};
 
 /// A run suspended on `tag_release {"version":"v2"}` (`c1`), whose tool carries `review`
 /// (if any); its model then says "done".
 fn suspended(env: &Env, review: Option<Value>) -> String {
-    let tag = tagger(env);
-    let mut extra = json!({"requireApproval": true});
-    if let Some(r) = review {
-        extra["review"] = r;
-    }
-    let agent = tool_agent(
-        env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool("tag_release", &[&tag], extra)],
-    );
-    env.suspended(&agent)
+    env.suspended(&tagging_agent(env, json!({"version": "v2"}), review))
 }
 
 fn open(env: &Env) -> Box<dyn Store> {
@@ -131,16 +122,7 @@ fn arguments_that_are_not_the_approved_ones_never_run() {
 #[test]
 fn an_approval_declined_by_its_deadline_never_runs_and_the_model_is_told() {
     let env = Env::new();
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(&env, json!({"version": "v2"}), None);
     let (out, run) = env.start(&agent, &["--expires-in", "1s"]);
     out.assert_code(75);
     // What `--on-expiry decline` stores (the flag comes with the commands' part of issue 20).
@@ -169,14 +151,9 @@ fn an_approval_declined_by_its_deadline_never_runs_and_the_model_is_told() {
 #[test]
 fn eight_reviewers_racing_on_the_last_approval_resolve_it_once_and_the_tool_runs_once() {
     let env = Env::new();
-    for i in 1..=9 {
-        env.run(&["reviewer", "add", &format!("r{i}"), "--group", "racers"])
-            .assert_code(0);
-    }
-    let run = suspended(
-        &env,
-        Some(json!({"reviewers": ["group:racers"], "approvals": 2})),
-    );
+    let names: Vec<String> = (1..=9).map(|i| format!("r{i}")).collect();
+    reviewers(&env, "racers", &names);
+    let run = suspended(&env, Some(of_group("racers", 2)));
     let first = approve(open(&env).as_ref(), &run, Some("r1"), None).unwrap();
     assert!(matches!(first, Resolved::Partial { needed: 1, .. }));
     let outcomes: Vec<String> = std::thread::scope(|s| {
@@ -224,10 +201,7 @@ fn named_policies_are_set_listed_and_removed() {
         "{}",
         out.stderr
     );
-    for name in ["alice", "bob"] {
-        env.run(&["reviewer", "add", name, "--group", "release"])
-            .assert_code(0);
-    }
+    reviewers(&env, "release", &["alice", "bob"]);
     let set = |approvals: &str| {
         env.run(&[
             "policy",

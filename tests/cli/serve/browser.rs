@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::harness::{asked, item_state, planned, reviewer, Served};
 use super::webdriver::{available, Browser, Driver};
-use crate::command_tools::{call, tagger, tool, tool_agent};
 use crate::common::Env;
+use crate::policy_fixture::tagging_agent;
 
 /// Opens the run's (only) item from the run's page, as a person taps it.
 fn open_item(b: &Browser, served: &Served, run: &str) {
@@ -138,16 +138,7 @@ fn a_plan_rejected_with_feedback_and_an_approval_declined_with_a_reason() {
         &env,
         "# Ship 2.0\n\n1. Tag\n2. <script>alert(1)</script> Publish\n",
     );
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(&env, json!({"version": "v2"}), None);
     let a = env.suspended(&agent);
     let served = Served::start(&env, &[]);
     let driver = Driver::start();
@@ -279,16 +270,7 @@ fn on_a_phone_a_link_survives_sign_in_and_every_tap_target_is_big_enough() {
     }
     let env = Env::new();
     let token = reviewer(&env, "alice");
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "3.1.0"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(&env, json!({"version": "3.1.0"}), None);
     let a = env.suspended(&agent);
     let (q, q_call) = asked(&env, &["Which version are we releasing?"]);
     let served = Served::start(&env, &[]);

@@ -8,21 +8,13 @@ use serde_json::{json, Value};
 
 use super::harness::{reviewer, Served};
 use super::webdriver::{available, Driver};
-use crate::command_tools::{call, event, tagger, tool, tool_agent};
+use crate::command_tools::event;
 use crate::common::Env;
+use crate::policy_fixture::tagging_agent;
 
 /// A run suspended on the approval of `tag_release` (`c1`) with these arguments.
 fn suspended(env: &Env, args: Value) -> String {
-    let tag = tagger(env);
-    let agent = tool_agent(
-        env,
-        json!([call("c1", "tag_release", args), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true}),
-        )],
-    );
+    let agent = tagging_agent(env, args, None);
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     run

@@ -7,8 +7,9 @@
 use serde_json::{json, Value};
 
 use super::harness::{item_state, reviewer, Served};
-use crate::command_tools::{call, tag_runs, tagger, tool, tool_agent};
+use crate::command_tools::tag_runs;
 use crate::common::{Env, Out};
+use crate::policy_fixture::{of_group, tagging_agent};
 
 /// `mastra-ask --db ledger.db --server <serve> ARGS` signed in with `token`.
 fn client(env: &Env, served: &Served, token: &str, args: &[&str]) -> Out {
@@ -76,16 +77,8 @@ fn an_approval_through_the_client_is_77_then_75_and_the_tool_runs_once() {
     let r1 = added(&env, "r1");
     let r2 = added(&env, "r2");
     let outsider = reviewer(&env, "outsider");
-    let tag = tagger(&env);
-    let agent = tool_agent(
-        &env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true, "review": {"reviewers": ["group:release"], "approvals": 2}}),
-        )],
-    );
+    let review = of_group("release", 2);
+    let agent = tagging_agent(&env, json!({"version": "v2"}), Some(review));
     let (out, run) = env.start(&agent, &[]);
     out.assert_code(75);
     let served = Served::start(&env, &[]);

@@ -13,26 +13,15 @@ use mastra_ask::domain::{Resolution, Via};
 use mastra_ask::store::{self, Access, Decide, Identity, Location};
 
 use super::harness::Served;
-use crate::command_tools::{call, tagger, tool, tool_agent};
 use crate::common::{never, Env};
+use crate::policy_fixture::{of_group, reviewers, tagging_agent};
 
 /// The reviewers alice and bob of the group `release`, and an agent whose `tag_release`
 /// needs both of them.
 fn release_agent(env: &Env) -> String {
-    for name in ["alice", "bob"] {
-        env.run(&["reviewer", "add", name, "--group", "release"])
-            .assert_code(0);
-    }
-    let tag = tagger(env);
-    tool_agent(
-        env,
-        json!([call("c1", "tag_release", json!({"version": "v2"})), {"text": "done"}]),
-        vec![tool(
-            "tag_release",
-            &[&tag],
-            json!({"requireApproval": true, "review": {"reviewers": ["group:release"], "approvals": 2}}),
-        )],
-    )
+    reviewers(env, "release", &["alice", "bob"]);
+    let review = of_group("release", 2);
+    tagging_agent(env, json!({"version": "v2"}), Some(review))
 }
 
 /// alice approves `c1` of `run` through the store, as serve would: 1 of 2.
