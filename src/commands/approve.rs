@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict, changed: Option<&str
         }
         Some(config) => {
             let server = Server::connect(ctx, config, None)?;
-            let place = Mastra::new(ctx, &server, args.agent.clone());
+            let place = Mastra::new(ctx, &server, args.agent.clone()).claiming(args.as_.is_some());
             decide(ctx, place, args, &verdict, &by, |_, _| Ok(()))
         }
     }

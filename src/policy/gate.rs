@@ -159,13 +159,15 @@ impl ItemGate {
         })
     }
 
-    /// `[{by, decision, at, via}]`, oldest first.
+    /// `[{by, decision, at, via, counts}]`, oldest first.
     pub fn decisions_json(&self) -> Value {
         decisions_json(&self.decisions)
     }
 }
 
-/// Decisions as the JSON lines show them: `[{by, decision, at, via}]`.
+/// Decisions as the JSON lines show them: `[{by, decision, at, via, counts}]`, every one
+/// kept for the audit; `counts` is false on one whose reviewer was removed (and perhaps added
+/// again) since, which the policy's count leaves out (SPEC §14).
 pub fn decisions_json(decisions: &[DecisionRecord]) -> Value {
     Value::Array(
         decisions
@@ -176,6 +178,7 @@ pub fn decisions_json(decisions: &[DecisionRecord]) -> Value {
                     "decision": d.verdict.as_str(),
                     "at": format::time(d.at),
                     "via": d.via,
+                    "counts": d.counts,
                 })
             })
             .collect(),

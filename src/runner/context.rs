@@ -82,7 +82,9 @@ impl Context<'_> {
     /// `mastra-ask` as a command a person can paste, in a hint, an announcement or the
     /// hook's JSON (SPEC §5.3): with `--db` whenever the store is not the default one,
     /// whether `--db` or `MASTRA_ASK_DB` chose it (the shell it is pasted in may not have
-    /// that variable), and the `--server` (as shown: no credentials) it works on.
+    /// that variable), and the `--server` (as shown: no credentials) it works on. A
+    /// PostgreSQL URL names no user: whoever pastes the command connects as themselves (a
+    /// reviewer's role, not the runner's, which a policy would refuse).
     pub fn program(&self) -> String {
         let mut words = vec!["mastra-ask".to_string()];
         let chosen = match (&self.db_flag, self.store_from) {
@@ -95,7 +97,11 @@ impl Context<'_> {
             _ => None,
         };
         if let Some(db) = chosen {
-            words.push(format::flag("--db", &store::redact(&db)));
+            let shown = match self.location {
+                Location::Postgres(_) => store::pasteable(&db),
+                Location::Sqlite(_) => store::redact(&db),
+            };
+            words.push(format::flag("--db", &shown));
         }
         if let Some(server) = &self.server {
             words.push(format::flag("--server", server.display()));

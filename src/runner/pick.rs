@@ -31,7 +31,7 @@ pub fn at_place(
         }
         Some(config) => {
             let server = Server::connect(ctx, config, None)?;
-            let place = Mastra::new(ctx, &server, agent);
+            let place = Mastra::new(ctx, &server, agent).claiming(deciding.claimed);
             then.at(match plans {
                 Some(plans) => place.reading_plans(plans),
                 None => place,

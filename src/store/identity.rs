@@ -58,17 +58,10 @@ pub(super) fn check(tx: &mut dyn Tx, who: &Identity) -> Result<Checked> {
             Ok(reviewer(name.clone()))
         }
         Identity::Local { os_user } => {
-            let policies = tx.policies();
-            if let Some((role, mapped)) = policies.session()? {
-                return Ok(match mapped {
-                    Some(name) => reviewer(name),
-                    None => Checked {
-                        name: role,
-                        kind: CheckedAs::PgRole,
-                    },
-                });
+            if let Some(checked) = session(tx)? {
+                return Ok(checked);
             }
-            Ok(match policies.mapped(Some(os_user), None)? {
+            Ok(match tx.policies().mapped(Some(os_user), None)? {
                 Some(name) => reviewer(name),
                 None => Checked {
                     name: os_user.clone(),
@@ -77,4 +70,20 @@ pub(super) fn check(tx: &mut dyn Tx, who: &Identity) -> Result<Checked> {
             })
         }
     }
+}
+
+/// A local command as the store checks it where it checks the session itself (PostgreSQL):
+/// the reviewer mapped to the session's role, else the role. `None` where it checks the OS
+/// user a command names (SQLite).
+pub(super) fn session(tx: &mut dyn Tx) -> Result<Option<Checked>> {
+    Ok(tx.policies().session()?.map(|(role, mapped)| match mapped {
+        Some(name) => Checked {
+            name,
+            kind: CheckedAs::Reviewer,
+        },
+        None => Checked {
+            name: role,
+            kind: CheckedAs::PgRole,
+        },
+    }))
 }

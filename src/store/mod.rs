@@ -38,7 +38,7 @@ pub use lease::{holder_alive, holder_alive_with, Lease};
 pub use ledger::{LedgerEntry, LedgerFilter, LedgerKey, LedgerKind, LedgerState};
 pub use location::Location;
 pub use policy::{NamedPolicy, Policies};
-pub use redact::redact;
+pub use redact::{pasteable, redact};
 pub use reviewers::{
     check_name, NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS,
     SESSION_MAX_MS,

@@ -1,7 +1,7 @@
 //! Store URLs as messages and printed commands show them: without the password, wherever
 //! the URL carries it (`user:pw@`, `?password=`, any `…password…` parameter, and inside
-//! `options`), and likewise for a libpq keyword/value string. Pure string work; nothing
-//! here connects.
+//! `options`), and likewise for a libpq keyword/value string; in a command for a person to
+//! paste, without the user too. Pure string work; nothing here connects.
 
 use super::location::keywords;
 
@@ -39,6 +39,44 @@ pub fn redact(url: &str) -> String {
                 return Some(format!("{key}=[redacted]"));
             }
             Some(param.to_string())
+        })
+        .collect();
+    if !kept.is_empty() {
+        out.push('?');
+        out.push_str(&kept.join("&"));
+    }
+    out
+}
+
+/// A PostgreSQL `url` as a command for a person to paste names it: without the password
+/// (`redact`) and without the user (`user@`, a `user` parameter), so that whoever pastes the
+/// command connects as themselves (their `PGUSER`, else their OS user name), not as the
+/// process that printed it.
+pub fn pasteable(url: &str) -> String {
+    let shown = redact(url);
+    let Some((scheme, rest)) = shown.split_once("://") else {
+        return match keywords(&shown) {
+            Some(mut pairs) => {
+                pairs.retain(|(k, _)| k != "user");
+                redact_keywords(&pairs)
+            }
+            None => shown,
+        };
+    };
+    let (before_query, query) = match rest.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (rest, None),
+    };
+    let host = before_query
+        .rsplit_once('@')
+        .map_or(before_query, |(_, h)| h);
+    let mut out = format!("{scheme}://{host}");
+    let kept: Vec<&str> = query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .filter(|param| {
+            let key = param.split_once('=').map_or(*param, |(k, _)| k);
+            !decode(key).eq_ignore_ascii_case("user")
         })
         .collect();
     if !kept.is_empty() {
@@ -134,6 +172,23 @@ mod tests {
         ];
         for (url, shown) in cases {
             assert_eq!(redact(url), shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_pasteable_url_names_no_user_and_no_password() {
+        let cases = [
+            (
+                "postgres://ci:pw@db.internal:5432/mastra_ask?sslmode=verify-full&user=ci&sslrootcert=/ca.crt",
+                "postgres://db.internal:5432/mastra_ask?sslmode=verify-full&sslrootcert=/ca.crt",
+            ),
+            ("postgres://ci@h/db?%75ser=ci", "postgres://h/db"),
+            ("postgresql://h/db", "postgresql://h/db"),
+            ("postgres://ci@/db?host=/run/pg", "postgres:///db?host=/run/pg"),
+            ("host=h user=ci password=x dbname=d", "host=h dbname=d"),
+        ];
+        for (url, shown) in cases {
+            assert_eq!(pasteable(url), shown, "{url}");
         }
     }
 }

@@ -18,7 +18,7 @@ use super::{
 };
 use serde_json::Value;
 
-use crate::domain::review::RunGate;
+use crate::domain::review::{Checked, RunGate};
 use crate::domain::{
     resumed_results, CallState, Event, ItemKind, Message, Resolution, RunStatus, StartedCall,
     StepCommit, StoredEvent, ToolProcess, Transition, Usage,
@@ -758,6 +758,13 @@ pub trait Store: Backend {
                 limit,
             })
         })
+    }
+
+    /// Who this process is where the store checks the session itself, as a decision made
+    /// here would be checked (PostgreSQL: the reviewer mapped to the session's role, else
+    /// the role); `None` where the store checks the OS user a command names (SQLite).
+    fn session_identity(&self) -> Result<Option<Checked>> {
+        write(self, Durability::Deferred, identity::session)
     }
 
     /// The answers this store sent to one run of a server, oldest first.

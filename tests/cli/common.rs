@@ -151,10 +151,17 @@ impl Env {
         }
         assert_eq!(
             words[..3],
-            ["mastra-ask".to_string(), "--db".into(), self.store.url()],
+            ["mastra-ask".to_string(), "--db".into(), self.store.pasted()],
             "{command}"
         );
         format!("mastra-ask {}", words[3..].join(" "))
+    }
+
+    /// Who a local command of this test is, as the store checks it (on PostgreSQL the
+    /// suite's role, mapped to no reviewer) and a Mastra server's ledger records it; on
+    /// SQLite the login name, `tester`.
+    pub fn me(&self) -> String {
+        self.store.role().unwrap_or_else(|| "tester".to_string())
     }
 
     /// What `pending` says on stderr when nothing waits in this test's store.
@@ -190,6 +197,9 @@ impl Env {
             .env("NO_COLOR", "1")
             .current_dir(self.work())
             .stdin(Stdio::null());
+        if let Some(role) = self.store.role() {
+            c.env("PGUSER", role);
+        }
         c
     }
 

@@ -64,6 +64,31 @@ impl TestDb {
         }
     }
 
+    /// The store as a printed command names it (`--db`): a PostgreSQL URL without its user,
+    /// so that whoever pastes the command connects as themselves.
+    pub fn pasted(&self) -> String {
+        match self {
+            TestDb::Sqlite(path) => path.to_string_lossy().into_owned(),
+            TestDb::Postgres { admin, name } => {
+                let (scheme, rest) = admin.split_once("://").expect("a URL");
+                let rest = rest.split_once('@').map_or(rest, |(_, host)| host);
+                with_database(&format!("{scheme}://{rest}"), name)
+            }
+        }
+    }
+
+    /// The PostgreSQL role the suite connects as (`None` on SQLite): every test's person,
+    /// as their `PGUSER`, so that a pasted command (its URL names no user) connects as it.
+    pub fn role(&self) -> Option<String> {
+        match self {
+            TestDb::Sqlite(_) => None,
+            TestDb::Postgres { admin, .. } => {
+                let config: postgres::Config = admin.parse().unwrap();
+                Some(config.get_user().unwrap_or("postgres").to_string())
+            }
+        }
+    }
+
     /// Whether a store was created.
     pub fn exists(&self) -> bool {
         match self {

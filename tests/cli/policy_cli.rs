@@ -329,6 +329,25 @@ fn a_reviewer_removed_and_added_again_decides_anew_and_the_listing_agrees() {
         text.contains("    bob approved via api at ") && text.contains(" (no longer counts)\n"),
         "{text}"
     );
+    // The JSON keeps it for the audit, marked as not counting, in every listing.
+    let decisions = || {
+        let pending = env.run(&["pending", "-o", "json"]).json_lines()[0]["decisions"].clone();
+        let show = env.show(&run);
+        assert_eq!(show["suspensions"][0]["decisions"], pending, "{show}");
+        assert_eq!(show["decisions"], pending, "{show}");
+        serde_json::to_string_pretty(&pending).unwrap()
+    };
+    assert_shown!(env, decisions(), @r#"
+    [
+      {
+        "by": "bob",
+        "decision": "approved",
+        "at": "[TIME]",
+        "via": "api",
+        "counts": false
+      }
+    ]
+    "#);
     // He decides anew: his new approval replaces the old one and counts.
     let r = decides(&env, &run, "bob", json!({"action": "approved"})).unwrap();
     assert!(matches!(r, Resolved::Partial { needed: 1, .. }), "{r:?}");
@@ -336,8 +355,17 @@ fn a_reviewer_removed_and_added_again_decides_anew_and_the_listing_agrees() {
         summary(&env),
         "1 of 2 approvals: bob approved; waiting for 1 more from carol"
     );
-    let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
-    assert_eq!(line["decisions"].as_array().unwrap().len(), 1);
+    assert_shown!(env, decisions(), @r#"
+    [
+      {
+        "by": "bob",
+        "decision": "approved",
+        "at": "[TIME]",
+        "via": "api",
+        "counts": true
+      }
+    ]
+    "#);
     // Twice since he was added again is a conflict; carol's approval resolves the plan.
     assert!(matches!(
         decides(&env, &run, "bob", json!({"action": "approved"})),

@@ -5,7 +5,9 @@
 
 use std::process::Command;
 
+use crate::assert_shown;
 use crate::common::{Env, Out};
+use crate::db::TestDb;
 
 /// Runs `c` and keeps its output as printed, flag and all.
 fn raw(mut c: Command) -> Out {
@@ -103,7 +105,7 @@ fn the_default_store_is_never_named_and_the_suite_store_always_is() {
     let asked = raw(env.command(&["ask", "Ship it?"]));
     asked.assert_code(75);
     let run = asked.stdout.trim();
-    let url = env.store.url();
+    let url = env.store.pasted();
     let shown = shell_words::quote(&url);
     assert!(
         asked
@@ -118,6 +120,55 @@ fn the_default_store_is_never_named_and_the_suite_store_always_is() {
         "{}",
         asked.stderr
     );
+}
+
+/// On PostgreSQL a printed command names the store without the runner's role, so that a
+/// reviewer who pastes it connects as themselves (their `PGUSER`, else their OS user), not as
+/// a role their policy refuses.
+#[test]
+fn a_printed_postgresql_store_names_no_user_so_it_connects_as_whoever_pastes_it() {
+    let env = Env::new();
+    let TestDb::Postgres { .. } = env.store else {
+        return;
+    };
+    let asked = raw(env.command(&["ask", "Ship it?", "--option", "yes", "--option", "no"]));
+    asked.assert_code(75);
+    let run = asked.stdout.trim().to_string();
+    assert_shown!(env, asked.stderr, @"
+    run [RUN] is waiting for input (1 pending):
+      [CALL] question: Ship it? [yes | no]
+        mastra-ask --db postgres://127.0.0.1:[PORT]/[DB] answer [RUN] <label>
+    ");
+    let json = raw(env.command(&["pending", "-o", "json"]));
+    let item: serde_json::Value =
+        serde_json::from_str(json.stdout.lines().next().unwrap()).unwrap();
+    let command = item["command"].as_str().unwrap().to_string();
+    assert_shown!(env, command, @"mastra-ask --db postgres://127.0.0.1:[PORT]/[DB] answer [RUN] <label>");
+
+    // Pasted by someone whose PGUSER is another role, it connects as that role.
+    let pasted = command.replace("<label>", "yes");
+    let paste = |pguser: &str| {
+        let mut sh = env.command_of(std::path::Path::new("/bin/sh"), &["-c", &pasted]);
+        sh.env_remove("MASTRA_ASK_DB").env("PGUSER", pguser).env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin_dir(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        );
+        raw(sh)
+    };
+    let stranger = paste("nobody_here");
+    assert_shown!(env, stranger, @r#"
+    [exit 1]
+    --- stderr
+    error: connecting to the store at postgres://127.0.0.1:[PORT]/[DB]: db error: FATAL: role "nobody_here" does not exist
+    hint: check the store URL (host, port, user, password in PGPASSWORD) and that the server is up
+    "#);
+    let answered = paste(&env.store.role().unwrap());
+    answered.assert_code(0);
+    assert_eq!(env.status(&run), "completed");
 }
 
 /// The directory of the binary under test, so a pasted `mastra-ask` finds it.

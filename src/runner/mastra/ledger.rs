@@ -64,8 +64,22 @@ fn entry(
     }
 }
 
+/// Who an entry records: a name typed with `--as`, as typed (`claimed`); else, where the
+/// store checks the session itself (PostgreSQL), who a decision made there is checked as
+/// (the reviewer mapped to the session's role, else the role), not a login name the store
+/// cannot see; else `by` (SQLite: the login name, as its decisions record it).
+fn recorded_by(store: &dyn Store, by: &str, claimed: bool) -> Result<String> {
+    if claimed {
+        return Ok(by.to_string());
+    }
+    Ok(store
+        .session_identity()?
+        .map_or_else(|| by.to_string(), |checked| checked.name))
+}
+
 /// Claims the entry of the answer `sent` (the route's data) to `call`, before anything is
-/// sent.
+/// sent; `claimed`: `by` was typed with `--as`.
+#[allow(clippy::too_many_arguments)]
 pub fn claim_answer(
     report: &dyn Report,
     server: &Server,
@@ -73,8 +87,10 @@ pub fn claim_answer(
     call: &SuspendedCall,
     sent: &Value,
     by: &str,
+    claimed: bool,
     via: Via,
 ) -> Result<Claim> {
+    let by = &recorded_by(store, by, claimed)?;
     let key = LedgerKey {
         server: server.shown.clone(),
         run_id: call.run_id.clone(),
@@ -139,7 +155,8 @@ pub fn start(
         kind: LedgerKind::Start,
     };
     let me = crate::agent::lease::mine();
-    store.claim_answer(&entry(key.clone(), agent, Value::Null, by, "run", &me))?;
+    let by = recorded_by(store, by, false)?;
+    store.claim_answer(&entry(key.clone(), agent, Value::Null, &by, "run", &me))?;
     match leg::stream(report, &server.pending, |on_chunk| {
         server.client.start(agent, start, on_chunk)
     }) {

@@ -55,6 +55,8 @@ pub struct Mastra<'a> {
     listing: Option<Vec<SuspendedCall>>,
     /// The ledger's store, once opened.
     ledger: Option<Box<dyn Store>>,
+    /// A name was typed with `--as`: the ledger records it as typed.
+    claimed: bool,
 }
 
 /// How the run stands, as this process knows it.
@@ -94,7 +96,14 @@ impl<'a> Mastra<'a> {
             now: Now::Unknown,
             listing: None,
             ledger: None,
+            claimed: false,
         }
+    }
+
+    /// Whether `--as` named who answers (`Deciding::claimed`).
+    pub fn claiming(mut self, claimed: bool) -> Mastra<'a> {
+        self.claimed = claimed;
+        self
     }
 
     /// Plans are read from `plans` (`review --plan-root`, `--plan-file`).
@@ -355,7 +364,7 @@ impl Place for Mastra<'_> {
                 self.ctx.report.info(&line);
             }
         }
-        let (ctx, server) = (self.ctx, self.server);
+        let (ctx, server, claimed) = (self.ctx, self.server, self.claimed);
         let store = self.ledger(true)?.expect("created");
         let claim = ledger::claim_answer(
             ctx.report,
@@ -364,6 +373,7 @@ impl Place for Mastra<'_> {
             call,
             &sent,
             &resolution.by,
+            claimed,
             resolution.via,
         )?;
         self.now = Now::Queued(Box::new(Send::Answer {

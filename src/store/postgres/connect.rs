@@ -5,8 +5,9 @@
 //! them. The socket has TCP keepalive and a `TCP_USER_TIMEOUT`, and the session a read
 //! deadline (`session.rs`), so a server or network that falls silent later ends the
 //! command too. `sslmode` is tried as libpq tries it (`allow`: plain, then TLS; `prefer`:
-//! TLS, then plain). The password comes from the URL, `PGPASSWORD` or the password file
-//! (`pgpass.rs`), and never appears in a message.
+//! TLS, then plain). The user comes from the URL, else `PGUSER`, else the OS user; the
+//! password from the URL, `PGPASSWORD` or the password file (`pgpass.rs`), and never
+//! appears in a message.
 
 use std::io;
 use std::path::PathBuf;
@@ -81,8 +82,10 @@ pub fn connect(url: &str) -> Result<(Client, Identity)> {
         .filter(|t| !t.is_zero())
         .unwrap_or(CONNECT_TIMEOUT);
     if config.get_user().is_none() {
-        // libpq's default: the user this program runs as.
-        if let Ok(me) = whoami::username() {
+        // libpq's default: `PGUSER`, else the user this program runs as (so a command
+        // pasted from another person's output, whose URL names no user, connects as you).
+        let user = std::env::var("PGUSER").ok().filter(|u| !u.is_empty());
+        if let Some(me) = user.or_else(|| whoami::username().ok()) {
             config.user(me);
         }
     }

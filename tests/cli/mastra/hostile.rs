@@ -331,7 +331,7 @@ fn server_sigterms_never_stop_a_leg_and_only_a_prompt_second_ctrl_c_does() {
     pending.assert_code(0);
     let claim = pending.stdout.lines().last().unwrap();
     assert!(
-        claim.starts_with("    claimed by tester ")
+        claim.starts_with(&format!("    claimed by {} ", env.me()))
             && claim.ends_with(
                 ", gone); whether it arrived is unknown; the next answer releases it and sends"
             ),
@@ -343,7 +343,8 @@ fn server_sigterms_never_stop_a_leg_and_only_a_prompt_second_ctrl_c_does() {
     assert_eq!(out.stdout, "Thanks.\n");
     assert!(
         out.stderr.starts_with(&format!(
-            "warning: released the stale claim on question {CALL} of run {RUN}, claimed by tester "
+            "warning: released the stale claim on question {CALL} of run {RUN}, claimed by {} ",
+            env.me()
         )),
         "{}",
         out.stderr

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::assert_shown;
 use crate::common::{assert_one_line_error, Env, Out};
+use crate::db::TestDb;
 use crate::fake_server::{End, FakeServer, Reply};
 
 const RUN: &str = "run-0001-aaaa";
@@ -124,12 +125,44 @@ fn server_an_answer_whose_stream_broke_is_kept_and_never_sent_twice() {
     out.assert_code(4);
     assert_one_line_error(
         &out,
-        &format!("run {RUN} is no longer suspended on {}: question {CALL} was answered by tester from this store", url(&fake)),
+        &format!("run {RUN} is no longer suspended on {}: question {CALL} was answered by {} from this store", url(&fake), env.me()),
     );
     assert_eq!(posts(&fake), 1, "nothing sent the second time");
     assert_eq!(
         ledger(&env),
         [[Some(CALL.into()), Some("sending".into()), None].to_vec()]
+    );
+}
+
+/// The ledger records who answered as the store checks a decision: on PostgreSQL the
+/// reviewer mapped to the session's role (else the role), never the answerer's OS login name,
+/// which the team's store cannot see; on SQLite the login name, as its decisions do.
+#[test]
+fn server_the_ledger_records_who_the_store_checks_not_the_login_name() {
+    let env = Env::new();
+    let who = match &env.store {
+        TestDb::Sqlite(_) => "tester".to_string(),
+        TestDb::Postgres { .. } => {
+            let role = env.store.role().unwrap();
+            env.run(&["reviewer", "add", "alice", "--pg-role", &role])
+                .assert_code(0);
+            "alice".to_string()
+        }
+    };
+    let mut replies = listing();
+    replies.push(finished_leg());
+    let fake = FakeServer::start(replies);
+    answer(&env, &url(&fake), &[]).assert_code(0);
+    fake.push(nothing_listed());
+    let out = answer(&env, &url(&fake), &[]);
+    out.assert_code(4);
+    assert_one_line_error(
+        &out,
+        &format!("run {RUN} is no longer suspended on {}: question {CALL} was answered by {who} from this store", url(&fake)),
+    );
+    assert_eq!(
+        env.rows("SELECT resolved_by, resolved_via FROM ledger", &[]),
+        [[Some(who), Some("flag".into())].to_vec()]
     );
 }
 

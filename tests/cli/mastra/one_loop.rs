@@ -190,7 +190,7 @@ fn mastra_run_records_its_run_so_wait_knows_how_it_ended() {
             Some("planner".into()),
             Some("delivered".into()),
             Some("finished".into()),
-            Some("tester".into())
+            Some(env.me())
         ]
         .to_vec()]
     );
@@ -199,13 +199,13 @@ fn mastra_run_records_its_run_so_wait_knows_how_it_ended() {
     out.assert_code(0);
     assert_eq!(
         out.stderr,
-        format!("run {done} finished on {server}: its last leg, started from this store by tester, ended with a finish\n")
+        format!("run {done} finished on {server}: its last leg, started from this store by {}, ended with a finish\n", env.me())
     );
     let out = at(&env, &url, &["wait", &failed]);
     out.assert_code(1);
     assert_one_line_error(
         &out,
-        &format!("run {failed} failed on {server}: its last leg, started from this store by tester, ended with an error"),
+        &format!("run {failed} failed on {server}: its last leg, started from this store by {}, ended with an error", env.me()),
     );
     // Answering a run this store started that waits for nothing: a conflict, said so.
     let out = at(&env, &url, &["answer", &done, "x"]);
@@ -213,7 +213,8 @@ fn mastra_run_records_its_run_so_wait_knows_how_it_ended() {
     assert_one_line_error(
         &out,
         &format!(
-            "run {done} is not suspended on {server}: it was started from this store by tester"
+            "run {done} is not suspended on {server}: it was started from this store by {}",
+            env.me()
         ),
     );
     // Another store knows nothing of it.

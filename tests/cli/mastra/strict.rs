@@ -48,7 +48,7 @@ fn mastra_strict_wait_refuses_empty_unknown_and_stale_ids() {
     out.assert_code(0);
     assert_eq!(
         out.stderr,
-        format!("run {run} finished on {server}: its last leg, after tester's answer from this store, ended with a finish\n")
+        format!("run {run} finished on {server}: its last leg, after {}'s answer from this store, ended with a finish\n", env.me())
     );
     // Another store never answered it: not found.
     let elsewhere = Env::new();
@@ -97,7 +97,7 @@ fn mastra_an_answered_approval_named_by_a_prefix_is_a_conflict() {
         out.assert_code(4);
         assert_one_line_error(
             &out,
-            &format!("run {run} is no longer suspended on {url}/api: approval {call} was answered by tester from this store"),
+            &format!("run {run} is no longer suspended on {url}/api: approval {call} was answered by {} from this store", env.me()),
         );
     }
 }
@@ -132,7 +132,7 @@ fn mastra_a_claim_whose_sender_died_before_the_server_got_it_is_sent_once_more()
         .take(3)
         .collect();
     assert!(
-        mine[2].starts_with("    claimed by tester ")
+        mine[2].starts_with(&format!("    claimed by {} ", env.me()))
             && mine[2].ends_with(
                 ", gone); whether it arrived is unknown; the next answer releases it and sends"
             ),
@@ -157,7 +157,8 @@ fn mastra_a_claim_whose_sender_died_before_the_server_got_it_is_sent_once_more()
     out.assert_code(0);
     assert!(
         out.stderr.starts_with(&format!(
-            "warning: released the stale claim on question {call} of run {run}, claimed by tester "
+            "warning: released the stale claim on question {call} of run {run}, claimed by {} ",
+            env.me()
         )),
         "{}",
         out.stderr
@@ -202,7 +203,7 @@ fn mastra_a_sender_killed_mid_leg_is_never_resent() {
     out.assert_code(4);
     assert_one_line_error(
         &out,
-        &format!("run {run} is no longer suspended on {url}/api: question {call} was answered by tester from this store"),
+        &format!("run {run} is no longer suspended on {url}/api: question {call} was answered by {} from this store", env.me()),
     );
     assert_eq!(fx.calls("planner", "resume-stream", &run, Some(&call)), 1);
 }

@@ -51,7 +51,7 @@ fn mastra_cli_free_text_question_answered() {
             Some("question".into()),
             Some("delivered".into()),
             Some("\"darkMode\"".into()),
-            Some("tester".into()),
+            Some(env.me()),
             Some("flag".into()),
             Some("finished".into())
         ]

@@ -23,7 +23,7 @@ fn mastra_cli_answered_call_is_a_conflict_and_an_unknown_run_not_found() {
     out.assert_code(4);
     assert_one_line_error(
         &out,
-        &format!("question {question} of run {run} was already answered by tester (the server took that answer)"),
+        &format!("question {question} of run {run} was already answered by {} (the server took that answer)", env.me()),
     );
     let plan = id_of(&only(&env, &url, &run));
     at(&env, &url, &["review", &run, "--approve", "--unseen"]).assert_code(0);
@@ -31,7 +31,7 @@ fn mastra_cli_answered_call_is_a_conflict_and_an_unknown_run_not_found() {
     out.assert_code(4);
     assert_one_line_error(
         &out,
-        &format!("run {run} is no longer suspended on {url}/api: plan {plan} was answered by tester from this store"),
+        &format!("run {run} is no longer suspended on {url}/api: plan {plan} was answered by {} from this store", env.me()),
     );
     assert_eq!(
         fx.calls("planner", "resume-stream", &run, Some(&question)),

@@ -84,6 +84,6 @@ fn mastra_cli_wait_returns_once_the_run_is_no_longer_suspended() {
     out.assert_code(0);
     assert_eq!(
         out.stderr,
-        format!("run {run} finished on {url}/api: its last leg, after tester's answer from this store, ended with a finish\n")
+        format!("run {run} finished on {url}/api: its last leg, after {}'s answer from this store, ended with a finish\n", env.me())
     );
 }
