@@ -180,21 +180,8 @@ mod tests {
                     "additionalProperties": false}}]
         });
         Run {
-            id: "r".into(),
-            agent_id: "a".into(),
             agent,
-            cwd: "/".into(),
-            host: None,
-            status: crate::domain::RunStatus::Suspended,
-            output: None,
-            finish_reason: None,
-            error: None,
-            usage: Default::default(),
-            lease: None,
-            created_at: 0,
-            updated_at: 0,
-            os_uid: None,
-            gate: Default::default(),
+            ..Run::sample()
         }
     }
 

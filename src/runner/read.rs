@@ -122,28 +122,14 @@ impl Read {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::RunStatus;
     use std::cell::Cell;
     use std::convert::Infallible;
 
     /// A run stored at `at`, so the tests tell a held run from one read.
     fn run(at: i64) -> Run {
         Run {
-            id: "r".into(),
-            agent_id: "a".into(),
-            agent: serde_json::Value::Null,
-            cwd: "/".into(),
-            host: None,
-            os_uid: None,
-            status: RunStatus::Suspended,
-            output: None,
-            finish_reason: None,
-            error: None,
-            usage: Default::default(),
-            lease: None,
-            created_at: 0,
             updated_at: at,
-            gate: Default::default(),
+            ..Run::sample()
         }
     }
 

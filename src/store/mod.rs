@@ -71,6 +71,31 @@ pub struct Run {
     pub gate: RunGate,
 }
 
+#[cfg(test)]
+impl Run {
+    /// A suspended run `r` of agent `a` with nothing in it, for unit tests to change with
+    /// `Run { field, ..Run::sample() }`.
+    pub fn sample() -> Run {
+        Run {
+            id: "r".into(),
+            agent_id: "a".into(),
+            agent: Value::Null,
+            cwd: "/".into(),
+            host: None,
+            os_uid: None,
+            status: RunStatus::Suspended,
+            output: None,
+            finish_reason: None,
+            error: None,
+            usage: Default::default(),
+            lease: None,
+            created_at: 0,
+            updated_at: 0,
+            gate: Default::default(),
+        }
+    }
+}
+
 /// Who may answer a new run's items and who starts it (SPEC §14): what `create_run`
 /// resolves (names and groups to members, at this moment) and stores with the run.
 #[derive(Clone, Debug, PartialEq)]
