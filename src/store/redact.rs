@@ -7,9 +7,25 @@ use super::location::keywords;
 
 /// `url` without its password.
 pub fn redact(url: &str) -> String {
+    shown(url, true)
+}
+
+/// A PostgreSQL `url` as a command for a person to paste names it: without the password
+/// and without the user (`user@`, a `user` parameter), so that whoever pastes the command
+/// connects as themselves (their `PGUSER`, else their OS user name), not as the process
+/// that printed it.
+pub fn pasteable(url: &str) -> String {
+    shown(url, false)
+}
+
+/// `url` without its password, and without its user unless `with_user`.
+fn shown(url: &str, with_user: bool) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return match keywords(url) {
-            Some(pairs) => redact_keywords(&pairs),
+            Some(mut pairs) => {
+                pairs.retain(|(k, _)| with_user || k != "user");
+                redact_keywords(&pairs)
+            }
             None => url.to_string(),
         };
     };
@@ -19,10 +35,11 @@ pub fn redact(url: &str) -> String {
     };
     let mut out = format!("{scheme}://");
     match before_query.rsplit_once('@') {
-        Some((userinfo, host)) => {
+        Some((userinfo, host)) if with_user => {
             let user = userinfo.split(':').next().unwrap_or_default();
             out.push_str(&format!("{user}@{host}"));
         }
+        Some((_, host)) => out.push_str(host),
         None => out.push_str(before_query),
     }
     let Some(query) = query else { return out };
@@ -32,51 +49,13 @@ pub fn redact(url: &str) -> String {
         .filter_map(|param| {
             let (key, value) = param.split_once('=').unwrap_or((param, ""));
             let key_text = decode(key).to_ascii_lowercase();
-            if key_text.contains("password") {
+            if key_text.contains("password") || (!with_user && key_text == "user") {
                 return None;
             }
             if key_text == "options" && decode(value).to_ascii_lowercase().contains("password") {
                 return Some(format!("{key}=[redacted]"));
             }
             Some(param.to_string())
-        })
-        .collect();
-    if !kept.is_empty() {
-        out.push('?');
-        out.push_str(&kept.join("&"));
-    }
-    out
-}
-
-/// A PostgreSQL `url` as a command for a person to paste names it: without the password
-/// (`redact`) and without the user (`user@`, a `user` parameter), so that whoever pastes the
-/// command connects as themselves (their `PGUSER`, else their OS user name), not as the
-/// process that printed it.
-pub fn pasteable(url: &str) -> String {
-    let shown = redact(url);
-    let Some((scheme, rest)) = shown.split_once("://") else {
-        return match keywords(&shown) {
-            Some(mut pairs) => {
-                pairs.retain(|(k, _)| k != "user");
-                redact_keywords(&pairs)
-            }
-            None => shown,
-        };
-    };
-    let (before_query, query) = match rest.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (rest, None),
-    };
-    let host = before_query
-        .rsplit_once('@')
-        .map_or(before_query, |(_, h)| h);
-    let mut out = format!("{scheme}://{host}");
-    let kept: Vec<&str> = query
-        .into_iter()
-        .flat_map(|q| q.split('&'))
-        .filter(|param| {
-            let key = param.split_once('=').map_or(*param, |(k, _)| k);
-            !decode(key).eq_ignore_ascii_case("user")
         })
         .collect();
     if !kept.is_empty() {
