@@ -7,6 +7,8 @@
 
 pub mod review;
 
+use review::Verdict;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -595,6 +597,47 @@ impl ItemKind {
 
     pub fn parse(s: &str) -> Option<ItemKind> {
         ItemKind::ALL.into_iter().find(|k| k.noun() == s)
+    }
+
+    /// The verdicts a decision on an item of this kind can be (SPEC §14), as the store's
+    /// guards accept them; none for a server's `other` (this store never holds one).
+    pub fn verdicts(self) -> &'static [Verdict] {
+        match self {
+            ItemKind::Question => &[Verdict::Answered],
+            ItemKind::Plan => &[Verdict::Approved, Verdict::Rejected],
+            ItemKind::Approval => &[Verdict::Approved, Verdict::Declined],
+            ItemKind::Other => &[],
+        }
+    }
+
+    /// The verdict a resolution's resume data stands for.
+    pub fn verdict(self, resume_data: &Value) -> Verdict {
+        match self {
+            ItemKind::Approval if resume_data["approved"] == Value::Bool(true) => Verdict::Approved,
+            ItemKind::Approval => Verdict::Declined,
+            ItemKind::Plan if resume_data["action"] == "approved" => Verdict::Approved,
+            ItemKind::Plan => Verdict::Rejected,
+            ItemKind::Question | ItemKind::Other => Verdict::Answered,
+        }
+    }
+
+    /// Whether a policy counts its approvals (N of M): a plan's and an approval's are
+    /// counted; a question is answered once, by one of the reviewers.
+    pub fn counts_approvals(self) -> bool {
+        match self {
+            ItemKind::Plan | ItemKind::Approval => true,
+            ItemKind::Question | ItemKind::Other => false,
+        }
+    }
+
+    /// The verb of a decision that lets something happen (`answer`, `approve`) and of one
+    /// that refuses it (`reject`, `decline`), as a refusal's message says them.
+    pub fn verbs(self) -> (&'static str, &'static str) {
+        match self {
+            ItemKind::Question | ItemKind::Other => ("answer", "reject"),
+            ItemKind::Plan => ("approve", "reject"),
+            ItemKind::Approval => ("approve", "decline"),
+        }
     }
 }
 

@@ -3,45 +3,48 @@
 //! server's; prompt on at a terminal).
 
 use anyhow::Result;
+use serde_json::{json, Value};
 
 use crate::cli::AnswerArgs;
 use crate::context::Ctx;
-use crate::domain::ItemKind;
+use crate::domain::{ItemKind, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::input::who;
-use crate::items::question::{answered, checked, given, USAGE};
+use crate::items::input::{parse_json_flag, read_stdin};
+use crate::items::question::question_of;
+use crate::items::{Answer, Item};
+use crate::output::format;
 use crate::policy::claim;
 use crate::runner::{at_place, Advance, AtPlace, Place};
+use crate::store::Who;
+use crate::tools::ask_user::Mode;
+
+/// How `answer` is used, for the hint of a usage error.
+const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";
 
 /// What `answer` answers.
 const KINDS: [ItemKind; 2] = [ItemKind::Question, ItemKind::Other];
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
-    let by = who(args.item.as_.clone());
-    let answering = Answering {
-        ctx,
-        args: &args,
-        by: &by,
-    };
+    let answering = Answering { ctx, args: &args };
     at_place(ctx, claim(&args.item), args.agent.clone(), None, answering)
 }
 
 struct Answering<'a> {
     ctx: &'a Ctx<'a>,
     args: &'a AnswerArgs,
-    by: &'a str,
 }
 
 impl AtPlace for Answering<'_> {
     fn at<P: Place>(self, place: P) -> Result<Exit> {
-        answer(self.ctx, place, self.args, self.by)
+        answer(self.ctx, place, self.args)
     }
 }
 
-fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs, by: &str) -> Result<Exit> {
+fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs) -> Result<Exit> {
+    let who = Who::this_process(args.item.as_.clone());
     let mut advance =
-        Advance::acting(ctx, place, args.item.no_resume, by)?.next_within(args.item.timeout);
+        Advance::acting(ctx, place, args.item.no_resume, who)?.next_within(args.item.timeout);
     let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
     let (given, via) = match given(args)? {
         Some(given) => given,
@@ -55,8 +58,33 @@ fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs, by: &str) -> Result<
         return fail(which_run(ctx, advance.place(), args));
     }
     let item = advance.target(run, &KINDS, call)?;
-    let resume_data = checked(&item, given, via, args.multi.is_some())?;
-    advance.resolve(&item, &answered(resume_data, by, via))
+    if args.multi.is_some() {
+        only_multi_select(&item)?;
+    }
+    advance.answer(&item, Answer::Data(given), via)
+}
+
+/// The answer given on the command line (ANSWER, `-` for stdin, `--multi`, `--json`) and
+/// how; `None` when none was.
+fn given(args: &AnswerArgs) -> Result<Option<(Value, Via)>> {
+    Ok(Some(match (&args.answer, &args.multi, &args.json) {
+        (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
+        (Some(a), _, _) => (json!(a), Via::Flag),
+        (_, Some(labels), _) => (json!(labels), Via::Flag),
+        (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
+        _ => return Ok(None),
+    }))
+}
+
+/// `--multi` is for a multi-select question only.
+fn only_multi_select(item: &Item) -> Result<()> {
+    if item.kind() != ItemKind::Question || question_of(item)?.mode == Mode::Multi {
+        return Ok(());
+    }
+    fail(Error::usage(format!(
+        "--multi is for multi-select questions; tool call {} takes one answer: pass it as ANSWER",
+        format::shell_quote(item.call_id())
+    )))
 }
 
 /// What `answer RUN` at a terminal prompts for: a question, or, when the run waits for

@@ -6,20 +6,38 @@
 //! (SPEC §14.1, this store only); `--all` is `approve_all`.
 
 use anyhow::Result;
+use serde_json::Value;
 
-use crate::agent::approved::check_changed_args;
 use crate::cli::ApproveArgs;
 use crate::context::Ctx;
-use crate::domain::ItemKind;
+use crate::domain::{ItemKind, Via};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::approval::{decided, decision, Verdict};
-use crate::items::input::who;
-use crate::items::Item;
+use crate::items::input::parse_json_flag;
+use crate::items::Answer;
 use crate::policy::Deciding;
-use crate::runner::{Advance, Local, Mastra, Place, Server};
-use crate::store::Run;
-use serde_json::Value;
+use crate::runner::{at_place, Advance, AtPlace, Place};
+use crate::store::Who;
+use crate::tools::approval::Decision;
+
+/// What `approve` and `decline` stand for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Approve,
+    /// With `--reason`, if given.
+    Decline {
+        reason: Option<String>,
+    },
+}
+
+impl Verdict {
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Verdict::Approve => "approve",
+            Verdict::Decline { .. } => "decline",
+        }
+    }
+}
 
 /// `changed`: `approve --args JSON`, the arguments approved in place of the proposed ones
 /// (refused with `--server` before this).
@@ -27,58 +45,74 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict, changed: Option<&str
     if args.all {
         return super::approve_all::run(ctx, args, verdict);
     }
-    let by = who(args.as_.clone());
-    match &ctx.server {
-        None => {
-            let store = ctx.existing_store()?;
-            let place = Local::new(ctx, store.as_deref(), "", false).deciding(Deciding {
-                claimed: args.as_.is_some(),
-                ..Deciding::default()
-            });
-            decide(ctx, place, args, &verdict, &by, |place, item| {
-                let Some(json) = changed else {
-                    return Ok(());
-                };
-                let value = changed_args(place.loaded()?, item.tool_name(), json)?;
-                place.approving_with(value);
-                Ok(())
-            })
-        }
-        Some(config) => {
-            let server = Server::connect(ctx, config, None)?;
-            let place = Mastra::new(ctx, &server, args.agent.clone()).claiming(args.as_.is_some());
-            decide(ctx, place, args, &verdict, &by, |_, _| Ok(()))
-        }
+    let (decision, via) = decision(args, &verdict)?;
+    let answer = match changed {
+        Some(json) => Answer::Changed(
+            serde_json::from_str::<Value>(json)
+                .map_err(|e| Error::invalid(format!("--args is not valid JSON: {e}")))?,
+        ),
+        None => Answer::Approval(decision),
+    };
+    let deciding = Deciding {
+        claimed: args.as_.is_some(),
+        ..Deciding::default()
+    };
+    let approving = Approving {
+        ctx,
+        args,
+        answer,
+        via,
+    };
+    at_place(ctx, deciding, args.agent.clone(), None, approving)
+}
+
+struct Approving<'a> {
+    ctx: &'a Ctx<'a>,
+    args: &'a ApproveArgs,
+    answer: Answer,
+    via: Via,
+}
+
+impl AtPlace for Approving<'_> {
+    fn at<P: Place>(self, place: P) -> Result<Exit> {
+        let (ctx, args) = (self.ctx, self.args);
+        let who = Who::this_process(args.as_.clone());
+        let mut advance =
+            Advance::acting(ctx, place, args.no_resume, who)?.next_within(args.timeout);
+        let call = args.tool_call.as_deref();
+        let item = advance.target(Some(&args.run), &[ItemKind::Approval], call)?;
+        advance.answer(&item, self.answer, self.via)
     }
 }
 
-/// Finds the item, lets `prepare` look at it (and its place) before anything is recorded,
-/// then resolves it.
-fn decide<P: Place>(
-    ctx: &Ctx,
-    place: P,
-    args: &ApproveArgs,
-    verdict: &Verdict,
-    by: &str,
-    prepare: impl FnOnce(&mut P, &Item) -> Result<()>,
-) -> Result<Exit> {
-    let mut advance = Advance::acting(ctx, place, args.no_resume, by)?.next_within(args.timeout);
-    let (decision, via) = decision(args, verdict)?;
-    let call = args.tool_call.as_deref();
-    let item = advance.target(Some(&args.run), &[ItemKind::Approval], call)?;
-    prepare(advance.place(), &item)?;
-    advance.resolve(&item, &decided(&decision, by, via))
-}
-
-/// `--args JSON`, checked against the tool's input schema before anything is stored.
-fn changed_args(run: &Run, tool: &str, json: &str) -> Result<Value> {
-    let value: Value = serde_json::from_str(json)
-        .map_err(|e| Error::invalid(format!("--args is not valid JSON: {e}")))?;
-    if let Err(problems) = check_changed_args(run, tool, &value) {
-        return fail(
-            Error::invalid(format!("--args do not fit tool {tool}: {problems}"))
-                .with_hint("nothing was recorded; give arguments its input schema takes"),
-        );
+/// The decision the command stands for, checked before anything is looked up: a `--json`
+/// must agree with the verb.
+pub fn decision(args: &ApproveArgs, verdict: &Verdict) -> Result<(Decision, Via)> {
+    let approving = *verdict == Verdict::Approve;
+    if let Some(j) = &args.json {
+        let d = Decision::from_json(&parse_json_flag(j)?)
+            .map_err(|e| Error::invalid(format!("--json: {e}")))?;
+        if d.approved != approving {
+            let other = if d.approved { "approve" } else { "decline" };
+            return fail(
+                Error::usage(format!(
+                    "--json says {{\"approved\": {}}}, but the command is {}",
+                    d.approved,
+                    verdict.verb()
+                ))
+                .with_hint(format!("to {other} the call, use: mastra-ask {other} RUN")),
+            );
+        }
+        return Ok((d, Via::Json));
     }
-    Ok(value)
+    match verdict {
+        Verdict::Approve => Ok((Decision::approve(), Via::Flag)),
+        Verdict::Decline {
+            reason: Some(reason),
+        } if reason.trim().is_empty() => fail(
+            Error::usage("the reason is empty")
+                .with_hint("write why, or leave out --reason to decline with the default reason"),
+        ),
+        Verdict::Decline { reason } => Ok((Decision::decline(reason.clone()), Via::Flag)),
+    }
 }

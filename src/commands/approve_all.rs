@@ -6,21 +6,22 @@
 
 use anyhow::Result;
 
+use super::approve::{decision, Verdict};
+
 use crate::agent::lease;
 use crate::cli::ApproveArgs;
 use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
-use crate::items::approval::{decided, decision, Verdict};
-use crate::items::input::who;
+use crate::items::approval::decided;
 use crate::items::ItemView;
 use crate::output::sanitize;
 use crate::policy::ItemGate;
 use crate::runner::advance::{model_for, on_own_host};
 use crate::runner::view::announce;
 use crate::runner::{Advance, Continues, Outcome, Policy};
-use crate::store::{Decide, Identity, Resolved};
+use crate::store::{Decide, Resolved, Who};
 use crate::ui;
 
 pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
@@ -49,12 +50,11 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
     }
     confirm(ctx, args, verb, items.len())?;
 
-    let by = who(args.as_.clone());
-    let resolution = decided(&decision, &by, via);
-    let identity = Identity::of(&resolution);
+    let who = Who::this_process(args.as_.clone());
+    let resolution = decided(&decision, &who.by, via);
     let d = Decide {
         resolution: &resolution,
-        identity: &identity,
+        identity: &who.identity,
         claimed: args.as_.is_some(),
         args: None,
     };
@@ -80,7 +80,7 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
         ctx.report
             .info(&format!("  {} {line}", sanitize::one_line(call_id)));
     }
-    let policy = Policy::acting(ctx, !args.no_resume, &by);
+    let policy = Policy::acting(ctx, !args.no_resume, who.clone());
     let last = outcomes
         .into_iter()
         .map(|(_, r)| r)

@@ -33,7 +33,7 @@ use crate::cli::Command;
 use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::approval::Verdict;
+use approve::Verdict;
 
 /// The commands that work with `--server`.
 pub const SERVER_COMMANDS: &str = "agents, pending, answer, review, approve, decline, run, wait";

@@ -9,7 +9,7 @@ use crate::domain::RunStatus;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::runner::advance::{model_for, on_own_host, Advance, Policy};
-use crate::store::{now_ms, Run};
+use crate::store::{now_ms, Run, Who};
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
     let (store, run) = ctx.store_and_run(input)?;
@@ -53,9 +53,14 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             run.id, run.id
         )));
     }
-    Advance::new(ctx, store.as_ref(), &run.id, Policy::driving(ctx))
-        .holding(lease, model)
-        .run()
+    Advance::new(
+        ctx,
+        store.as_ref(),
+        &run.id,
+        Policy::driving(ctx, Who::this_process(None)),
+    )
+    .holding(lease, model)
+    .run()
 }
 
 /// A run is only driven on the host that started it (SPEC §5.1).

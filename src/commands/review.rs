@@ -6,24 +6,22 @@ use anyhow::Result;
 
 use crate::cli::ReviewArgs;
 use crate::context::Ctx;
-use crate::domain::ItemKind;
+use crate::domain::{ItemKind, Via};
+use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::input::who;
-use crate::items::plan::{decision, resolution};
+use crate::items::input::{parse_json_flag, read_stdin, read_text_file};
+use crate::items::Answer;
 use crate::policy::claim;
 use crate::runner::{at_place, Advance, AtPlace, Place, PlanFiles};
+use crate::store::Who;
+use crate::tools::submit_plan::Decision;
 
 pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
-    let by = who(args.item.as_.clone());
     let plans = PlanFiles {
         root: args.plan_root.clone(),
         file: args.plan_file.clone(),
     };
-    let reviewing = Reviewing {
-        ctx,
-        args: &args,
-        by: &by,
-    };
+    let reviewing = Reviewing { ctx, args: &args };
     at_place(
         ctx,
         claim(&args.item),
@@ -36,25 +34,50 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
 struct Reviewing<'a> {
     ctx: &'a Ctx<'a>,
     args: &'a ReviewArgs,
-    by: &'a str,
 }
 
 impl AtPlace for Reviewing<'_> {
     fn at<P: Place>(self, place: P) -> Result<Exit> {
-        review(self.ctx, place, self.args, self.by)
+        let (ctx, args) = (self.ctx, self.args);
+        let who = Who::this_process(args.item.as_.clone());
+        let mut advance =
+            Advance::acting(ctx, place, args.item.no_resume, who)?.next_within(args.item.timeout);
+        let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
+        if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
+            return advance.prompt_chosen(run, call, &[ItemKind::Plan]);
+        }
+        let (decision, via) = decision(args)?;
+        let item = advance.target(run, &[ItemKind::Plan], call)?;
+        let unseen = args.unseen;
+        advance.answer(&item, Answer::Plan { decision, unseen }, via)
     }
 }
 
-fn review<P: Place>(ctx: &Ctx, place: P, args: &ReviewArgs, by: &str) -> Result<Exit> {
-    let mut advance =
-        Advance::acting(ctx, place, args.item.no_resume, by)?.next_within(args.item.timeout);
-    let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
-    if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
-        return advance.prompt_chosen(run, call, &[ItemKind::Plan]);
+/// The decision given on the command line, and how.
+pub fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {
+    if let Some(j) = &args.json {
+        let d = Decision::from_json(&parse_json_flag(j)?)
+            .map_err(|e| Error::invalid(format!("--json: {e}")))?;
+        return Ok((d, Via::Json));
     }
-    let (decision, via) = decision(args)?;
-    let item = advance.target(run, &[ItemKind::Plan], call)?;
-    let place = advance.place();
-    let resolution = resolution(&decision, &item, place, args.unseen, ctx.report, by, via)?;
-    advance.resolve(&item, &resolution)
+    if args.approve {
+        return Ok((Decision::Approved { feedback: None }, Via::Flag));
+    }
+    if args.reject {
+        let feedback = match (&args.feedback, &args.feedback_file) {
+            (Some(f), _) => Some(f.clone()),
+            (_, Some(p)) if p.as_os_str() == "-" => Some(read_stdin("the feedback")?),
+            (_, Some(p)) => Some(read_text_file(p, "feedback file")?),
+            _ => None,
+        };
+        if feedback.as_ref().is_some_and(|f| f.trim().is_empty()) {
+            return fail(Error::usage("the feedback is empty").with_hint(
+                "write what should change, or leave out --feedback to reject without feedback",
+            ));
+        }
+        return Ok((Decision::Rejected { feedback }, Via::Flag));
+    }
+    fail(Error::usage("no decision given").with_hint(
+        "pass --approve, --reject [--feedback TEXT | --feedback-file FILE] or --json '{\"action\":\"approved\"}'",
+    ))
 }

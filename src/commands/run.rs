@@ -14,6 +14,7 @@ use crate::providers;
 use crate::remote::{self, ServerConfig};
 use crate::runner::start::{prompt_of, start, Start};
 use crate::runner::{Advance, Mastra, Policy, Server};
+use crate::store::Who;
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     if args.quiet && ctx.out.is_json() {
@@ -110,7 +111,7 @@ fn on_server(ctx: &Ctx, config: &ServerConfig, args: RunArgs) -> Result<Exit> {
         require_tool_approval: args.require_approval,
     };
     let place = Mastra::starting(ctx, &server, agent, start);
-    Advance::over(ctx, place, Policy::driving(ctx)).run()
+    Advance::over(ctx, place, Policy::driving(ctx, Who::this_process(None))).run()
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.

@@ -12,11 +12,11 @@ use crate::cli::WaitArgs;
 use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::input::who;
 use crate::remote::ServerConfig;
 use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
 use crate::runner::waiter::Waiter;
 use crate::runner::{Mastra, Place, Server};
+use crate::store::Who;
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
     if let Some(config) = &ctx.server {
@@ -65,6 +65,6 @@ fn policy(drive: bool, deadline: Option<Instant>) -> Policy {
             summary: true,
             started_it: false,
         }),
-        by: who(None),
+        who: Who::this_process(None),
     }
 }

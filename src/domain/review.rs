@@ -184,18 +184,6 @@ impl Verdict {
     pub fn consents(self) -> bool {
         matches!(self, Verdict::Approved | Verdict::Answered)
     }
-
-    /// The verdict a resolution's resume data stands for, for an item of `kind`.
-    pub fn of(kind: crate::domain::ItemKind, resume_data: &Value) -> Verdict {
-        use crate::domain::ItemKind;
-        match kind {
-            ItemKind::Approval if resume_data["approved"] == Value::Bool(true) => Verdict::Approved,
-            ItemKind::Approval => Verdict::Declined,
-            ItemKind::Plan if resume_data["action"] == "approved" => Verdict::Approved,
-            ItemKind::Plan => Verdict::Rejected,
-            ItemKind::Question | ItemKind::Other => Verdict::Answered,
-        }
-    }
 }
 
 impl fmt::Display for Verdict {
@@ -411,25 +399,22 @@ mod tests {
     #[test]
     fn verdicts_follow_the_resume_data_and_a_tool_rule_governs_its_approvals() {
         assert_eq!(
-            Verdict::of(ItemKind::Approval, &json!({"approved": true})),
+            ItemKind::Approval.verdict(&json!({"approved": true})),
             Verdict::Approved
         );
         assert_eq!(
-            Verdict::of(ItemKind::Approval, &json!({"approved": false})),
+            ItemKind::Approval.verdict(&json!({"approved": false})),
             Verdict::Declined
         );
         assert_eq!(
-            Verdict::of(ItemKind::Plan, &json!({"action": "approved"})),
+            ItemKind::Plan.verdict(&json!({"action": "approved"})),
             Verdict::Approved
         );
         assert_eq!(
-            Verdict::of(ItemKind::Plan, &json!({"action": "rejected"})),
+            ItemKind::Plan.verdict(&json!({"action": "rejected"})),
             Verdict::Rejected
         );
-        assert_eq!(
-            Verdict::of(ItemKind::Question, &json!("yes")),
-            Verdict::Answered
-        );
+        assert_eq!(ItemKind::Question.verdict(&json!("yes")), Verdict::Answered);
         for v in Verdict::ALL {
             assert_eq!(Verdict::parse(v.as_str()), Some(v));
         }

@@ -6,14 +6,13 @@
 use anyhow::Result;
 use serde_json::Value;
 
+use super::answer::{unfit, Answer, Checked, Given};
 use super::view::{json_of, ItemView};
-use super::{Asked, Kind, Prompted, Verb};
-use crate::cli::ApproveArgs;
+use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::domain::{Resolution, Via};
-use crate::error::{fail, Error};
-use crate::items::input::parse_json_flag;
+use crate::error::Error;
 use crate::output::sanitize;
-use crate::remote::Answer;
+use crate::remote;
 use crate::tools::approval::Decision;
 use crate::ui;
 
@@ -68,32 +67,30 @@ impl Kind for ApprovalItem {
         )
     }
 
-    /// `approve-tool-call`, or `decline-tool-call` with the reason, if any.
-    fn route(&self, resume_data: &Value) -> Answer {
-        if resume_data["approved"] == true {
-            return Answer::Approve;
-        }
-        Answer::Decline {
-            reason: resume_data["reason"].as_str().map(str::to_string),
-        }
+    /// Changed arguments equal to the proposed ones are a plain approval.
+    fn check(&self, item: &Item, answer: Answer, given: &Given) -> Result<Checked> {
+        let (decision, changed) = match answer {
+            Answer::Data(data) => (Decision::from_json(&data).map_err(Error::invalid)?, None),
+            Answer::Approval(decision) => (decision, None),
+            Answer::Changed(args) => {
+                let changed = (item.args() != Some(&args)).then_some(args);
+                (Decision::approve(), changed)
+            }
+            other => return Err(unfit(item, &other)),
+        };
+        Ok(Checked {
+            resolution: decided(&decision, given.by, given.via),
+            changed,
+        })
     }
-}
 
-/// What `approve` and `decline` stand for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    Approve,
-    /// With `--reason`, if given.
-    Decline {
-        reason: Option<String>,
-    },
-}
-
-impl Verdict {
-    pub fn verb(&self) -> &'static str {
-        match self {
-            Verdict::Approve => "approve",
-            Verdict::Decline { .. } => "decline",
+    /// `approve-tool-call`, or `decline-tool-call` with the reason, if any.
+    fn route(&self, resume_data: &Value) -> remote::Answer {
+        if resume_data["approved"] == true {
+            return remote::Answer::Approve;
+        }
+        remote::Answer::Decline {
+            reason: resume_data["reason"].as_str().map(str::to_string),
         }
     }
 }
@@ -106,37 +103,5 @@ pub fn decided(decision: &Decision, by: &str, via: Via) -> Resolution {
         result: decision.result(),
         by: by.to_string(),
         via,
-    }
-}
-
-/// The decision the command stands for, checked before anything is looked up: a `--json`
-/// must agree with the verb.
-pub fn decision(args: &ApproveArgs, verdict: &Verdict) -> Result<(Decision, Via)> {
-    let approving = *verdict == Verdict::Approve;
-    if let Some(j) = &args.json {
-        let d = Decision::from_json(&parse_json_flag(j)?)
-            .map_err(|e| Error::invalid(format!("--json: {e}")))?;
-        if d.approved != approving {
-            let other = if d.approved { "approve" } else { "decline" };
-            return fail(
-                Error::usage(format!(
-                    "--json says {{\"approved\": {}}}, but the command is {}",
-                    d.approved,
-                    verdict.verb()
-                ))
-                .with_hint(format!("to {other} the call, use: mastra-ask {other} RUN")),
-            );
-        }
-        return Ok((d, Via::Json));
-    }
-    match verdict {
-        Verdict::Approve => Ok((Decision::approve(), Via::Flag)),
-        Verdict::Decline {
-            reason: Some(reason),
-        } if reason.trim().is_empty() => fail(
-            Error::usage("the reason is empty")
-                .with_hint("write why, or leave out --reason to decline with the default reason"),
-        ),
-        Verdict::Decline { reason } => Ok((Decision::decline(reason.clone()), Via::Flag)),
     }
 }

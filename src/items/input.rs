@@ -1,22 +1,10 @@
 //! What a person gives beyond clap's flags when they resolve an item (or start a run): stdin
-//! for `-`, `--json` values, text files, and who is answering. Nothing here touches the
-//! store.
+//! for `-`, `--json` values and text files. Nothing here touches the store.
 
 use anyhow::Result;
 
 use crate::error::Error;
 use crate::limits::{self, ReadError, MAX_TEXT_INPUT};
-
-/// Who resolves an item: `--as`, else `MASTRA_ASK_USER`, else the login name.
-pub fn who(as_: Option<String>) -> String {
-    as_.filter(|s| !s.trim().is_empty())
-        .or_else(|| {
-            std::env::var("MASTRA_ASK_USER")
-                .ok()
-                .filter(|s| !s.is_empty())
-        })
-        .unwrap_or_else(crate::sys::login_name)
-}
 
 /// Reads stdin (for `-`) up to [`MAX_TEXT_INPUT`], without its final newline.
 pub fn read_stdin(what: &str) -> Result<String> {

@@ -2,14 +2,15 @@
 //! (a question, a plan, an approval, a server's `other` suspension), one file per kind behind
 //! one trait — its wording, the line that describes it, the commands that resolve it, its
 //! prompt (drawn by the widget in `ui/`), its Mastra route, and what a one-step run's waiter
-//! prints of its resolution — with, beside the impl, how an answer of that kind is given on
-//! the command line and checked (SPEC §5.4). The model-side half of a kind is its tool
+//! prints of its resolution, and how an answer (`answer::Answer`, neutral, as every frontend
+//! gives it) is checked against it (SPEC §5.4). The model-side half of a kind is its tool
 //! (`tools/`). `Item` is a pending item itself, owned, local or a server's.
 //!
 //! A new kind is a variant of `domain::ItemKind`, one arm in `of`, one file here, its tool
 //! and its widget. Nothing here finds runs, records a resolution or decides what happens to
 //! a run next (`runner` does); nothing here prints except through a `Report`.
 
+pub mod answer;
 pub mod approval;
 pub mod input;
 mod item;
@@ -22,8 +23,8 @@ use anyhow::Result;
 use serde_json::Value;
 
 use crate::domain::{ItemKind, Resolution};
-use crate::remote::Answer;
 
+pub use answer::{Answer, Checked, Given};
 pub use item::Item;
 pub use plan::Plans;
 pub use view::{describe, ItemView, When};
@@ -58,11 +59,15 @@ pub trait Kind: Sync {
     /// Asks the person at the terminal about a pending item.
     fn prompt(&self, asked: &Asked) -> Result<Prompted>;
 
+    /// `answer` checked against `item` (SPEC §5.4, §14.1): what is recorded, or why it
+    /// does not fit (nothing is recorded then).
+    fn check(&self, item: &Item, answer: Answer, given: &Given) -> Result<Checked>;
+
     /// How a Mastra server is answered with this resume data (SPEC §12): `resume-stream`
     /// with it, unless the kind has routes of its own (an approval) or sends less (a plan's
     /// rejection).
-    fn route(&self, resume_data: &Value) -> Answer {
-        Answer::Resume(resume_data.clone())
+    fn route(&self, resume_data: &Value) -> crate::remote::Answer {
+        crate::remote::Answer::Resume(resume_data.clone())
     }
 
     /// The lines the waiter of a one-step run (`ask`, `plan`) prints on stdout once its item

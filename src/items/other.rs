@@ -4,8 +4,10 @@
 
 use anyhow::Result;
 
+use super::answer::{unfit, Answer, Checked, Given};
+use super::question::{answered, checked};
 use super::view::{json_of, ItemView};
-use super::{Asked, Kind, Prompted, Verb};
+use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::output::sanitize;
 
 pub struct OtherItem;
@@ -40,5 +42,14 @@ impl Kind for OtherItem {
 
     fn prompt(&self, _asked: &Asked) -> Result<Prompted> {
         Ok(Prompted::Unanswerable)
+    }
+
+    /// JSON of the tool's own shape, sent as given (only as JSON).
+    fn check(&self, item: &Item, answer: Answer, given: &Given) -> Result<Checked> {
+        let Answer::Data(data) = answer else {
+            return Err(unfit(item, &answer));
+        };
+        let data = checked(item, data, given.via)?;
+        Ok(Checked::plain(answered(data, given.by, given.via)))
     }
 }

@@ -1,5 +1,5 @@
-//! A plan (`submit_plan`): decided with `review RUN --approve`, `--reject [--feedback TEXT |
-//! --feedback-file FILE]` or `--json '{"action":...}'`, on the plan as its place shows it
+//! A plan (`submit_plan`): approved, or rejected with feedback (`review RUN --approve`,
+//! `--reject --feedback TEXT`, `--json '{"action":...}'`, a form), on the plan as its place shows it
 //! (`Plans`: this store's snapshot taken when it was submitted; a Mastra server's file, read
 //! for the reviewer), shown at a terminal rendered, with the Approve / Reject menu. On a
 //! Mastra server a rejection sends the decision and the feedback only, never the plan.
@@ -7,14 +7,12 @@
 use anyhow::Result;
 use serde_json::Value;
 
+use super::answer::{unfit, Answer, Checked, Given};
 use super::view::ItemView;
 use super::{Asked, Item, Kind, Prompted, Verb};
-use crate::cli::ReviewArgs;
 use crate::domain::{Resolution, Via};
 use crate::error::{fail, Error};
-use crate::items::input::{parse_json_flag, read_stdin, read_text_file};
 use crate::output::sanitize;
-use crate::remote::Answer;
 use crate::report::Report;
 use crate::store::Run;
 use crate::tools::submit_plan::{read_plan, Decision, Plan};
@@ -92,15 +90,25 @@ impl Kind for PlanItem {
     }
 
     /// A rejection sends the decision and the feedback only, never the plan's text.
-    fn route(&self, resume_data: &Value) -> Answer {
+    fn route(&self, resume_data: &Value) -> crate::remote::Answer {
         if resume_data["action"] != "rejected" {
-            return Answer::Resume(resume_data.clone());
+            return crate::remote::Answer::Resume(resume_data.clone());
         }
         let mut sent = serde_json::json!({"action": "rejected"});
         if let Some(feedback) = resume_data.get("feedback") {
             sent["feedback"] = feedback.clone();
         }
-        Answer::Resume(sent)
+        crate::remote::Answer::Resume(sent)
+    }
+
+    fn check(&self, item: &Item, answer: Answer, given: &Given) -> Result<Checked> {
+        let (decision, unseen) = match answer {
+            Answer::Data(data) => (Decision::from_json(&data).map_err(Error::invalid)?, false),
+            Answer::Plan { decision, unseen } => (decision, unseen),
+            other => return Err(unfit(item, &other)),
+        };
+        let resolution = resolution(&decision, item, given, unseen)?;
+        Ok(Checked::plain(resolution))
     }
 
     fn outcome(&self, answer: &Value) -> Vec<String> {
@@ -121,26 +129,19 @@ pub fn plan_of(item: &Item) -> Result<Plan> {
         .ok_or_else(|| super::unreadable(item.call_id(), "plan"))
 }
 
-/// The resolution of `decision`, given on the command line, on `item`'s plan as `plans`
-/// shows it. A plan nobody can be shown is rejected without it, and approved only with
-/// `unseen` (`review --unseen`: its path is sent, no text).
-pub fn resolution(
-    decision: &Decision,
-    item: &Item,
-    plans: &dyn Plans,
-    unseen: bool,
-    report: &dyn Report,
-    by: &str,
-    via: Via,
-) -> Result<Resolution> {
-    let why = match plans.plan(item, decision.is_approved())? {
+/// The resolution of `decision` on `item`'s plan as `given.plans` shows it. A plan nobody
+/// can be shown is rejected without it, and approved only with `unseen` (`review
+/// --unseen`: its path is sent, no text).
+fn resolution(decision: &Decision, item: &Item, given: &Given, unseen: bool) -> Result<Resolution> {
+    let (by, via) = (given.by, given.via);
+    let why = match given.plans.plan(item, decision.is_approved())? {
         Ok(plan) => return Ok(decided(decision, &plan, by, via)),
         Err(why) => why,
     };
     let resume_data = if !decision.is_approved() {
         decision.without_plan()
     } else if unseen {
-        report.warn(&format!(
+        given.report.warn(&format!(
             "the plan could not be read ({why}); the decision is sent with its path only"
         ));
         let mut data = decision.without_plan();
@@ -186,33 +187,4 @@ pub fn warn_if_changed(report: &dyn Report, run: &Run, plan: &Plan) {
             run.id
         ));
     }
-}
-
-/// The decision given on the command line, and how.
-pub fn decision(args: &ReviewArgs) -> Result<(Decision, Via)> {
-    if let Some(j) = &args.json {
-        let d = Decision::from_json(&parse_json_flag(j)?)
-            .map_err(|e| Error::invalid(format!("--json: {e}")))?;
-        return Ok((d, Via::Json));
-    }
-    if args.approve {
-        return Ok((Decision::Approved { feedback: None }, Via::Flag));
-    }
-    if args.reject {
-        let feedback = match (&args.feedback, &args.feedback_file) {
-            (Some(f), _) => Some(f.clone()),
-            (_, Some(p)) if p.as_os_str() == "-" => Some(read_stdin("the feedback")?),
-            (_, Some(p)) => Some(read_text_file(p, "feedback file")?),
-            _ => None,
-        };
-        if feedback.as_ref().is_some_and(|f| f.trim().is_empty()) {
-            return fail(Error::usage("the feedback is empty").with_hint(
-                "write what should change, or leave out --feedback to reject without feedback",
-            ));
-        }
-        return Ok((Decision::Rejected { feedback }, Via::Flag));
-    }
-    fail(Error::usage("no decision given").with_hint(
-        "pass --approve, --reject [--feedback TEXT | --feedback-file FILE] or --json '{\"action\":\"approved\"}'",
-    ))
 }

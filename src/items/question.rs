@@ -1,16 +1,15 @@
-//! A question (`ask_user`): answered with `answer RUN ANSWER`, `--multi LABEL...` or
-//! `--json VALUE`, checked against its options (SPEC §5.4), asked at a terminal with a text
-//! prompt, a select or a multi-select.
+//! A question (`ask_user`): answered with text, a label or labels (`answer RUN ANSWER`,
+//! `--multi LABEL...`, `--json VALUE`, a form), checked against its options (SPEC §5.4),
+//! asked at a terminal with a text prompt, a select or a multi-select.
 
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::answer::{unfit, Answer, Checked, Given};
 use super::view::ItemView;
 use super::{Asked, Item, Kind, Prompted, Verb};
-use crate::cli::AnswerArgs;
 use crate::domain::{ItemKind, Resolution, Via};
 use crate::error::{fail, Error};
-use crate::items::input::{parse_json_flag, read_stdin};
 use crate::output::{format, sanitize};
 use crate::tools::ask_user::{self, Mode, Question};
 use crate::ui;
@@ -71,6 +70,14 @@ impl Kind for QuestionItem {
         })
     }
 
+    fn check(&self, item: &Item, answer: Answer, given: &Given) -> Result<Checked> {
+        let Answer::Data(data) = answer else {
+            return Err(unfit(item, &answer));
+        };
+        let data = checked(item, data, given.via)?;
+        Ok(Checked::plain(answered(data, given.by, given.via)))
+    }
+
     fn outcome(&self, answer: &Value) -> Vec<String> {
         match answer {
             Value::Array(labels) => labels
@@ -110,22 +117,9 @@ pub fn answered(resume_data: Value, by: &str, via: Via) -> Resolution {
     }
 }
 
-/// The answer given on the command line (ANSWER, `-` for stdin, `--multi`, `--json`) and
-/// how; `None` when none was.
-pub fn given(args: &AnswerArgs) -> Result<Option<(Value, Via)>> {
-    Ok(Some(match (&args.answer, &args.multi, &args.json) {
-        (Some(a), _, _) if a == "-" => (json!(read_stdin("the answer")?), Via::Flag),
-        (Some(a), _, _) => (json!(a), Via::Flag),
-        (_, Some(labels), _) => (json!(labels), Via::Flag),
-        (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
-        _ => return Ok(None),
-    }))
-}
-
 /// The resume data of an answer to `item` (SPEC §5.4): for a question, checked against its
-/// options, and `--multi` only for a multi-select one; for a server's `other` item, JSON of
-/// the tool's own shape, sent as given.
-pub fn checked(item: &Item, given: Value, via: Via, multi: bool) -> Result<Value> {
+/// options; for a server's `other` item, JSON of the tool's own shape, sent as given.
+pub fn checked(item: &Item, given: Value, via: Via) -> Result<Value> {
     let call = format::shell_quote(item.call_id());
     if item.kind() == ItemKind::Other {
         if via != Via::Json {
@@ -137,13 +131,5 @@ pub fn checked(item: &Item, given: Value, via: Via, multi: bool) -> Result<Value
         return Ok(given);
     }
     let question = question_of(item)?;
-    if multi && question.mode != Mode::Multi {
-        return fail(Error::usage(format!(
-            "--multi is for multi-select questions; tool call {call} takes one answer: pass it as ANSWER"
-        )));
-    }
     Ok(question.check_answer(&given).map_err(Error::invalid)?)
 }
-
-/// How `answer` is used, for the hint of a usage error.
-pub const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";

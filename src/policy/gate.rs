@@ -106,7 +106,7 @@ impl ItemGate {
     /// One line: who may decide and what is still needed.
     pub fn summary(&self) -> String {
         let others = or_list(&self.still_may());
-        if self.kind == ItemKind::Question {
+        if !self.kind.counts_approvals() {
             return format!("{others} may answer");
         }
         let needed = self.rule.approvals;
@@ -131,9 +131,9 @@ impl ItemGate {
         let mut lines = vec![if pending {
             self.summary()
         } else {
-            let needs = match self.kind {
-                ItemKind::Question => String::new(),
-                _ => format!(" ({} of them)", self.rule.approvals),
+            let needs = match self.kind.counts_approvals() {
+                false => String::new(),
+                true => format!(" ({} of them)", self.rule.approvals),
             };
             format!("policy: {}{needs}", or_list(&self.rule.reviewers))
         }];

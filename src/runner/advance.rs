@@ -32,9 +32,9 @@ use crate::agent::AgentDef;
 use crate::domain::{CallRecord, ItemKind, Message, Resolution};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::{self, input, Asked, Item, ItemView, Prompted};
+use crate::items::{self, Asked, Item, ItemView, Prompted};
 use crate::providers::{self, Provider};
-use crate::store::{Lease, Run, Store};
+use crate::store::{Lease, Run, Store, Who};
 use crate::sys::signals;
 
 /// What a frontend lets this process do with a run.
@@ -46,8 +46,8 @@ pub struct Policy {
     pub prompt: bool,
     /// Stay until the run ends (a waiter: `--wait`, `wait`).
     pub wait: Option<Wait>,
-    /// Who resolves the items prompted for here.
-    pub by: String,
+    /// Who decides what is recorded here, named by the frontend (SPEC §14).
+    pub who: Who,
 }
 
 /// How a waiter waits.
@@ -65,37 +65,38 @@ pub struct Wait {
 
 impl Policy {
     /// The policy of a command that runs the run's next leg itself (`resume`, `reply`, a
-    /// run started on a server): drive it, prompt on at a terminal.
-    pub fn driving(ctx: &Context) -> Policy {
+    /// run started on a server), as `who`: drive it, prompt on at a terminal.
+    pub fn driving(ctx: &Context, who: Who) -> Policy {
         Policy {
             drive: true,
             prompt: ctx.interactive(),
             wait: None,
-            by: input::who(None),
+            who,
         }
     }
 
-    /// The policy of a frontend that resolves an item as `by`: drive the leg it resumes when
-    /// `drive` (not `--no-resume`), prompt on at a terminal for what the run asks next.
-    pub fn acting(ctx: &Context, drive: bool, by: &str) -> Policy {
+    /// The policy of a frontend that resolves an item as `who`: drive the leg it resumes
+    /// when `drive` (not `--no-resume`), prompt on at a terminal for what the run asks next.
+    pub fn acting(ctx: &Context, drive: bool, who: Who) -> Policy {
         Policy {
             drive,
             prompt: ctx.interactive() && drive,
             wait: None,
-            by: by.to_string(),
+            who,
         }
     }
 
-    /// The policy of `serve` resolving an item of `run` as the reviewer `by`: it never
-    /// prompts, and drives the leg only with `--drive` (`drive`) and only for a run that its
-    /// own OS user started on its own host, as the store recorded it (SPEC §13): anyone who
-    /// can write the store could otherwise make it run their commands.
-    pub fn serving(drive: bool, run: &Run, by: &str) -> Policy {
+    /// The policy of a frontend with no terminal (`serve`, and every channel after it)
+    /// resolving an item of `run` as `who`: it never prompts, and drives the leg only when
+    /// asked to (`drive`, serve's `--drive`) and only for a run that its own OS user started
+    /// on its own host, as the store recorded it (SPEC §13): anyone who can write the store
+    /// could otherwise make it run their commands.
+    pub fn serving(drive: bool, run: &Run, who: Who) -> Policy {
         Policy {
             drive: drive && started_here_by_me(run),
             prompt: false,
             wait: None,
-            by: by.to_string(),
+            who,
         }
     }
 }
@@ -130,13 +131,13 @@ impl<'a, P: Place> Advance<'a, P> {
         self
     }
 
-    /// A frontend that resolves an item as `by`; `no_resume`: only record it, where the
+    /// A frontend that resolves an item as `who`; `no_resume`: only record it, where the
     /// place allows that.
     pub fn acting(
         ctx: &'a Context<'a>,
         place: P,
         no_resume: bool,
-        by: &str,
+        who: Who,
     ) -> Result<Advance<'a, P>> {
         if no_resume {
             if let Some(refused) = place.refuses_only_recording() {
@@ -146,7 +147,7 @@ impl<'a, P: Place> Advance<'a, P> {
         Ok(Advance::over(
             ctx,
             place,
-            Policy::acting(ctx, !no_resume, by),
+            Policy::acting(ctx, !no_resume, who),
         ))
     }
 
@@ -190,17 +191,26 @@ impl<'a, P: Place> Advance<'a, P> {
     }
 
     /// Records `resolution` for `item` exactly once, then advances the run.
-    pub fn resolve(mut self, item: &Item, resolution: &Resolution) -> Result<Exit> {
+    fn resolve(mut self, item: &Item, resolution: &Resolution) -> Result<Exit> {
         let outcome = self.record_item(item, resolution)?;
-        if let Some(exit) = self.after(&outcome) {
+        self.then(&outcome)
+    }
+
+    /// After recording: stops as `after` says, or advances the run.
+    pub(super) fn then(mut self, outcome: &Outcome) -> Result<Exit> {
+        if let Some(exit) = self.after(outcome) {
             return Ok(exit);
         }
         self.advance()
     }
 
-    /// Records `resolution` for `item` exactly once; who moves the run on.
-    pub fn record_item(&mut self, item: &Item, resolution: &Resolution) -> Result<Outcome> {
-        let outcome = self.place.record(item, resolution, self.policy.drive)?;
+    /// Records `resolution` for `item` exactly once, as the policy's `who`; who moves the
+    /// run on. Every recording of this process passes here (`decide`, a prompt's answer).
+    pub(super) fn record_item(&mut self, item: &Item, resolution: &Resolution) -> Result<Outcome> {
+        let who = &self.policy.who.identity;
+        let outcome = self
+            .place
+            .record(item, resolution, who, self.policy.drive)?;
         self.recorded.push(resolved_line(
             item.call_id(),
             item.kind(),
@@ -354,7 +364,7 @@ impl<'a, P: Place> Advance<'a, P> {
     fn ask(&self, item: &Item) -> Result<Prompted> {
         let asked = Asked {
             item,
-            by: &self.policy.by,
+            by: &self.policy.who.by,
             plans: &self.place,
         };
         let _noticing = self.place.notice(item);
@@ -485,24 +495,18 @@ impl<'a> Advance<'a, Local<'a>> {
         self
     }
 
-    /// Records `resolution` for `item` of `run` (as read before) exactly once, and says who
-    /// moves the run on. When this process drives, the events the resolution appended are
-    /// reported and the lease is this process's; a waiter's leg can then be followed from
-    /// the store (`follow`) starting with those events.
-    pub fn record(
-        &mut self,
-        run: &Run,
-        item: &CallRecord,
-        resolution: &Resolution,
-    ) -> Result<Outcome> {
+    /// The item `call` of `run` (as read before), for `decide`: the place knows the run
+    /// without reading it again. When this process then drives, the events the decision
+    /// appended are reported and the lease is this process's; a waiter's leg can be
+    /// followed from the store (`follow`) starting with those events.
+    pub fn item_of(&mut self, run: &Run, call: &CallRecord) -> Item {
         self.place.knows(Read::known(run.clone()));
-        let item = Item::Stored {
-            call: Box::new(item.clone()),
+        Item::Stored {
+            call: Box::new(call.clone()),
             agent_id: run.agent_id.clone(),
             pending_in_run: 1,
             url: None,
-        };
-        self.record_item(&item, resolution)
+        }
     }
 
     /// After `record` said `Outcome::Waiter`: reports the waiter's leg as its events are

@@ -22,6 +22,7 @@ use super::record::{Continues, Outcome};
 use super::target::{self, check_prefix, find_run, no_run};
 use super::watch::{Followed, Watch, POLL};
 use super::Context;
+use crate::agent::approved::check_changed_args;
 use crate::agent::driver::{self, Ended};
 use crate::agent::{lease, AgentDef};
 use crate::domain::{CallState, ItemKind, Message, Resolution, RunStatus};
@@ -89,11 +90,6 @@ impl<'a> Local<'a> {
             Some(run) => Ok(run),
             None => fail(no_run(&self.run_id)),
         }
-    }
-
-    /// The next decision approves `args` in place of the proposed ones (`approve --args`).
-    pub fn approving_with(&mut self, args: Value) {
-        self.deciding.args = Some(args);
     }
 
     /// As `deciding`, on a place already made.
@@ -178,6 +174,7 @@ impl<'a> Local<'a> {
         run: &mut Run,
         item: &Item,
         resolution: &Resolution,
+        identity: &Identity,
         drive: bool,
     ) -> Result<Outcome> {
         let store = self.store()?;
@@ -197,11 +194,10 @@ impl<'a> Local<'a> {
         let ends = self
             .is_one_shot(run)
             .then(|| super::oneshot::last_step(run.usage));
-        let identity = Identity::of(resolution);
         let args = self.deciding.args.take();
         let decision = Decide {
             resolution,
-            identity: &identity,
+            identity,
             claimed: self.deciding.claimed,
             args: args.as_ref(),
         };
@@ -442,9 +438,27 @@ impl Place for Local<'_> {
         kind != ItemKind::Other
     }
 
-    fn record(&mut self, item: &Item, resolution: &Resolution, drive: bool) -> Result<Outcome> {
+    fn approve_changed(&mut self, item: &Item, args: Value) -> Result<()> {
+        let tool = item.tool_name();
+        if let Err(problems) = check_changed_args(self.loaded()?, tool, &args) {
+            return fail(
+                Error::invalid(format!("the arguments do not fit tool {tool}: {problems}"))
+                    .with_hint("nothing was recorded; give arguments its input schema takes"),
+            );
+        }
+        self.deciding.args = Some(args);
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        item: &Item,
+        resolution: &Resolution,
+        who: &Identity,
+        drive: bool,
+    ) -> Result<Outcome> {
         let mut run = self.take_run()?;
-        let outcome = self.record_on(&mut run, item, resolution, drive);
+        let outcome = self.record_on(&mut run, item, resolution, who, drive);
         // Driving on, this process knows the run as its transaction left it.
         let fresh = matches!(outcome, Ok(Outcome::Driven));
         self.read.put(run, fresh);

@@ -18,6 +18,7 @@
 
 pub mod advance;
 mod context;
+pub mod decide;
 pub mod elsewhere;
 pub mod end;
 pub mod in_full;

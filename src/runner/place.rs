@@ -22,6 +22,7 @@ use crate::domain::{ItemKind, Resolution};
 use crate::error::{Error, Kind};
 use crate::items::{Item, Plans};
 use crate::policy::ItemGate;
+use crate::store::Identity;
 use crate::sys::signals::Ending;
 
 /// Items' gates by run id and tool call id.
@@ -107,9 +108,25 @@ pub trait Place: Plans {
     /// Whether items of `kind` can wait here (this store never holds a server's `other`).
     fn holds(&self, kind: ItemKind) -> bool;
 
-    /// Records `resolution` for `item` exactly once, and says who moves the run on; `drive`:
-    /// this process may drive the leg it resumes.
-    fn record(&mut self, item: &Item, resolution: &Resolution, drive: bool) -> Result<Outcome>;
+    /// Records `resolution` for `item` exactly once as `who` decides it (checked by the
+    /// store where the place has one), and says who moves the run on; `drive`: this process
+    /// may drive the leg it resumes.
+    fn record(
+        &mut self,
+        item: &Item,
+        resolution: &Resolution,
+        who: &Identity,
+        drive: bool,
+    ) -> Result<Outcome>;
+
+    /// The next decision approves `args` in place of `item`'s proposed arguments (SPEC
+    /// §14.1), once they fit the tool's input schema; refused where a place cannot run them.
+    fn approve_changed(&mut self, item: &Item, _args: Value) -> Result<()> {
+        crate::error::fail(Error::usage(format!(
+            "tool call {} is not this store's: only this store's tool calls are approved with changed arguments",
+            item.call_id()
+        )))
+    }
 
     /// Runs the leg that is this process's to run (`Driver::Me`).
     fn leg(&mut self) -> Result<Ran>;

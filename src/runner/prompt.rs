@@ -107,13 +107,7 @@ pub fn decided_meanwhile(store: &dyn Store, call: &CallRecord) -> Result<Option<
         CallState::Pending => return Ok(None),
         CallState::Resolved => {
             let data = now.resume_data.clone().unwrap_or_default();
-            match (now.kind(), &data["action"], &data["approved"]) {
-                (ItemKind::Plan, action, _) if action == "rejected" => "rejected",
-                (ItemKind::Plan, ..) => "approved",
-                (ItemKind::Approval, _, approved) if approved == false => "declined",
-                (ItemKind::Approval, ..) => "approved",
-                _ => "answered",
-            }
+            now.kind().verdict(&data).as_str()
         }
         state => state.as_str(),
     };

@@ -79,10 +79,11 @@ mod tests {
         CallState, Event, ItemKind, Message, NewCall, RunStatus, StepCommit, ToolCall, Transition,
         Via,
     };
-    use crate::runner::watch::tests::{new_run, store_at, Kept};
+    use crate::runner::watch::tests::{new_run_under, store_at, Kept};
     use crate::runner::Advance;
     use crate::runner::{Context, Followed, Policy};
     use crate::store::{Location, Store};
+    use crate::store::{RunReview, Who};
     use serde_json::json;
     use std::time::{Duration, Instant};
 
@@ -92,7 +93,17 @@ mod tests {
         driver: &crate::store::Lease,
         waiter: Option<&crate::store::Lease>,
     ) {
-        new_run(store, "run-1", driver, waiter);
+        suspended_under(store, driver, waiter, &RunReview::local(Default::default()));
+    }
+
+    /// As `suspended`, under `review`.
+    fn suspended_under(
+        store: &dyn Store,
+        driver: &crate::store::Lease,
+        waiter: Option<&crate::store::Lease>,
+        review: &RunReview,
+    ) {
+        new_run_under(store, "run-1", driver, waiter, review);
         let call = ToolCall {
             id: "q1".into(),
             name: "ask_user".into(),
@@ -154,11 +165,12 @@ mod tests {
             drive: true,
             prompt: false,
             wait: None,
-            by: "alice".into(),
+            who: Who::this_process(Some("alice".into())),
         };
         let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
-        let answer = crate::items::question::answered(json!("yes"), "alice", Via::Json);
-        let outcome = advance.record(&run, &item, &answer).unwrap();
+        let item = advance.item_of(&run, &item);
+        let answer = crate::items::Answer::Data(json!("yes"));
+        let outcome = advance.decide(&item, answer, Via::Json).unwrap();
         assert_eq!(outcome, Outcome::Waiter);
         assert!(kept.events.borrow().is_empty(), "the waiter's to drive");
 
@@ -218,11 +230,12 @@ mod tests {
             drive: false,
             prompt: false,
             wait: None,
-            by: "bob".into(),
+            who: Who::this_process(Some("bob".into())),
         };
         let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
-        let answer = crate::items::question::answered(json!("no"), "bob", Via::Json);
-        let outcome = advance.record(&run, &item, &answer).unwrap();
+        let item = advance.item_of(&run, &item);
+        let answer = crate::items::Answer::Data(json!("no"));
+        let outcome = advance.decide(&item, answer, Via::Json).unwrap();
         assert_eq!(outcome, Outcome::Recorded(Continues::Here));
         assert_eq!(
             store.run("run-1").unwrap().unwrap().status,
@@ -266,5 +279,71 @@ mod tests {
                 Some("recorded; 2 more item(s) of this step must be resolved before the run continues".into())
             )
         );
+    }
+
+    /// Who decides is what the frontend names, never inferred from the channel an answer
+    /// came through: under a policy that only alice satisfies, this process's user is
+    /// refused and nothing is recorded, and alice, named by a frontend, decides through any
+    /// channel (here `flag`, where the old mapping took every channel but serve's for the
+    /// OS user).
+    #[test]
+    fn who_decides_is_named_by_the_frontend_never_inferred_from_the_channel() {
+        use crate::domain::review::{PolicySpec, RuleSpec};
+        use crate::store::{NewReviewer, Reviewers};
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::Sqlite(dir.path().join("s.db"));
+        let store = store_at(&location);
+        let alice = NewReviewer {
+            name: "alice",
+            groups: &[],
+            os_user: None,
+            pg_role: None,
+        };
+        store.add_reviewer(&alice, "token-of-alice").unwrap();
+        let rule = RuleSpec {
+            reviewers: vec!["alice".into()],
+            approvals: 1,
+            allow_self: false,
+        };
+        let review = RunReview::local(PolicySpec {
+            rule: Some(rule),
+            ..PolicySpec::default()
+        });
+        suspended_under(store.as_ref(), &lease::mine(), None, &review);
+        let kept = Kept::default();
+        let ctx = context(&location, &kept);
+        let decide_as = |who: Who| {
+            let run = store.run("run-1").unwrap().unwrap();
+            let call = store.pending(Some("run-1")).unwrap().remove(0).call;
+            let policy = Policy {
+                drive: false,
+                prompt: false,
+                wait: None,
+                who,
+            };
+            let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
+            let item = advance.item_of(&run, &call);
+            advance.decide(&item, crate::items::Answer::Data(json!("yes")), Via::Flag)
+        };
+
+        let refused = decide_as(Who::this_process(None)).unwrap_err();
+        assert!(
+            matches!(
+                refused.downcast_ref::<crate::store::Error>(),
+                Some(crate::store::Error::Forbidden(_))
+            ),
+            "{refused:#}"
+        );
+        assert_eq!(
+            store.pending(Some("run-1")).unwrap().len(),
+            1,
+            "nothing recorded"
+        );
+
+        decide_as(Who::reviewer("alice")).unwrap();
+        let call = store.calls("run-1").unwrap().remove(0);
+        assert_eq!(call.state, CallState::Resolved);
+        assert_eq!(call.resolved_by.as_deref(), Some("alice"));
+        assert_eq!(call.resolved_via.as_deref(), Some("flag"));
     }
 }

@@ -13,9 +13,9 @@ use crate::cli::{RunArgs, WaitFlags};
 use crate::domain::Event;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::input::{self, read_stdin};
+use crate::items::input::read_stdin;
 use crate::providers::Provider;
-use crate::store::NewRun;
+use crate::store::{NewRun, Who};
 
 /// A run to start.
 pub struct Start<'a> {
@@ -64,7 +64,7 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
             summary: false,
             started_it: true,
         }),
-        by: input::who(None),
+        who: Who::this_process(None),
     };
     Advance::new(ctx, store.as_ref(), &run_id, policy)
         .with_new_run(stored, messages)

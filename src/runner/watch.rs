@@ -176,6 +176,18 @@ pub(super) mod tests {
         driver: &Lease,
         waiter: Option<&Lease>,
     ) -> Vec<StoredEvent> {
+        let review = crate::store::RunReview::local(Default::default());
+        new_run_under(store, id, driver, waiter, &review)
+    }
+
+    /// As `new_run`, under `review`.
+    pub(crate) fn new_run_under(
+        store: &dyn Store,
+        id: &str,
+        driver: &Lease,
+        waiter: Option<&Lease>,
+        review: &crate::store::RunReview,
+    ) -> Vec<StoredEvent> {
         store
             .create_run(&NewRun {
                 id,
@@ -187,7 +199,7 @@ pub(super) mod tests {
                 waiter,
                 events: &[Event::start("a", "m0")],
                 expires_in: None,
-                review: &crate::store::RunReview::local(Default::default()),
+                review,
             })
             .unwrap()
     }

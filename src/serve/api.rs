@@ -29,7 +29,7 @@ use super::frames::sse;
 use crate::domain::{ItemKind, Via};
 use crate::output::{format, sanitize};
 use crate::runner::Outcome;
-use crate::store::PendingItem;
+use crate::store::{PendingItem, Who};
 use crate::tools::approval;
 
 pub fn router() -> Router<Shared> {
@@ -386,7 +386,7 @@ async fn answer(
         call_id: call,
         agent_id: Some(agent),
     };
-    let decided = decide::decide(&app, target, answer, who.clone(), Via::Api, true).await;
+    let decided = decide::decide(&app, target, answer, Who::reviewer(&who), Via::Api, true).await;
     let (decided, rx) = match decided {
         Ok(d) => d,
         Err(refusal) => return for_reviewer(refused(refusal), &who),

@@ -1,7 +1,7 @@
-//! The one place serve records a decision, on the run layer like every command (SPEC §13):
-//! the item is found, the answer checked by its kind (`items`, SPEC §5.4), and then
-//! `runner::Advance` records it exactly once and says who continues (`runner::Outcome`,
-//! the `Mastra-Ask-Outcome` header). Serve then does what the outcome says: drives the leg
+//! The one place serve records a decision, through the run layer's one door like every
+//! command (SPEC §13): the item is found, and `runner::Advance::decide` checks the answer by
+//! its kind and records it exactly once as the reviewer serve signed in, and says who
+//! continues (`runner::Outcome`, the `Mastra-Ask-Outcome` header). Serve then does what the outcome says: drives the leg
 //! (`driven`: `--drive` and a run its own user started on its host, or a one-step run,
 //! which runs nothing), follows a live waiter's leg from the store (`waiter`), or only ends
 //! the stream (`recorded`). Who drives is decided in the runner, never here.
@@ -23,30 +23,14 @@ use tokio::sync::{oneshot, OwnedSemaphorePermit};
 use super::app::Shared;
 use super::frames::{self, Frames};
 use super::pool::{broken, LegPlace, Reuse, LEGS_PER_REVIEWER, MAX_LEGS};
-use crate::agent::approved::check_changed_args;
-use crate::domain::{CallRecord, CallState, Event, ItemKind, Resolution, RunStatus, Via};
-use crate::items;
+use crate::domain::{CallRecord, CallState, Event, RunStatus, Via};
 use crate::runner::advance::model_for;
 use crate::runner::{Advance, Context, Continues, Outcome, Policy};
-use crate::store::{self, Conflict, Location, NotFound, Run, Store};
-use crate::tools::{approval, submit_plan};
+use crate::store::{self, Conflict, Location, NotFound, Run, Store, Who};
 
 use axum::body::Bytes;
 
-/// What a person decided, as a page's form or an API body gives it.
-#[derive(Clone, Debug)]
-pub enum Answer {
-    /// Resume data, checked against the item's kind (`resume-stream`, the question and plan
-    /// forms).
-    Data(Value),
-    /// An approval decision (`approve-tool-call`, `decline-tool-call`, the approval form):
-    /// only for approval items.
-    Approval(approval::Decision),
-    /// Approve with these arguments in place of the proposed ones (the approval form's
-    /// `args`, SPEC §14.1): checked against the tool's input schema, then recorded as
-    /// `approve --args` records them. The proposed arguments themselves are a plain approval.
-    Changed(Value),
-}
+pub use crate::items::Answer;
 
 /// The item a decision is about.
 #[derive(Clone, Debug)]
@@ -138,7 +122,7 @@ impl From<store::Error> for Refusal {
     }
 }
 
-/// Records `answer` on `target` as `by` via `via`, then continues the run as the outcome
+/// Records `answer` on `target` as `who` (the reviewer serve signed in) via `via`, then continues the run as the outcome
 /// says. The decision (or the refusal) comes back as soon as it is known, with the stream
 /// of the leg that follows: the leg serve drives, or (`follow`) the leg of a live waiter;
 /// otherwise the stream carries no result. Every stream ends with `data: [DONE]`.
@@ -146,7 +130,7 @@ pub async fn decide(
     app: &Shared,
     target: Target,
     answer: Answer,
-    by: String,
+    who: Who,
     via: Via,
     follow: bool,
 ) -> Result<(Decided, UnboundedReceiver<Bytes>), Refusal> {
@@ -155,13 +139,13 @@ pub async fn decide(
     let serving = app.serving.clone();
     // The leg after the decision has its place now or never: a decision never waits for one.
     let leg = (follow || serving.drive)
-        .then(|| app.pool.leg_place(&by))
+        .then(|| app.pool.leg_place(&who.by))
         .flatten();
     app.pool.spawn_decision(move |store, short| match store {
         Ok(store) => {
             let how = How { follow, leg, short };
             continue_after(
-                store, &serving, &target, answer, &by, via, how, frames, tell,
+                store, &serving, &target, answer, &who, via, how, frames, tell,
             )
         }
         Err(e) => {
@@ -203,7 +187,7 @@ fn continue_after(
     serving: &Serving,
     target: &Target,
     answer: Answer,
-    by: &str,
+    who: &Who,
     via: Via,
     how: How,
     frames: Frames,
@@ -226,7 +210,7 @@ fn continue_after(
             follow: how.follow,
             placed: how.leg.is_some(),
         };
-        let recorded = record(&ctx, store, target, answer, by, via, leg);
+        let recorded = record(&ctx, store, target, answer, who, via, leg);
         drop(how.short);
         let (mut advance, decided) = match recorded {
             Ok(recorded) => recorded,
@@ -242,6 +226,7 @@ fn continue_after(
         let run_id = decided.run_id.clone();
         let follow = leg.follow && leg.placed;
         if decided.unplaced {
+            let by = &who.by;
             eprintln!(
                 "run {run_id}: the answer of {by} is only recorded, its leg neither followed nor driven here: {by} holds {LEGS_PER_REVIEWER} leg places, or all {MAX_LEGS} are held"
             );
@@ -295,7 +280,7 @@ fn record<'a>(
     store: &'a dyn Store,
     target: &Target,
     answer: Answer,
-    by: &str,
+    who: &Who,
     via: Via,
     leg: Leg,
 ) -> Result<(Advance<'a>, Decided), Refusal> {
@@ -303,24 +288,15 @@ fn record<'a>(
     if item.state != CallState::Pending {
         return Err(not_pending(item));
     }
-    let stored = items::Item::Stored {
-        call: Box::new(item.clone()),
-        agent_id: run.agent_id.clone(),
-        pending_in_run: 1,
-        url: None,
-    };
-    let (answer, changed) = changes(&run, &item, answer)?;
-    let resolution = resolution(&stored, answer, by, via)?;
     // A run whose model cannot be had here is still answered: recorded for its host.
-    let drive = Policy::serving(leg.drive, &run, by).drive && model_for(&run).is_ok();
-    let policy = Policy::serving(drive && leg.placed, &run, by);
+    let drive = Policy::serving(leg.drive, &run, who.clone()).drive && model_for(&run).is_ok();
+    let policy = Policy::serving(drive && leg.placed, &run, who.clone());
     let mut advance = Advance::new(ctx, store, &run.id, policy);
-    if let Some(args) = changed {
-        advance.place().approving_with(args);
-    }
+    let stored = advance.item_of(&run, &item);
+    let field = answer.field();
     let outcome = advance
-        .record(&run, &item, &resolution)
-        .map_err(|e| refusal_of(e, store, &run, &item))?;
+        .decide(&stored, answer, via)
+        .map_err(|e| refusal_of(e, field, store, &run, &item))?;
     let unplaced = !leg.placed
         && match outcome {
             Outcome::Waiter => leg.follow,
@@ -338,42 +314,21 @@ fn record<'a>(
     ))
 }
 
-/// An approval with changed arguments as a plain approval and the arguments approved, once
-/// they fit the tool's schema (`approve --args`'s check); unchanged ones are no change.
-fn changes(
+/// Why recording failed, as a refusal: an answer that does not fit names its `field`.
+fn refusal_of(
+    e: anyhow::Error,
+    field: &'static str,
+    store: &dyn Store,
     run: &Run,
     item: &CallRecord,
-    answer: Answer,
-) -> Result<(Answer, Option<Value>), Refusal> {
-    let Answer::Changed(args) = answer else {
-        return Ok((answer, None));
-    };
-    if item.kind() != ItemKind::Approval {
-        return Err(Refusal::Invalid {
-            field: "args",
-            message: format!(
-                "tool call {} is a {}, not an approval: only an approval is approved with changed arguments",
-                item.call_id,
-                item.kind().noun()
-            ),
-        });
+) -> Refusal {
+    if let Some(unfit) = e.downcast_ref::<crate::error::Error>() {
+        use crate::error::Kind;
+        if matches!(unfit.kind, Kind::Invalid | Kind::Usage) {
+            let message = unfit.message.clone();
+            return Refusal::Invalid { field, message };
+        }
     }
-    let approve = Answer::Approval(approval::Decision::approve());
-    if args == item.args {
-        return Ok((approve, None));
-    }
-    check_changed_args(run, &item.tool_name, &args).map_err(|problems| Refusal::Invalid {
-        field: "args",
-        message: format!(
-            "the arguments do not fit tool {}: {problems}; nothing was recorded",
-            item.tool_name
-        ),
-    })?;
-    Ok((approve, Some(args)))
-}
-
-/// Why recording failed, as a refusal.
-fn refusal_of(e: anyhow::Error, store: &dyn Store, run: &Run, item: &CallRecord) -> Refusal {
     match e.downcast_ref::<store::Error>() {
         Some(store::Error::Conflict(Conflict::NotPending { .. })) => {
             let now = store
@@ -453,55 +408,6 @@ fn not_pending(item: CallRecord) -> Refusal {
         item.call_id,
         item.state.as_str()
     ))
-}
-
-/// The resolution of `answer` for `item`, checked by its kind as the commands check theirs.
-fn resolution(
-    item: &items::Item,
-    answer: Answer,
-    by: &str,
-    via: Via,
-) -> Result<Resolution, Refusal> {
-    let invalid = |e: anyhow::Error| Refusal::Invalid {
-        field: "resumeData",
-        message: match e.downcast_ref::<crate::error::Error>() {
-            Some(e) => e.message.clone(),
-            None => e.to_string(),
-        },
-    };
-    let said = |e: String| invalid(anyhow!(e));
-    match (item.kind(), answer) {
-        (ItemKind::Question, Answer::Data(data)) => {
-            let data = items::question::checked(item, data, Via::Json, false).map_err(invalid)?;
-            Ok(items::question::answered(data, by, via))
-        }
-        (ItemKind::Plan, Answer::Data(data)) => {
-            let plan = items::plan::plan_of(item).map_err(invalid)?;
-            let decision = submit_plan::Decision::from_json(&data).map_err(said)?;
-            Ok(items::plan::decided(&decision, &plan, by, via))
-        }
-        (ItemKind::Approval, Answer::Data(data)) => {
-            let decision = approval::Decision::from_json(&data).map_err(said)?;
-            Ok(items::approval::decided(&decision, by, via))
-        }
-        (ItemKind::Approval, Answer::Approval(decision)) => {
-            Ok(items::approval::decided(&decision, by, via))
-        }
-        // Made a plain approval (`changes`) before this.
-        (_, Answer::Changed(_)) => Err(Refusal::Invalid {
-            field: "args",
-            message: "only an approval is approved with changed arguments".into(),
-        }),
-        (kind, Answer::Approval(_)) => Err(Refusal::Invalid {
-            field: "toolCallId",
-            message: format!(
-                "tool call {} is a {}, not an approval: answer it with resume-stream",
-                item.call_id(),
-                kind.noun()
-            ),
-        }),
-        (ItemKind::Other, Answer::Data(_)) => Err(said("this item cannot be answered here".into())),
-    }
 }
 
 /// Where a run that nobody here drives continues, as a token a page's address carries.

@@ -29,14 +29,43 @@ impl Identity {
             os_user: crate::sys::effective_user(),
         }
     }
+}
 
-    /// Who makes `resolution`: through `serve` (`via` web or api) the reviewer it signed
-    /// in, whose name is `by`; otherwise this process's user.
-    pub fn of(resolution: &crate::domain::Resolution) -> Identity {
-        use crate::domain::Via;
-        match resolution.via {
-            Via::Web | Via::Api => Identity::Reviewer(resolution.by.clone()),
-            _ => Identity::local(),
+/// Who decides, as a frontend names them: the identity the store checks, and the name the
+/// decision is shown by. Every frontend that records a decision builds one (a command at
+/// this machine, a reviewer serve signed in, and every channel after them); nothing infers
+/// it from the channel an answer came through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Who {
+    pub identity: Identity,
+    /// The name shown with the decision: a reviewer's name, or at a terminal `--as` (a
+    /// claim, recorded apart from the identity), `MASTRA_ASK_USER` or the login name.
+    pub by: String,
+}
+
+impl Who {
+    /// A command at this machine, by this process's user; shown as `claim` (`--as`), else
+    /// `MASTRA_ASK_USER`, else the login name.
+    pub fn this_process(claim: Option<String>) -> Who {
+        let by = claim
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| {
+                std::env::var("MASTRA_ASK_USER")
+                    .ok()
+                    .filter(|s| !s.is_empty())
+            })
+            .unwrap_or_else(crate::sys::login_name);
+        Who {
+            identity: Identity::local(),
+            by,
+        }
+    }
+
+    /// A reviewer a frontend signed in (by token, link, session or a one-tap secret).
+    pub fn reviewer(name: &str) -> Who {
+        Who {
+            identity: Identity::Reviewer(name.to_string()),
+            by: name.to_string(),
         }
     }
 }

@@ -33,7 +33,7 @@ pub use backend::{
     Backend, Batch, CallHead, Durability, Origin, Outcome, RunInsert, RunRow, Tx, Work,
 };
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
-pub use identity::Identity;
+pub use identity::{Identity, Who};
 pub use lease::{holder_alive, holder_alive_with, Lease};
 pub use ledger::{LedgerEntry, LedgerFilter, LedgerKey, LedgerKind, LedgerState};
 pub use location::Location;

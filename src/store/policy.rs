@@ -248,7 +248,7 @@ pub(super) fn ruling(
 ) -> Result<Ruling> {
     let kind = call.kind.unwrap_or(ItemKind::Question);
     let mut resolution = d.resolution.clone();
-    let verdict = Verdict::of(kind, &resolution.resume_data);
+    let verdict = kind.verdict(&resolution.resume_data);
     let bound = bind_arguments(kind, verdict, call, d.args, call_id)?;
     let me = identity::check(tx, d.identity)?;
     let gate = run.gate()?;
@@ -397,14 +397,11 @@ pub(super) fn judge(
     }
     let starter = b.starter.and_then(Checked::reviewer) == Some(reviewer);
     if starter && b.verdict.consents() && !b.rule.allow_self {
-        let refuse = match b.kind {
-            ItemKind::Approval => "decline",
-            _ => "reject",
-        };
+        let (consent, refuse) = b.kind.verbs();
         return Err(Error::Forbidden(format!(
             "reviewer {reviewer} started run {} and its policy does not allow self-approval, so they may not {} the {item} (they may {refuse} it); {who} may",
             b.run_id,
-            if b.kind == ItemKind::Question { "answer" } else { "approve" },
+            consent,
         )));
     }
     if b.verdict != Verdict::Approved {
@@ -435,7 +432,7 @@ pub(super) fn judge(
 /// approval, how many.
 fn who_may(rule: &Rule, kind: ItemKind) -> String {
     let names = crate::domain::review::or_list(&rule.reviewers);
-    if rule.approvals > 1 && kind != ItemKind::Question {
+    if rule.approvals > 1 && kind.counts_approvals() {
         format!("{names} ({} approvals needed)", rule.approvals)
     } else {
         names

@@ -282,19 +282,18 @@ pub trait Store: Backend {
     /// When some call of the step was approved, its tool must run first: the results are
     /// then left to the driver of the next leg (`finish_step`).
     ///
-    /// Who decides is this process's user, or through `serve` (`via` web or api) the
-    /// reviewer it signed in, whose name is `by`; a policy judges them (`decide`).
+    /// `who` decides, as the frontend names them; a policy judges them (`decide`).
     fn resolve(
         &self,
         run_id: &str,
         call_id: &str,
         resolution: &Resolution,
+        who: &Identity,
         driver: Option<&Lease>,
     ) -> Result<Resolved> {
-        let identity = Identity::of(resolution);
         let decision = Decide {
             resolution,
-            identity: &identity,
+            identity: who,
             claimed: false,
             args: None,
         };

@@ -419,13 +419,13 @@ fn approve_with_changed_arguments_checks_them_and_runs_them() {
     let env = Env::new();
     let run = approvals(&env, false, &[], None);
     let before = env.dump();
-    for bad in [r#"{"version": 3}"#, r#"{"other": "x"}"#, "not json"] {
+    for (bad, said) in [
+        (r#"{"version": 3}"#, "error: the arguments do not fit tool tag_release: version: Expected string, received number\nhint: nothing was recorded; give arguments its input schema takes\n"),
+        (r#"{"other": "x"}"#, "error: the arguments do not fit tool tag_release: "),
+        ("not json", "error: --args is not valid JSON: expected ident at line 1 column 2\n"),
+    ] {
         let out = env.cmd(&["approve", &run, "--args", bad]).code(2);
-        assert!(
-            out.stderr.starts_with("error: --args"),
-            "{bad}: {}",
-            out.stderr
-        );
+        assert!(out.stderr.starts_with(said), "{bad}: {}", out.stderr);
     }
     assert_same_store(&env.dump(), &before);
     // Refused with --server before any request (nothing listens there).

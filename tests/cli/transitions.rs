@@ -14,8 +14,8 @@ use mastra_ask::domain::{
     ToolProcess, Transition, Usage, Via,
 };
 use mastra_ask::store::{
-    self, Access, Conflict, Error, Lease, LedgerEntry, LedgerKey, LedgerKind, LedgerState,
-    Location, NewRun, NotFound, Resolved, RunReview, Store,
+    self, Access, Conflict, Error, Identity, Lease, LedgerEntry, LedgerKey, LedgerKind,
+    LedgerState, Location, NewRun, NotFound, Resolved, RunReview, Store,
 };
 use mastra_ask::sys::{self, Process};
 
@@ -170,13 +170,19 @@ fn answer() -> Resolution {
     }
 }
 
+/// This process's user, deciding.
+fn me() -> Identity {
+    Identity::local()
+}
+
 fn resolve(s: &dyn Store, call: &str, driver: Option<&Lease>) -> String {
-    described(s.resolve(RUN, call, &answer(), driver))
+    described(s.resolve(RUN, call, &answer(), &me(), driver))
 }
 
 /// Resolved and driven on by lease `l2`.
 fn resumed(s: &dyn Store) {
-    s.resolve(RUN, "q", &answer(), Some(&lease("l2"))).unwrap();
+    s.resolve(RUN, "q", &answer(), &me(), Some(&lease("l2")))
+        .unwrap();
 }
 
 fn completed(s: &dyn Store) {
@@ -622,7 +628,7 @@ fn cancel_and_expiry_close_the_items_and_resolve_appends_the_results_once() {
     let f = Fixture::new();
     let s = f.store.as_ref();
     suspended_with(s, &["q1", "q2"], None);
-    s.resolve(RUN, "q1", &answer(), None).unwrap();
+    s.resolve(RUN, "q1", &answer(), &me(), None).unwrap();
     s.cancel(RUN).unwrap();
     let states: Vec<_> = s
         .calls(RUN)
@@ -858,7 +864,7 @@ fn an_approval_leaves_the_results_to_the_driver_that_runs_the_tool() {
     let s = f.store.as_ref();
     running(s, None);
     s.commit_step(RUN, &lease("l1"), &approving()).unwrap();
-    let resolved = s.resolve(RUN, "a", &decision(true), Some(&lease("l2")));
+    let resolved = s.resolve(RUN, "a", &decision(true), &me(), Some(&lease("l2")));
     assert_eq!(
         resolved.unwrap(),
         Resolved::Resumed {
@@ -910,7 +916,7 @@ fn a_decline_appends_the_reason_when_it_is_recorded() {
     running(s, None);
     s.commit_step(RUN, &lease("l1"), &approving()).unwrap();
     let Resolved::Resumed { events, driving } = s
-        .resolve(RUN, "a", &decision(false), Some(&lease("l2")))
+        .resolve(RUN, "a", &decision(false), &me(), Some(&lease("l2")))
         .unwrap()
     else {
         panic!("the last item resumes the run")

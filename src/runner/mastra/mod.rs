@@ -350,7 +350,15 @@ impl Place for Mastra<'_> {
     }
 
     /// Claims the answer in the ledger and queues it: the leg sends it.
-    fn record(&mut self, item: &Item, resolution: &Resolution, _drive: bool) -> Result<Outcome> {
+    /// A server records the name the answer is given by (its own, or `--as`'s claim, in
+    /// the ledger): it checks no identity of this machine.
+    fn record(
+        &mut self,
+        item: &Item,
+        resolution: &Resolution,
+        _who: &crate::store::Identity,
+        _drive: bool,
+    ) -> Result<Outcome> {
         let Item::Server { call, .. } = item else {
             anyhow::bail!("tool call {} is not a server's", item.call_id());
         };
@@ -390,7 +398,7 @@ impl Place for Mastra<'_> {
             anyhow::bail!("no leg of run {} is this process's to run", self.run_id);
         };
         let (ctx, server) = (self.ctx, self.server);
-        let by = crate::items::input::who(None);
+        let by = crate::store::Who::this_process(None).by;
         let store = self.ledger(true)?.expect("created");
         let streamed = match send.as_ref() {
             Send::Answer {

@@ -28,7 +28,7 @@ use crate::serve::app::{for_reviewer, signed_in, Shared, Signed};
 use crate::serve::auth;
 use crate::serve::decide::{self, Answer, Refusal, Target};
 use crate::serve::form::Form;
-use crate::store::{now_ms, Run, Store};
+use crate::store::{now_ms, Run, Store, Who};
 use crate::tools::approval;
 use crate::tools::ask_user::{Mode, Question};
 use crate::tools::submit_plan::Plan;
@@ -465,7 +465,7 @@ pub async fn decide(
     let by = signed.reviewer.name.clone();
     // The page does not wait for the leg: serve drives it on (if it does) and the
     // redirected page shows what was recorded.
-    let decided = decide::decide(&app, target, answer, by, Via::Web, false).await;
+    let decided = decide::decide(&app, target, answer, Who::reviewer(&by), Via::Web, false).await;
     let (status, notice) = match decided {
         Ok((d, _)) => {
             let done = decide::done_token(&d.outcome);

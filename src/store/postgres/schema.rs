@@ -200,3 +200,42 @@ pub fn migrate(client: &mut Client, store: &str) -> Result<()> {
     tx.commit()?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::MIGRATIONS;
+    use crate::domain::ItemKind;
+
+    /// The database's own guard (`record_decision`, as the newest migration defines it)
+    /// accepts, for every kind, exactly the verdicts the kind can be decided as: a new kind
+    /// or verdict cannot be forgotten there.
+    #[test]
+    fn the_guard_knows_every_kind_and_its_verdicts() {
+        let newest = MIGRATIONS
+            .iter()
+            .rev()
+            .find(|m| m.contains("FUNCTION record_decision("))
+            .expect("a migration defines record_decision");
+        for kind in ItemKind::ALL {
+            let noun = kind.noun();
+            let quoted: Vec<String> = kind
+                .verdicts()
+                .iter()
+                .map(|v| format!("'{}'", v.as_str()))
+                .collect();
+            let clause = match quoted.as_slice() {
+                [] => {
+                    let named = format!("g.kind = '{noun}'");
+                    assert!(!newest.contains(&named), "{noun} is never decided here");
+                    continue;
+                }
+                [one] => format!("(g.kind = '{noun}' AND p_decision = {one})"),
+                many => format!(
+                    "(g.kind = '{noun}' AND p_decision IN ({}))",
+                    many.join(", ")
+                ),
+            };
+            assert!(newest.contains(&clause), "the guard lacks {clause}");
+        }
+    }
+}
