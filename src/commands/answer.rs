@@ -14,7 +14,7 @@ use crate::items::input::{parse_json_flag, read_stdin};
 use crate::items::question::question_of;
 use crate::items::{Answer, Item};
 use crate::output::format;
-use crate::policy::claim;
+use crate::policy::Deciding;
 use crate::runner::{at_place, Advance, AtPlace, Place};
 use crate::store::Who;
 use crate::tools::ask_user::Mode;
@@ -27,7 +27,8 @@ const KINDS: [ItemKind; 2] = [ItemKind::Question, ItemKind::Other];
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
     let answering = Answering { ctx, args: &args };
-    at_place(ctx, claim(&args.item), args.agent.clone(), None, answering)
+    let deciding = Deciding::claiming(args.item.as_.is_some());
+    at_place(ctx, deciding, args.agent.clone(), None, answering)
 }
 
 struct Answering<'a> {

@@ -53,10 +53,7 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict, changed: Option<&str
         ),
         None => Answer::Approval(decision),
     };
-    let deciding = Deciding {
-        claimed: args.as_.is_some(),
-        ..Deciding::default()
-    };
+    let deciding = Deciding::claiming(args.as_.is_some());
     let approving = Approving {
         ctx,
         args,

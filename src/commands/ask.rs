@@ -40,5 +40,6 @@ pub fn run(ctx: &Ctx, args: AskArgs) -> Result<Exit> {
         args: input,
         cwd: absolute(std::path::Path::new("."))?.display().to_string(),
     };
-    oneshot::start(ctx, shot, &args.wait)
+    let watched = super::starting::watched(ctx, &args.wait, Default::default())?;
+    oneshot::start(ctx, shot, watched)
 }

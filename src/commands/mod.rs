@@ -23,6 +23,7 @@ mod run;
 mod runs;
 mod serve;
 mod show;
+mod starting;
 mod store_grant;
 mod tool;
 mod wait;
@@ -47,7 +48,7 @@ pub fn local_only(command: &Command) -> Option<&'static str> {
 pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
     match &ctx.server {
         Some(_) if !works_on_a_server(&command) => return fail(not_on_a_server(&command)),
-        Some(_) => crate::policy::refuse_with_server(&command)?,
+        Some(_) => starting::refuse_with_server(&command)?,
         None => refuse_server_flags(ctx, &command)?,
     }
     match command {

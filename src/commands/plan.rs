@@ -46,5 +46,6 @@ pub fn run(ctx: &Ctx, args: crate::cli::PlanArgs) -> Result<Exit> {
         args: json!({"path": name}),
         cwd: dir.display().to_string(),
     };
-    oneshot::start(ctx, shot, &args.wait)
+    let watched = super::starting::watched(ctx, &args.wait, Default::default())?;
+    oneshot::start(ctx, shot, watched)
 }

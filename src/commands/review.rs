@@ -11,7 +11,7 @@ use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::input::{parse_json_flag, read_stdin, read_text_file};
 use crate::items::Answer;
-use crate::policy::claim;
+use crate::policy::Deciding;
 use crate::runner::{at_place, Advance, AtPlace, Place, PlanFiles};
 use crate::store::Who;
 use crate::tools::submit_plan::Decision;
@@ -24,7 +24,7 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
     let reviewing = Reviewing { ctx, args: &args };
     at_place(
         ctx,
-        claim(&args.item),
+        Deciding::claiming(args.item.as_.is_some()),
         args.agent.clone(),
         Some(plans),
         reviewing,

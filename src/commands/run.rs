@@ -10,9 +10,10 @@ use crate::cli::RunArgs;
 use crate::context::Ctx;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
+use crate::items::input::read_stdin;
 use crate::providers;
 use crate::remote::{self, ServerConfig};
-use crate::runner::start::{prompt_of, start, Start};
+use crate::runner::start::{start, Start};
 use crate::runner::{Advance, Mastra, Policy, Server};
 use crate::store::Who;
 
@@ -67,7 +68,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
             cwd: &cwd,
             prompt: &prompt,
             provider,
-            wait: &args.wait,
+            watched: super::starting::watched(ctx, &args.wait, agent.policy_spec())?,
             print_id: args.quiet,
         },
     )
@@ -130,4 +131,22 @@ fn working_dir(dir: Option<&std::path::Path>) -> Result<String> {
         .to_str()
         .map(str::to_string)
         .ok_or_else(|| Error::usage("the working directory's path is not valid UTF-8").into())
+}
+
+/// The prompt: PROMPT, or stdin for `-`; never empty.
+pub fn prompt_of(args: &RunArgs) -> Result<String> {
+    let prompt = match args.prompt.as_deref() {
+        None => {
+            return fail(
+                Error::usage("no prompt given")
+                    .with_hint("pass PROMPT, or - to read it from stdin"),
+            )
+        }
+        Some("-") => read_stdin("the prompt")?,
+        Some(p) => p.to_string(),
+    };
+    if prompt.trim().is_empty() {
+        return fail(Error::usage("the prompt is empty"));
+    }
+    Ok(prompt)
 }

@@ -1,17 +1,12 @@
-//! Who may answer (SPEC §14), as the frontends see it: the review flags of `run`, `ask` and
-//! `plan` turned into what the store resolves at the run's start (`start`), the lines and
-//! JSON that show an item's policy and its decisions so far (`gate`), and the escalation
-//! hook a waiter or `serve` runs once per item (`escalate`).
+//! Who may answer (SPEC §14), as the frontends see it: the lines and JSON that show an item's policy and its decisions so far (`gate`). (The escalation hook a
+//! waiter or `serve` runs once per item is the run layer's: `runner::escalate`.)
 //!
 //! The rules themselves are judged in the store's transition, never here: this module only
 //! asks for a policy and shows one. No SQL here.
 
-pub mod escalate;
 pub mod gate;
-pub mod start;
 
 pub use gate::ItemGate;
-pub use start::{refuse_with_server, run_review};
 
 use std::collections::HashSet;
 
@@ -31,10 +26,12 @@ pub struct Deciding {
     pub escalated: HashSet<(String, String)>,
 }
 
-/// What `answer` and `review` bring: whether `--as` was typed.
-pub fn claim(item: &crate::cli::ItemArgs) -> Deciding {
-    Deciding {
-        claimed: item.as_.is_some(),
-        ..Deciding::default()
+impl Deciding {
+    /// A deciding command's: whether a name was typed with `--as` (`claimed`).
+    pub fn claiming(claimed: bool) -> Deciding {
+        Deciding {
+            claimed,
+            ..Deciding::default()
+        }
     }
 }

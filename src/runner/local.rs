@@ -506,7 +506,7 @@ impl Place for Local<'_> {
         store.expire_due(now_ms())?;
         if let Some(cmd) = self.deciding.on_escalate.as_deref() {
             let tried = &mut self.deciding.escalated;
-            crate::policy::escalate::due(self.ctx, store, Some(&self.run_id), cmd, tried)?;
+            super::escalate::due(self.ctx, store, Some(&self.run_id), cmd, tried)?;
         }
         Ok(store.wait_for_change(&self.run_id, POLL)?)
     }

@@ -21,6 +21,7 @@ mod context;
 pub mod decide;
 pub mod elsewhere;
 pub mod end;
+pub mod escalate;
 pub mod in_full;
 pub mod local;
 pub mod mastra;

@@ -7,12 +7,11 @@ use std::collections::HashSet;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::start::{self, Start};
+use super::start::{self, Start, Watched};
 use super::Context;
 use crate::agent::driver::new_message_id;
 use crate::agent::step::{step, StepContext};
 use crate::agent::AgentDef;
-use crate::cli::WaitFlags;
 use crate::domain::{StepCommit, Usage};
 use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
@@ -31,7 +30,7 @@ pub struct OneShot {
 
 /// Starts the run; without `--wait` prints its id and exits 75, with it blocks until the
 /// item is resolved and prints the outcome (`outcome`).
-pub fn start(ctx: &Context, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
+pub fn start(ctx: &Context, shot: OneShot, mut watched: Watched) -> Result<Exit> {
     let (id, tool) = (shot.agent_id, shot.tool);
     let agent = AgentDef {
         id: id.into(),
@@ -55,7 +54,8 @@ pub fn start(ctx: &Context, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
         }),
     };
     // At a terminal the person answers right here, so the outcome is printed as with --wait.
-    let wait = flags.wait || ctx.interactive();
+    watched.wait |= ctx.interactive();
+    let wait = watched.wait;
     start::start(
         ctx,
         Start {
@@ -63,10 +63,7 @@ pub fn start(ctx: &Context, shot: OneShot, flags: &WaitFlags) -> Result<Exit> {
             cwd: &shot.cwd,
             prompt: &shot.prompt,
             provider: Box::new(provider),
-            wait: &WaitFlags {
-                wait,
-                ..flags.clone()
-            },
+            watched,
             print_id: !wait && !ctx.report.json(),
         },
     )

@@ -1,6 +1,7 @@
-//! Starting a run, shared by `run`, `ask` and `plan` (and by `run --server`, for the prompt):
-//! store it (running, under this process's lease; with `--wait`, with this process as its
-//! waiter), then advance it.
+//! Starting a run, shared by `run`, `ask` and `plan`: store it (running, under this
+//! process's lease; with a waiter, with this process as its waiter), then advance it.
+
+use std::time::Duration;
 
 use anyhow::Result;
 
@@ -9,13 +10,25 @@ use super::waiter::Waiter;
 use super::Context;
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
-use crate::cli::{RunArgs, WaitFlags};
 use crate::domain::Event;
-use crate::error::{fail, Error};
 use crate::exit::Exit;
-use crate::items::input::read_stdin;
 use crate::providers::Provider;
-use crate::store::{NewRun, Who};
+use crate::store::{NewRun, RunReview, Who};
+
+/// How a new run is watched and reviewed, as its frontend translated its flags.
+#[derive(Clone, Debug)]
+pub struct Watched {
+    /// This process stays with the run until it ends (`--wait`), as its waiter.
+    pub wait: bool,
+    /// The waiter's deadline: then the pending items expire (exit 124).
+    pub timeout: Option<Duration>,
+    /// Pending items expire this long after they are created.
+    pub expires_in: Option<Duration>,
+    /// Who may answer, stored with the run.
+    pub review: RunReview,
+    /// The waiter's `--on-escalate` command.
+    pub on_escalate: Option<String>,
+}
 
 /// A run to start.
 pub struct Start<'a> {
@@ -23,21 +36,20 @@ pub struct Start<'a> {
     pub cwd: &'a str,
     pub prompt: &'a str,
     pub provider: Box<dyn Provider>,
-    pub wait: &'a WaitFlags,
+    pub watched: Watched,
     /// Report the run id alone as data as soon as the run exists (`run -q`, and `ask` and
     /// `plan` without `--wait`).
     pub print_id: bool,
 }
 
 pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
-    let review = crate::policy::run_review(&s.wait.review, s.agent.policy_spec())?;
-    let on_escalate = crate::policy::start::on_escalate(ctx, s.wait);
+    let watched = s.watched;
     let store = ctx.create_store()?;
-    let deadline = s.wait.timeout.map(|t| std::time::Instant::now() + t);
+    let deadline = watched.timeout.map(|t| std::time::Instant::now() + t);
     let run_id = uuid::Uuid::new_v4().to_string();
     let lease = lease::mine();
     // A waiter is registered with the run itself: no answer can come before it.
-    let waiting = s.wait.wait.then(lease::mine);
+    let waiting = watched.wait.then(lease::mine);
     let (events, stored, messages) = store.start_run(&NewRun {
         id: &run_id,
         agent_id: &s.agent.id,
@@ -47,8 +59,8 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
         lease: &lease,
         waiter: waiting.as_ref(),
         events: &[Event::start(&s.agent.id, &new_message_id())],
-        expires_in: s.wait.expires_in,
-        review: &review,
+        expires_in: watched.expires_in,
+        review: &watched.review,
     })?;
     if s.print_id {
         ctx.report.line(&run_id);
@@ -58,7 +70,7 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
     let policy = Policy {
         drive: true,
         prompt: ctx.interactive(),
-        wait: s.wait.wait.then_some(Wait {
+        wait: watched.wait.then_some(Wait {
             deadline,
             expire_at_deadline: true,
             summary: false,
@@ -71,26 +83,8 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
         .holding(lease, (s.agent.clone(), s.provider))
         .seen_up_to(events.last().map(|e| e.seq))
         .deciding(crate::policy::Deciding {
-            on_escalate,
+            on_escalate: watched.on_escalate,
             ..Default::default()
         })
         .run()
-}
-
-/// The prompt: PROMPT, or stdin for `-`; never empty.
-pub fn prompt_of(args: &RunArgs) -> Result<String> {
-    let prompt = match args.prompt.as_deref() {
-        None => {
-            return fail(
-                Error::usage("no prompt given")
-                    .with_hint("pass PROMPT, or - to read it from stdin"),
-            )
-        }
-        Some("-") => read_stdin("the prompt")?,
-        Some(p) => p.to_string(),
-    };
-    if prompt.trim().is_empty() {
-        return fail(Error::usage("the prompt is empty"));
-    }
-    Ok(prompt)
 }

@@ -1,6 +1,6 @@
 //! Serve's own `--on-escalate CMD` (SPEC §14): while serve runs, one thread looks every
 //! `EVERY` for items of any run of the store whose `--escalate-after` has passed and runs
-//! the command for each, through `policy::escalate::due`, the one place that claims an
+//! the command for each, through `runner::escalate::due`, the one place that claims an
 //! escalation in the store's transaction — so of serve, a second serve and a run's waiter,
 //! exactly one runs it for an item.
 //!
@@ -19,7 +19,7 @@ use super::hooks::Hooks;
 use super::pool;
 use crate::items::ItemView;
 use crate::output::Out;
-use crate::policy::escalate;
+use crate::runner::escalate;
 use crate::runner::notify::Job;
 use crate::store::Store;
 

@@ -1,16 +1,31 @@
-//! A new run's review (SPEC §14): `--reviewer`, `--approvals`, `--allow-self` replace the
-//! agent file's `review` (its command tools keep their own); `--policy NAME` names one an
-//! administrator keeps; `--on-expiry` and `--escalate-after` are stored with the run. The
+//! How `run`, `ask` and `plan` start a run, from their flags (`WaitFlags`) to the run
+//! layer's neutral `Watched`: whether this process waits, its deadline, the items' expiry,
+//! and the new run's review (SPEC §14): `--reviewer`, `--approvals`, `--allow-self` replace
+//! the agent file's `review` (its command tools keep their own); `--policy NAME` names one
+//! an administrator keeps; `--on-expiry` and `--escalate-after` are stored with the run. The
 //! store resolves names and groups to members when it creates the run; nothing is resolved
-//! here.
+//! here. Also the review flags a `--server` cannot carry.
 
 use anyhow::Result;
 
 use crate::cli::{Command, OnExpiryArg, ReviewFlags, WaitFlags};
 use crate::domain::review::{OnExpiry, PolicySpec, RuleSpec};
 use crate::error::{fail, Error};
+use crate::runner::start::Watched;
 use crate::runner::Context;
 use crate::store::RunReview;
+
+/// How a run started under `flags` by an agent whose own review is `agent` is watched and
+/// reviewed.
+pub fn watched(ctx: &Context, flags: &WaitFlags, agent: PolicySpec) -> Result<Watched> {
+    Ok(Watched {
+        wait: flags.wait,
+        timeout: flags.timeout,
+        expires_in: flags.expires_in,
+        review: run_review(&flags.review, agent)?,
+        on_escalate: on_escalate(ctx, flags),
+    })
+}
 
 /// What the store resolves and keeps with a run started under `flags` by an agent whose
 /// own review is `agent` (the agent file's `review` and its command tools'). Invalid flags
@@ -50,13 +65,14 @@ pub fn run_review(flags: &ReviewFlags, agent: PolicySpec) -> Result<RunReview> {
 
 /// The command a new run's waiter runs at escalation, if it will have one; warns when
 /// nobody here will watch the run for `--escalate-after` (a `serve` may).
-pub fn on_escalate(ctx: &Context, flags: &WaitFlags) -> Option<String> {
+fn on_escalate(ctx: &Context, flags: &WaitFlags) -> Option<String> {
     let after = flags.review.escalate_after?;
     let cmd = flags
         .review
         .on_escalate
         .clone()
         .filter(|c| !c.trim().is_empty());
+    // A person at the terminal answers right here, and so watches the run.
     let waits = flags.wait || ctx.interactive();
     let missing = match (waits, &cmd) {
         (false, _) => Some("no waiter will watch this run (--wait)"),

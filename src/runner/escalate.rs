@@ -8,9 +8,9 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 
+use super::notify;
+use super::Context;
 use crate::items::ItemView;
-use crate::runner::notify;
-use crate::runner::Context;
 use crate::store::{now_ms, Store};
 
 /// Escalates what is due: for one run (a waiter) or for every run (`serve`). `tried` keeps
@@ -50,7 +50,7 @@ pub fn due_each(
             .find(|i| i.call.call_id == call);
         if let Some(item) = item {
             // The line `pending -o json` prints: with the policy and the decisions so far.
-            let gates = super::ItemGate::of_pending(store, std::slice::from_ref(&item))?;
+            let gates = crate::policy::ItemGate::of_pending(store, std::slice::from_ref(&item))?;
             escalate(&ItemView::gated(&item, &gates));
         }
     }
