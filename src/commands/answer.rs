@@ -15,7 +15,7 @@ use crate::items::question::question_of;
 use crate::items::{Answer, Item};
 use crate::output::format;
 use crate::policy::Deciding;
-use crate::runner::{at_place, Advance, AtPlace, Place};
+use crate::runner::{Advance, Picked, Place};
 use crate::store::Who;
 use crate::tools::ask_user::Mode;
 
@@ -26,28 +26,14 @@ const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads
 const KINDS: [ItemKind; 2] = [ItemKind::Question, ItemKind::Other];
 
 pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
-    let answering = Answering { ctx, args: &args };
+    let picked = Picked::of(ctx)?;
     let deciding = Deciding::claiming(args.item.as_.is_some());
-    at_place(ctx, deciding, args.agent.clone(), None, answering)
-}
-
-struct Answering<'a> {
-    ctx: &'a Ctx<'a>,
-    args: &'a AnswerArgs,
-}
-
-impl AtPlace for Answering<'_> {
-    fn at<P: Place>(self, place: P) -> Result<Exit> {
-        answer(self.ctx, place, self.args)
-    }
-}
-
-fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs) -> Result<Exit> {
+    let place = picked.place(ctx, deciding, args.agent.clone(), None);
     let who = Who::this_process(args.item.as_.clone());
     let mut advance =
         Advance::acting(ctx, place, args.item.no_resume, who)?.next_within(args.item.timeout);
     let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
-    let (given, via) = match given(args)? {
+    let (given, via) = match given(&args)? {
         Some(given) => given,
         None if ctx.interactive() => {
             let kinds = kinds_to_prompt(advance.place(), run, call);
@@ -56,7 +42,7 @@ fn answer<P: Place>(ctx: &Ctx, place: P, args: &AnswerArgs) -> Result<Exit> {
         None => return fail(missing_answer(advance.place(), run)),
     };
     if run.is_none() {
-        return fail(which_run(ctx, advance.place(), args));
+        return fail(which_run(ctx, advance.place(), &args));
     }
     let item = advance.target(run, &KINDS, call)?;
     if args.multi.is_some() {

@@ -16,7 +16,7 @@ use crate::exit::Exit;
 use crate::items::input::parse_json_flag;
 use crate::items::Answer;
 use crate::policy::Deciding;
-use crate::runner::{at_place, Advance, AtPlace, Place};
+use crate::runner::{Advance, Picked};
 use crate::store::Who;
 use crate::tools::approval::Decision;
 
@@ -53,33 +53,14 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict, changed: Option<&str
         ),
         None => Answer::Approval(decision),
     };
+    let picked = Picked::of(ctx)?;
     let deciding = Deciding::claiming(args.as_.is_some());
-    let approving = Approving {
-        ctx,
-        args,
-        answer,
-        via,
-    };
-    at_place(ctx, deciding, args.agent.clone(), None, approving)
-}
-
-struct Approving<'a> {
-    ctx: &'a Ctx<'a>,
-    args: &'a ApproveArgs,
-    answer: Answer,
-    via: Via,
-}
-
-impl AtPlace for Approving<'_> {
-    fn at<P: Place>(self, place: P) -> Result<Exit> {
-        let (ctx, args) = (self.ctx, self.args);
-        let who = Who::this_process(args.as_.clone());
-        let mut advance =
-            Advance::acting(ctx, place, args.no_resume, who)?.next_within(args.timeout);
-        let call = args.tool_call.as_deref();
-        let item = advance.target(Some(&args.run), &[ItemKind::Approval], call)?;
-        advance.answer(&item, self.answer, self.via)
-    }
+    let place = picked.place(ctx, deciding, args.agent.clone(), None);
+    let who = Who::this_process(args.as_.clone());
+    let mut advance = Advance::acting(ctx, place, args.no_resume, who)?.next_within(args.timeout);
+    let call = args.tool_call.as_deref();
+    let item = advance.target(Some(&args.run), &[ItemKind::Approval], call)?;
+    advance.answer(&item, answer, via)
 }
 
 /// The decision the command stands for, checked before anything is looked up: a `--json`

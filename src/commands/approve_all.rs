@@ -20,7 +20,7 @@ use crate::output::sanitize;
 use crate::policy::ItemGate;
 use crate::runner::advance::{model_for, on_own_host};
 use crate::runner::view::announce;
-use crate::runner::{Advance, Continues, Outcome, Policy};
+use crate::runner::{Advance, Continues, Local, Outcome, Policy};
 use crate::store::{Decide, Resolved, Who};
 use crate::ui;
 
@@ -94,10 +94,10 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
                 unreachable!("the store drives only with the lease offered")
             };
             ctx.report.stored_events(&run.id, &events);
-            Advance::new(ctx, store.as_ref(), &run.id, policy)
+            let place = Local::new(ctx, Some(store.as_ref()), &run.id, false)
                 .holding(lease, model)
-                .seen_up_to(events.last().map(|e| e.seq))
-                .run()
+                .seen_up_to(events.last().map(|e| e.seq));
+            Advance::over(ctx, Box::new(place), policy).run()
         }
         Some(_) => {
             let outcome = if store.has_waiter(&run.id)? {

@@ -11,6 +11,7 @@ use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::input::read_stdin;
 use crate::runner::advance::{model_for, on_own_host, Advance, Policy};
+use crate::runner::Local;
 use crate::store::Who;
 
 pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
@@ -28,12 +29,7 @@ pub fn run(ctx: &Ctx, args: ReplyArgs) -> Result<Exit> {
     let model = model_for(&run)?;
     let me = lease::mine();
     store.reply(&run.id, &message, &me)?;
-    Advance::new(
-        ctx,
-        store.as_ref(),
-        &run.id,
-        Policy::driving(ctx, Who::this_process(None)),
-    )
-    .holding(me, model)
-    .run()
+    let place = Local::new(ctx, Some(store.as_ref()), &run.id, false).holding(me, model);
+    let policy = Policy::driving(ctx, Who::this_process(None));
+    Advance::over(ctx, Box::new(place), policy).run()
 }

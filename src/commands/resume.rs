@@ -9,6 +9,7 @@ use crate::domain::RunStatus;
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::runner::advance::{model_for, on_own_host, Advance, Policy};
+use crate::runner::Local;
 use crate::store::{now_ms, Run, Who};
 
 pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
@@ -53,14 +54,9 @@ pub fn run(ctx: &Ctx, input: &str) -> Result<Exit> {
             run.id, run.id
         )));
     }
-    Advance::new(
-        ctx,
-        store.as_ref(),
-        &run.id,
-        Policy::driving(ctx, Who::this_process(None)),
-    )
-    .holding(lease, model)
-    .run()
+    let place = Local::new(ctx, Some(store.as_ref()), &run.id, false).holding(lease, model);
+    let policy = Policy::driving(ctx, Who::this_process(None));
+    Advance::over(ctx, Box::new(place), policy).run()
 }
 
 /// A run is only driven on the host that started it (SPEC §5.1).

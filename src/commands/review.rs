@@ -12,7 +12,7 @@ use crate::exit::Exit;
 use crate::items::input::{parse_json_flag, read_stdin, read_text_file};
 use crate::items::Answer;
 use crate::policy::Deciding;
-use crate::runner::{at_place, Advance, AtPlace, Place, PlanFiles};
+use crate::runner::{Advance, Picked, PlanFiles};
 use crate::store::Who;
 use crate::tools::submit_plan::Decision;
 
@@ -21,36 +21,20 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> Result<Exit> {
         root: args.plan_root.clone(),
         file: args.plan_file.clone(),
     };
-    let reviewing = Reviewing { ctx, args: &args };
-    at_place(
-        ctx,
-        Deciding::claiming(args.item.as_.is_some()),
-        args.agent.clone(),
-        Some(plans),
-        reviewing,
-    )
-}
-
-struct Reviewing<'a> {
-    ctx: &'a Ctx<'a>,
-    args: &'a ReviewArgs,
-}
-
-impl AtPlace for Reviewing<'_> {
-    fn at<P: Place>(self, place: P) -> Result<Exit> {
-        let (ctx, args) = (self.ctx, self.args);
-        let who = Who::this_process(args.item.as_.clone());
-        let mut advance =
-            Advance::acting(ctx, place, args.item.no_resume, who)?.next_within(args.item.timeout);
-        let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
-        if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
-            return advance.prompt_chosen(run, call, &[ItemKind::Plan]);
-        }
-        let (decision, via) = decision(args)?;
-        let item = advance.target(run, &[ItemKind::Plan], call)?;
-        let unseen = args.unseen;
-        advance.answer(&item, Answer::Plan { decision, unseen }, via)
+    let picked = Picked::of(ctx)?;
+    let deciding = Deciding::claiming(args.item.as_.is_some());
+    let place = picked.place(ctx, deciding, args.agent.clone(), Some(plans));
+    let who = Who::this_process(args.item.as_.clone());
+    let mut advance =
+        Advance::acting(ctx, place, args.item.no_resume, who)?.next_within(args.item.timeout);
+    let (run, call) = (args.item.run.as_deref(), args.item.tool_call.as_deref());
+    if !args.approve && !args.reject && args.json.is_none() && ctx.interactive() {
+        return advance.prompt_chosen(run, call, &[ItemKind::Plan]);
     }
+    let (decision, via) = decision(&args)?;
+    let item = advance.target(run, &[ItemKind::Plan], call)?;
+    let unseen = args.unseen;
+    advance.answer(&item, Answer::Plan { decision, unseen }, via)
 }
 
 /// The decision given on the command line, and how.

@@ -112,7 +112,8 @@ fn on_server(ctx: &Ctx, config: &ServerConfig, args: RunArgs) -> Result<Exit> {
         require_tool_approval: args.require_approval,
     };
     let place = Mastra::starting(ctx, &server, agent, start);
-    Advance::over(ctx, place, Policy::driving(ctx, Who::this_process(None))).run()
+    let policy = Policy::driving(ctx, Who::this_process(None));
+    Advance::over(ctx, Box::new(place), policy).run()
 }
 
 /// The run's working directory: `--cwd`, else the current one; absolute and existing.

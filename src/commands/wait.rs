@@ -14,8 +14,9 @@ use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::remote::ServerConfig;
 use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
+use crate::runner::read::Read;
 use crate::runner::waiter::Waiter;
-use crate::runner::{Mastra, Place, Server};
+use crate::runner::{Local, Mastra, Place, Server};
 use crate::store::Who;
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
@@ -35,10 +36,10 @@ pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
         .transpose()?;
     let seen = store.events(&run.id)?.last().map(|e| e.seq);
     let policy = policy(drive, args.timeout.map(|t| Instant::now() + t));
-    Advance::new(ctx, store.as_ref(), &run.id, policy)
-        .with_run(run)
-        .seen_up_to(seen)
-        .run()
+    let place = Local::new(ctx, Some(store.as_ref()), &run.id, policy.every_event(ctx))
+        .knowing(Read::fresh(run))
+        .seen_up_to(seen);
+    Advance::over(ctx, Box::new(place), policy).run()
 }
 
 fn on_server(ctx: &Ctx, config: &ServerConfig, args: WaitArgs) -> Result<Exit> {
@@ -51,7 +52,7 @@ fn on_server(ctx: &Ctx, config: &ServerConfig, args: WaitArgs) -> Result<Exit> {
     let server = Server::connect(ctx, config, deadline)?;
     let mut place = Mastra::new(ctx, &server, None).watching();
     place.load(&args.run)?;
-    Advance::over(ctx, place, policy(false, deadline)).run()
+    Advance::over(ctx, Box::new(place), policy(false, deadline)).run()
 }
 
 /// A waiter's policy: drive only when `drive`, stop watching at `deadline`.

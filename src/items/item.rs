@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::view::ItemView;
 use crate::domain::{CallRecord, ItemKind};
 use crate::remote::SuspendedCall;
-use crate::store::PendingItem;
+use crate::store::{PendingItem, Run};
 
 /// A pending item and where it waits.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +30,16 @@ pub enum Item {
 }
 
 impl Item {
+    /// A pending call of `run`, as read before.
+    pub fn of_call(run: &Run, call: &CallRecord) -> Item {
+        Item::Stored {
+            call: Box::new(call.clone()),
+            agent_id: run.agent_id.clone(),
+            pending_in_run: 1,
+            url: None,
+        }
+    }
+
     /// A pending item of this store's listing.
     pub fn stored(item: PendingItem) -> Item {
         Item::Stored {

@@ -22,19 +22,17 @@ use anyhow::Result;
 use super::local::Local;
 use super::place::{Driver, Place, State};
 use super::prompt;
-use super::read::Read;
 use super::record::Outcome;
 use super::target;
 use super::view::{announce_items, resolved_line};
-use super::watch::Followed;
 use super::{notify, Context};
 use crate::agent::AgentDef;
-use crate::domain::{CallRecord, ItemKind, Message, Resolution};
+use crate::domain::{ItemKind, Resolution};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::{self, Asked, Item, ItemView, Prompted};
 use crate::providers::{self, Provider};
-use crate::store::{Lease, Run, Store, Who};
+use crate::store::{Run, Store, Who};
 use crate::sys::signals;
 
 /// What a frontend lets this process do with a run.
@@ -86,6 +84,12 @@ impl Policy {
         }
     }
 
+    /// A waiter's JSON stream reports every stored event of the run, not only those of the
+    /// legs this process drives.
+    pub fn every_event(&self, ctx: &Context) -> bool {
+        self.wait.is_some() && ctx.report.json()
+    }
+
     /// The policy of a frontend with no terminal (`serve`, and every channel after it)
     /// resolving an item of `run` as `who`: it never prompts, and drives the leg only when
     /// asked to (`drive`, serve's `--drive`) and only for a run that its own OS user started
@@ -101,9 +105,9 @@ impl Policy {
     }
 }
 
-pub struct Advance<'a, P: Place = Local<'a>> {
+pub struct Advance<'a> {
     pub(super) ctx: &'a Context<'a>,
-    pub(super) place: P,
+    pub(super) place: Box<dyn Place + 'a>,
     pub(super) policy: Policy,
     /// Items this process recorded, in order (what an interruption reports as kept).
     pub(super) recorded: Vec<String>,
@@ -112,9 +116,9 @@ pub struct Advance<'a, P: Place = Local<'a>> {
     pub(super) next_within: Option<Duration>,
 }
 
-impl<'a, P: Place> Advance<'a, P> {
+impl<'a> Advance<'a> {
     /// Advances the run of `place` under `policy`.
-    pub fn over(ctx: &'a Context<'a>, place: P, policy: Policy) -> Advance<'a, P> {
+    pub fn over(ctx: &'a Context<'a>, place: Box<dyn Place + 'a>, policy: Policy) -> Advance<'a> {
         Advance {
             ctx,
             place,
@@ -126,7 +130,7 @@ impl<'a, P: Place> Advance<'a, P> {
 
     /// `target` waits up to `within` for the next item of a run whose leg a live waiter or
     /// driver is advancing, so that a script answers question after question (SPEC §5.1).
-    pub fn next_within(mut self, within: Duration) -> Advance<'a, P> {
+    pub fn next_within(mut self, within: Duration) -> Advance<'a> {
         self.next_within = Some(within);
         self
     }
@@ -135,10 +139,10 @@ impl<'a, P: Place> Advance<'a, P> {
     /// place allows that.
     pub fn acting(
         ctx: &'a Context<'a>,
-        place: P,
+        place: Box<dyn Place + 'a>,
         no_resume: bool,
         who: Who,
-    ) -> Result<Advance<'a, P>> {
+    ) -> Result<Advance<'a>> {
         if no_resume {
             if let Some(refused) = place.refuses_only_recording() {
                 return fail(refused);
@@ -152,8 +156,8 @@ impl<'a, P: Place> Advance<'a, P> {
     }
 
     /// The place the run lives in.
-    pub fn place(&mut self) -> &mut P {
-        &mut self.place
+    pub fn place(&mut self) -> &mut dyn Place {
+        &mut *self.place
     }
 
     /// The pending item of the run `run` names that a command for items of `kinds` acts
@@ -169,7 +173,7 @@ impl<'a, P: Place> Advance<'a, P> {
         };
         self.place.load(input)?;
         self.wait_for_next()?;
-        target::select(self.ctx, &mut self.place, kinds, tool_call)
+        target::select(self.ctx, &mut *self.place, kinds, tool_call)
     }
 
     /// While a live waiter or driver advances the run's leg and nothing is pending yet, waits
@@ -238,7 +242,7 @@ impl<'a, P: Place> Advance<'a, P> {
                 match chosen {
                     Some(item) => item,
                     // Let `select` say why nothing of these kinds waits, or find the one named.
-                    None => target::select(self.ctx, &mut self.place, kinds, tool_call)?,
+                    None => target::select(self.ctx, &mut *self.place, kinds, tool_call)?,
                 }
             }
             None => {
@@ -365,7 +369,7 @@ impl<'a, P: Place> Advance<'a, P> {
         let asked = Asked {
             item,
             by: &self.policy.who.by,
-            plans: &self.place,
+            plans: &*self.place,
         };
         let _noticing = self.place.notice(item);
         items::of(item.kind()).prompt(&asked)
@@ -443,77 +447,16 @@ fn of_kinds(items: Vec<Item>, kinds: &[ItemKind]) -> Vec<Item> {
         .collect()
 }
 
-/// A run of this store, as every frontend of it (the commands, `serve`) starts advancing it.
-impl<'a> Advance<'a, Local<'a>> {
+/// A run of this store, as a frontend with nothing else to set up starts advancing it.
+impl<'a> Advance<'a> {
     pub fn new(
         ctx: &'a Context<'a>,
         store: &'a dyn Store,
         run_id: &str,
         policy: Policy,
-    ) -> Advance<'a, Local<'a>> {
-        let every_event = policy.wait.is_some() && ctx.report.json();
-        Advance::over(
-            ctx,
-            Local::new(ctx, Some(store), run_id, every_event),
-            policy,
-        )
-    }
-
-    /// What this process brings to its decisions and its wait (SPEC §14).
-    pub fn deciding(mut self, deciding: crate::policy::Deciding) -> Advance<'a, Local<'a>> {
-        self.place.set_deciding(deciding);
-        self
-    }
-
-    /// `run` is the run as the store has it now: the loop's first look needs no read.
-    pub fn with_run(mut self, run: Run) -> Advance<'a, Local<'a>> {
-        self.place.knows(Read::fresh(run));
-        self
-    }
-
-    /// `run` was just created by this process with `messages`: its first leg starts from
-    /// them, and from no calls, without a read.
-    pub fn with_new_run(mut self, run: Run, messages: Vec<Message>) -> Advance<'a, Local<'a>> {
-        self.place.knows(Read::created(run, messages));
-        self
-    }
-
-    /// This process holds `lease` on the run (it just created, resumed or replied to it),
-    /// driving it with `model` (its agent, decoded, and provider: `model_for`).
-    pub fn holding(
-        mut self,
-        lease: Lease,
-        model: (AgentDef, Box<dyn Provider>),
-    ) -> Advance<'a, Local<'a>> {
-        self.place.hold(lease, model);
-        self
-    }
-
-    /// Events up to `seq` were reported already.
-    pub fn seen_up_to(mut self, seq: Option<i64>) -> Advance<'a, Local<'a>> {
-        self.place.seen_up_to(seq);
-        self
-    }
-
-    /// The item `call` of `run` (as read before), for `decide`: the place knows the run
-    /// without reading it again. When this process then drives, the events the decision
-    /// appended are reported and the lease is this process's; a waiter's leg can be
-    /// followed from the store (`follow`) starting with those events.
-    pub fn item_of(&mut self, run: &Run, call: &CallRecord) -> Item {
-        self.place.knows(Read::known(run.clone()));
-        Item::Stored {
-            call: Box::new(call.clone()),
-            agent_id: run.agent_id.clone(),
-            pending_in_run: 1,
-            url: None,
-        }
-    }
-
-    /// After `record` said `Outcome::Waiter`: reports the waiter's leg as its events are
-    /// stored (the results the resolution appended first), until the run suspends or ends,
-    /// the waiter is gone, or `deadline` passes. Drives nothing.
-    pub fn follow(&mut self, deadline: Option<Instant>) -> Result<Followed> {
-        self.place.follow(deadline)
+    ) -> Advance<'a> {
+        let local = Local::new(ctx, Some(store), run_id, policy.every_event(ctx));
+        Advance::over(ctx, Box::new(local), policy)
     }
 }
 

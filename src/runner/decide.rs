@@ -9,14 +9,13 @@
 
 use anyhow::Result;
 
-use super::place::Place;
 use super::record::Outcome;
 use super::Advance;
 use crate::domain::Via;
 use crate::exit::Exit;
 use crate::items::{self, Answer, Given, Item};
 
-impl<P: Place> Advance<'_, P> {
+impl Advance<'_> {
     /// Checks `answer` (given through `via`) against `item`, records it exactly once as
     /// the policy's `who`, and says who moves the run on. Nothing is recorded when it does
     /// not fit.
@@ -24,7 +23,7 @@ impl<P: Place> Advance<'_, P> {
         let given = Given {
             via,
             by: &self.policy.who.by,
-            plans: &self.place,
+            plans: &*self.place,
             report: self.ctx.report,
         };
         let checked = items::of(item.kind()).check(item, answer, &given)?;

@@ -12,7 +12,6 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::advance::Advance;
-use super::place::Place;
 use crate::domain::RunStatus;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
@@ -80,7 +79,7 @@ pub fn summary(run: &Run) -> Value {
     })
 }
 
-impl<P: Place> Advance<'_, P> {
+impl Advance<'_> {
     /// How the run ended, said once, as an exit code.
     pub(super) fn end(&mut self, end: End) -> Result<Exit> {
         let report = self.ctx.report;

@@ -92,32 +92,37 @@ impl<'a> Local<'a> {
         }
     }
 
-    /// As `deciding`, on a place already made.
-    pub fn set_deciding(&mut self, deciding: Deciding) {
-        self.deciding = deciding;
+    /// What this process knows of the run now: `Read::fresh`, `created` or `known`.
+    pub fn knowing(mut self, read: Read) -> Local<'a> {
+        self.knows(read);
+        self
     }
 
-    /// What this process knows of the run now: `Read::fresh`, `created` or `known`.
-    pub fn knows(&mut self, read: Read) {
+    fn knows(&mut self, read: Read) {
         if let Some(run) = read.run() {
             self.run_id.clone_from(&run.id);
         }
         self.read = read;
     }
 
-    /// This process holds `lease`, driving the run with `model`.
-    pub fn hold(&mut self, lease: Lease, model: (AgentDef, Box<dyn Provider>)) {
+    /// This process holds `lease` on the run (it just created, resumed or replied to it),
+    /// driving it with `model` (its agent, decoded, and provider: `model_for`).
+    pub fn holding(mut self, lease: Lease, model: (AgentDef, Box<dyn Provider>)) -> Local<'a> {
         self.lease = Some(lease);
         self.agent = Some(model.0);
         self.provider = Some(model.1);
+        self
     }
 
     /// Events up to `seq` were reported already.
-    pub fn seen_up_to(&mut self, seq: Option<i64>) {
+    pub fn seen_up_to(mut self, seq: Option<i64>) -> Local<'a> {
         self.watch = Watch::since(seq);
+        self
     }
 
-    /// Reports a live waiter's leg from the store (`Advance::follow`).
+    /// After a decision a live waiter drives (`Outcome::Waiter`): reports the waiter's leg
+    /// as its events are stored, from the first one after `seen_up_to`, until the run
+    /// suspends or ends, the waiter is gone, or `deadline` passes. Drives nothing.
     pub fn follow(&mut self, deadline: Option<Instant>) -> Result<Followed> {
         let store = self.store()?;
         self.watch

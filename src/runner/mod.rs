@@ -42,7 +42,7 @@ pub use advance::{Advance, Policy, Wait};
 pub use context::{at_a_terminal, Context, StoreFrom};
 pub use local::Local;
 pub use mastra::{Mastra, PlanFiles, Server};
-pub use pick::{at_place, AtPlace};
+pub use pick::Picked;
 pub use place::Place;
 pub use record::{Continues, Outcome};
 pub use watch::{Followed, Watch};

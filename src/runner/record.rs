@@ -79,8 +79,9 @@ mod tests {
         CallState, Event, ItemKind, Message, NewCall, RunStatus, StepCommit, ToolCall, Transition,
         Via,
     };
+    use crate::items::Item;
     use crate::runner::watch::tests::{new_run_under, store_at, Kept};
-    use crate::runner::Advance;
+    use crate::runner::{Advance, Local};
     use crate::runner::{Context, Followed, Policy};
     use crate::store::{Location, Store};
     use crate::store::{RunReview, Who};
@@ -167,8 +168,9 @@ mod tests {
             wait: None,
             who: Who::this_process(Some("alice".into())),
         };
+        let seen = store.events("run-1").unwrap().last().map(|e| e.seq);
         let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
-        let item = advance.item_of(&run, &item);
+        let item = Item::of_call(&run, &item);
         let answer = crate::items::Answer::Data(json!("yes"));
         let outcome = advance.decide(&item, answer, Via::Json).unwrap();
         assert_eq!(outcome, Outcome::Waiter);
@@ -191,7 +193,8 @@ mod tests {
             };
             store.commit_step("run-1", &waiter, &done).unwrap().unwrap()
         });
-        let followed = advance
+        let mut following = Local::new(&ctx, Some(store.as_ref()), "run-1", false).seen_up_to(seen);
+        let followed = following
             .follow(Some(Instant::now() + Duration::from_secs(20)))
             .unwrap();
         let leg: Vec<i64> = other.join().unwrap().iter().map(|e| e.seq).collect();
@@ -233,7 +236,7 @@ mod tests {
             who: Who::this_process(Some("bob".into())),
         };
         let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
-        let item = advance.item_of(&run, &item);
+        let item = Item::of_call(&run, &item);
         let answer = crate::items::Answer::Data(json!("no"));
         let outcome = advance.decide(&item, answer, Via::Json).unwrap();
         assert_eq!(outcome, Outcome::Recorded(Continues::Here));
@@ -322,7 +325,7 @@ mod tests {
                 who,
             };
             let mut advance = Advance::new(&ctx, store.as_ref(), "run-1", policy);
-            let item = advance.item_of(&run, &call);
+            let item = Item::of_call(&run, &call);
             advance.decide(&item, crate::items::Answer::Data(json!("yes")), Via::Flag)
         };
 

@@ -6,8 +6,10 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::advance::{Advance, Policy, Wait};
+use super::read::Read;
 use super::waiter::Waiter;
 use super::Context;
+use super::Local;
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
 use crate::domain::Event;
@@ -78,13 +80,13 @@ pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
         }),
         who: Who::this_process(None),
     };
-    Advance::new(ctx, store.as_ref(), &run_id, policy)
-        .with_new_run(stored, messages)
+    let place = Local::new(ctx, Some(store.as_ref()), &run_id, policy.every_event(ctx))
+        .knowing(Read::created(stored, messages))
         .holding(lease, (s.agent.clone(), s.provider))
         .seen_up_to(events.last().map(|e| e.seq))
         .deciding(crate::policy::Deciding {
             on_escalate: watched.on_escalate,
             ..Default::default()
-        })
-        .run()
+        });
+    Advance::over(ctx, Box::new(place), policy).run()
 }

@@ -6,9 +6,7 @@
 
 use anyhow::Result;
 
-use super::local::Local;
 use super::place::Place;
-use super::read::Read;
 use super::Context;
 use crate::domain::{CallRecord, ItemKind};
 use crate::error::{fail, Error};
@@ -180,23 +178,6 @@ pub fn nothing_waits(run: &Run, kind: ItemKind) -> Error {
         "run {} is {state}{why}: nothing waits for {what}",
         run.id
     ))
-}
-
-/// The pending item of `run` (of this store) that a command for items of `kind` acts on:
-/// the one named by `tool_call`, else the only one of that kind.
-pub fn pending_item(
-    ctx: &Context,
-    store: &dyn Store,
-    run: &Run,
-    kind: ItemKind,
-    tool_call: Option<&str>,
-) -> Result<CallRecord> {
-    let mut place = Local::new(ctx, Some(store), &run.id, false);
-    place.knows(Read::fresh(run.clone()));
-    match select(ctx, &mut place, &[kind], tool_call)? {
-        Item::Stored { call, .. } => Ok(*call),
-        Item::Server { .. } => unreachable!("a store holds its own items"),
-    }
 }
 
 pub fn not_pending(call: &CallRecord) -> Error {

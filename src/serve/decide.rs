@@ -24,8 +24,10 @@ use super::app::Shared;
 use super::frames::{self, Frames};
 use super::pool::{broken, LegPlace, Reuse, LEGS_PER_REVIEWER, MAX_LEGS};
 use crate::domain::{CallRecord, CallState, Event, RunStatus, Via};
+use crate::items::Item;
 use crate::runner::advance::model_for;
-use crate::runner::{Advance, Context, Continues, Outcome, Policy};
+use crate::runner::read::Read;
+use crate::runner::{Advance, Context, Continues, Local, Outcome, Policy};
 use crate::store::{self, Conflict, Location, NotFound, Run, Store, Who};
 
 use axum::body::Bytes;
@@ -212,7 +214,7 @@ fn continue_after(
         };
         let recorded = record(&ctx, store, target, answer, who, via, leg);
         drop(how.short);
-        let (mut advance, decided) = match recorded {
+        let (advance, decided) = match recorded {
             Ok(recorded) => recorded,
             Err(refusal) => {
                 if matches!(&refusal, Refusal::Failed(e) if broken(e)) {
@@ -241,10 +243,8 @@ fn continue_after(
             Outcome::Waiter if follow => {
                 // The follower waits for changes on its store: not lent again.
                 reuse = Reuse::No;
-                if seen.is_some() {
-                    advance.place().seen_up_to(seen);
-                }
-                if let Err(e) = advance.follow(None) {
+                let mut waiter = Local::new(&ctx, Some(store), &run_id, false).seen_up_to(seen);
+                if let Err(e) = waiter.follow(None) {
                     eprintln!("following the waiter of run {run_id} stopped: {e:#}");
                 }
             }
@@ -291,8 +291,9 @@ fn record<'a>(
     // A run whose model cannot be had here is still answered: recorded for its host.
     let drive = Policy::serving(leg.drive, &run, who.clone()).drive && model_for(&run).is_ok();
     let policy = Policy::serving(drive && leg.placed, &run, who.clone());
-    let mut advance = Advance::new(ctx, store, &run.id, policy);
-    let stored = advance.item_of(&run, &item);
+    let place = Local::new(ctx, Some(store), &run.id, false).knowing(Read::known(run.clone()));
+    let mut advance = Advance::over(ctx, Box::new(place), policy);
+    let stored = Item::of_call(&run, &item);
     let field = answer.field();
     let outcome = advance
         .decide(&stored, answer, via)
