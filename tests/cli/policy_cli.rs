@@ -51,7 +51,7 @@ fn decides(env: &Env, run: &str, who: &str, resume_data: Value) -> store::Result
 }
 
 /// As `decides`, approving with `args` in place of the proposed arguments when given.
-fn decides_with(
+pub(crate) fn decides_with(
     env: &Env,
     run: &str,
     who: &str,
