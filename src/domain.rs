@@ -395,6 +395,10 @@ pub struct CallRecord {
     pub error: Option<Value>,
     pub resume_data: Option<Value>,
     pub resolved_by: Option<String>,
+    /// The name typed with `--as` where the store recorded who the session is as
+    /// `resolved_by` instead (a PostgreSQL role the policy binds, SPEC §14); `None` when
+    /// there was none or it is `resolved_by`.
+    pub claim: Option<String>,
     pub resolved_via: Option<String>,
     pub resolved_at: Option<i64>,
     /// When a pending item expires, if its run set a deadline.
@@ -438,6 +442,7 @@ impl CallRecord {
             error: None,
             resume_data: None,
             resolved_by: None,
+            claim: None,
             resolved_via: None,
             resolved_at: None,
             expires_at: None,

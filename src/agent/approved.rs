@@ -219,6 +219,7 @@ mod tests {
             error: None,
             resume_data: Some(json!({"approved": true})),
             resolved_by: None,
+            claim: None,
             resolved_via: None,
             resolved_at: None,
             expires_at: None,

@@ -283,6 +283,9 @@ pub struct DecisionRecord {
     pub verdict: Verdict,
     /// For an approval: the digest of the arguments approved (`digest`).
     pub digest: Option<String>,
+    /// For an approval with changes: the arguments approved in place of the model's (of
+    /// that digest), so that the next reviewer sees what they would approve with it.
+    pub args: Option<Value>,
     /// `flag`, `json`, `prompt`, `web` or `api`.
     pub via: String,
     /// Unix ms.

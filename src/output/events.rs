@@ -138,8 +138,9 @@ fn json_short(v: &Value) -> String {
     short(&v.to_string())
 }
 
-/// One line of at most `SHORT` characters of `s` (then `...`), escaped.
-fn short(s: &str) -> String {
+/// One line of at most `SHORT` characters of `s` (then `...`), escaped: how a listing shows
+/// a model's text or arguments.
+pub fn short(s: &str) -> String {
     match s.char_indices().nth(SHORT) {
         Some((cut, _)) => format!("{}...", one(&s[..cut])),
         None => one(s),

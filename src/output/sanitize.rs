@@ -100,6 +100,20 @@ pub fn push_one_line(out: &mut String, s: &str) {
     }
 }
 
+/// For an HTTP header's value, which carries visible ASCII only: `one_line(s)`, with every
+/// character beyond ASCII escaped too (`\u{e9}`).
+pub fn ascii_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() && !c.is_ascii_control() {
+            out.push(c);
+        } else {
+            escape_into(&mut out, c);
+        }
+    }
+    out
+}
+
 /// For text shown as a block (plans, agent output): newlines and tabs are kept.
 pub fn block(s: &str) -> String {
     block_cow(s).into_owned()

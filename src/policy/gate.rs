@@ -1,14 +1,16 @@
 //! An item's policy and its decisions so far, as `pending`, `show`, the inbox and a partial
 //! decision show them (SPEC §14): "1 of 2 approvals: alice approved; waiting for 1 more
-//! from bob or carol", and the `policy` and `decisions` of the JSON lines. What counts is
+//! from bob or carol" (an approval with changes with the arguments it approved: "alice
+//! approved with changes: {...}"), and the `policy` and `decisions` of the JSON lines. What counts is
 //! judged by the store; this only counts again to say what is still needed.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::domain::review::{or_list, DecisionRecord, Rule, Verdict};
+use crate::domain::review::{canonical_json, or_list, DecisionRecord, Rule, Verdict};
 use crate::domain::{CallRecord, ItemKind};
+use crate::output::events::short;
 use crate::output::format;
 use crate::store::{PendingItem, Result, Run, Store};
 
@@ -71,23 +73,31 @@ impl ItemGate {
         Ok(gates)
     }
 
-    /// The approvals that count now: the most of those that approved the same arguments
-    /// (changed arguments restart the count), by the reviewers the rule names who are still
+    /// The approvals that count now, grouped by what they approved (changed arguments
+    /// restart the count), each with the changed arguments when they were changed, in the
+    /// order of their first decision: by the reviewers the rule names who are still
     /// reviewers and were not added again since, as the store counts them.
-    fn approvers(&self) -> Vec<&str> {
-        let mut by_digest: BTreeMap<Option<&str>, Vec<&str>> = BTreeMap::new();
+    fn approvals(&self) -> Vec<(Vec<&str>, Option<&Value>)> {
+        let mut groups: Vec<(Option<&str>, Vec<&str>, Option<&Value>)> = Vec::new();
         for d in &self.decisions {
-            if d.verdict == Verdict::Approved && d.counts && self.rule.allows(&d.reviewer) {
-                by_digest
-                    .entry(d.digest.as_deref())
-                    .or_default()
-                    .push(&d.reviewer);
+            if d.verdict != Verdict::Approved || !d.counts || !self.rule.allows(&d.reviewer) {
+                continue;
             }
+            let digest = d.digest.as_deref();
+            let i = match groups.iter().position(|g| g.0 == digest) {
+                Some(i) => i,
+                None => {
+                    groups.push((digest, Vec::new(), None));
+                    groups.len() - 1
+                }
+            };
+            groups[i].1.push(&d.reviewer);
+            groups[i].2 = groups[i].2.or(d.args.as_ref());
         }
-        by_digest
-            .into_values()
-            .max_by_key(|names| names.len())
-            .unwrap_or_default()
+        groups
+            .into_iter()
+            .map(|(_, names, args)| (names, args))
+            .collect()
     }
 
     /// Who may still decide: the rule's reviewers who have not (a decision that no longer
@@ -110,17 +120,22 @@ impl ItemGate {
             return format!("{others} may answer");
         }
         let needed = self.rule.approvals;
-        let approvers = self.approvers();
-        let have = u32::try_from(approvers.len())
+        let approvals = self.approvals();
+        let most = approvals.iter().map(|(names, _)| names.len()).max();
+        let have = u32::try_from(most.unwrap_or(0))
             .unwrap_or(u32::MAX)
             .min(needed);
         let noun = if needed == 1 { "approval" } else { "approvals" };
         if have == 0 {
             return format!("0 of {needed} {noun}; waiting for {needed} from {others}");
         }
+        let approved: Vec<String> = approvals
+            .iter()
+            .map(|(names, args)| format!("{} approved{}", names.join(", "), with_changes(*args)))
+            .collect();
         format!(
-            "{have} of {needed} {noun}: {} approved; waiting for {} more from {others}",
-            approvers.join(", "),
+            "{have} of {needed} {noun}: {}; waiting for {} more from {others}",
+            approved.join("; "),
             needed - have
         )
     }
@@ -139,9 +154,10 @@ impl ItemGate {
         }];
         lines.extend(self.decisions.iter().map(|d| {
             format!(
-                "{} {} via {} at {}{}",
+                "{} {}{} via {} at {}{}",
                 d.reviewer,
                 d.verdict,
+                with_changes(d.args.as_ref()),
                 d.via,
                 format::time(d.at),
                 if d.counts { "" } else { " (no longer counts)" }
@@ -165,21 +181,33 @@ impl ItemGate {
     }
 }
 
-/// Decisions as the JSON lines show them: `[{by, decision, at, via, counts}]`, every one
-/// kept for the audit; `counts` is false on one whose reviewer was removed (and perhaps added
-/// again) since, which the policy's count leaves out (SPEC §14).
+/// " with changes: ARGS" for an approval with changes (their canonical JSON, the text
+/// their digest is of, shortened and escaped as a listing shows arguments), else nothing.
+fn with_changes(args: Option<&Value>) -> String {
+    args.map(|a| format!(" with changes: {}", short(&canonical_json(a))))
+        .unwrap_or_default()
+}
+
+/// Decisions as the JSON lines show them: `[{by, decision, at, via, counts}]`, and `args`
+/// on an approval with changes (the arguments it approved), every one kept for the audit;
+/// `counts` is false on one whose reviewer was removed (and perhaps added again) since,
+/// which the policy's count leaves out (SPEC §14).
 pub fn decisions_json(decisions: &[DecisionRecord]) -> Value {
     Value::Array(
         decisions
             .iter()
             .map(|d| {
-                json!({
+                let mut v = json!({
                     "by": d.reviewer,
                     "decision": d.verdict.as_str(),
                     "at": format::time(d.at),
                     "via": d.via,
                     "counts": d.counts,
-                })
+                });
+                if let Some(args) = &d.args {
+                    v["args"] = args.clone();
+                }
+                v
             })
             .collect(),
     )
@@ -196,6 +224,7 @@ mod tests {
             reviewer: by.into(),
             verdict,
             digest: digest.map(str::to_string),
+            args: None,
             via: "flag".into(),
             at: 0,
             counts: true,
@@ -226,13 +255,37 @@ mod tests {
             gate(ItemKind::Approval, 2, vec![alice.clone()]).summary(),
             "1 of 2 approvals: alice approved; waiting for 1 more from bob"
         );
-        // Changed arguments restart the count: the larger group counts.
-        let bob = decision("bob", Verdict::Approved, Some("d2"));
-        let carol = decision("carol", Verdict::Approved, Some("d2"));
+        // Changed arguments restart the count: the larger group counts, and each group
+        // says what it approved.
+        let changed = |by| DecisionRecord {
+            args: Some(serde_json::json!({"env": "staging\u{1b}[2J"})),
+            ..decision(by, Verdict::Approved, Some("d2"))
+        };
+        let both = vec![alice.clone(), changed("bob"), changed("carol")];
         assert_eq!(
-            gate(ItemKind::Approval, 3, vec![alice, bob, carol]).summary(),
-            "2 of 3 approvals: bob, carol approved; waiting for 1 more from nobody"
+            gate(ItemKind::Approval, 3, both.clone()).summary(),
+            r#"2 of 3 approvals: alice approved; bob, carol approved with changes: {"env":"staging\u001b[2J"}; waiting for 1 more from nobody"#
         );
+        assert_eq!(
+            gate(ItemKind::Approval, 3, both.clone()).lines(false)[2],
+            r#"bob approved with changes: {"env":"staging\u001b[2J"} via flag at 1970-01-01T00:00:00.000Z"#
+        );
+        assert_eq!(decisions_json(&both)[0].get("args"), None);
+        assert_eq!(
+            decisions_json(&both)[1]["args"],
+            serde_json::json!({"env": "staging\u{1b}[2J"})
+        );
+        // Long arguments are shortened as a listing shortens them.
+        let long = DecisionRecord {
+            args: Some(serde_json::json!({"notes": "x".repeat(200)})),
+            ..decision("bob", Verdict::Approved, Some("d3"))
+        };
+        let summary = gate(ItemKind::Approval, 2, vec![long]).summary();
+        assert!(
+            summary.contains(r#"with changes: {"notes":"xxx"#),
+            "{summary}"
+        );
+        assert!(summary.contains("...; waiting for 1 more"), "{summary}");
         assert_eq!(
             gate(ItemKind::Question, 1, vec![]).summary(),
             "alice or bob may answer"

@@ -196,9 +196,10 @@ fn items(out: &dyn Report, run: &Run, calls: &[CallRecord], decisions: &[Decisio
             out.line(&format!("  {}", describe(c)));
             let state = match (&c.resolved_by, c.resolved_at) {
                 (Some(by), Some(at)) => format!(
-                    "{} by {} via {} at {}: {}",
+                    "{} by {}{} via {} at {}: {}",
                     c.state.as_str(),
                     sanitize::one_line(by),
+                    claims(c),
                     c.resolved_via.as_deref().unwrap_or("?"),
                     format::time(at),
                     sanitize::one_line(&c.resume_data.clone().unwrap_or(Value::Null).to_string())
@@ -231,6 +232,15 @@ fn items(out: &dyn Report, run: &Run, calls: &[CallRecord], decisions: &[Decisio
             }
         }
     }
+}
+
+/// " (claims NAME)" when the store recorded who the session is as who resolved the item,
+/// in place of the name typed with `--as` (SPEC §14), else nothing.
+fn claims(c: &CallRecord) -> String {
+    c.claim
+        .as_deref()
+        .map(|claim| format!(" (claims {})", sanitize::one_line(claim)))
+        .unwrap_or_default()
 }
 
 /// The command tools a driver started for a step it never stored: still running (or
@@ -314,6 +324,9 @@ fn item_json(c: &CallRecord, gate: Option<ItemGate>) -> Value {
     });
     if let Some(args) = &c.approved_args {
         v["approvedArgs"] = args.clone();
+    }
+    if let Some(claim) = &c.claim {
+        v["claim"] = json!(claim);
     }
     if let Some(gate) = gate {
         v["policy"] = gate.policy_json();

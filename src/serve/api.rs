@@ -398,7 +398,7 @@ async fn answer(
     );
     // What the policy still needs, for the `--server` client's line (SPEC §14).
     if let Outcome::Partial(needed) = &decided.outcome {
-        if let Ok(v) = HeaderValue::from_str(&sanitize::one_line(needed)) {
+        if let Ok(v) = HeaderValue::from_str(&sanitize::ascii_line(needed)) {
             response.headers_mut().insert("mastra-ask-needed", v);
         }
     }

@@ -114,6 +114,9 @@ pub struct Resolving<'a> {
     pub approved_args: Option<&'a Value>,
     /// The digest of the arguments approved.
     pub digest: Option<&'a str>,
+    /// The name typed with `--as`, if one was: a claim, which PostgreSQL keeps apart where
+    /// it records who the session is instead (SQLite records `resolution.by` as given).
+    pub claim: Option<&'a str>,
 }
 
 /// What the transitions need to know of one call.

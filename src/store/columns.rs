@@ -216,7 +216,7 @@ pub fn gate(c: &dyn Columns, at: usize) -> Read<RunGate> {
 pub const GATE_COLUMNS: &str = "policy, started_by, started_as, on_expiry, escalate_after_ms";
 
 /// Columns of a decision: run id, call_id, reviewer, decision, digest, via, at,
-/// resume_data, result.
+/// resume_data, result, whether it counts, args (approved with changes).
 pub fn decision(c: &dyn Columns) -> Read<DecisionRow> {
     let verdict = text(c, 3)?;
     Ok(DecisionRow {
@@ -227,6 +227,7 @@ pub fn decision(c: &dyn Columns) -> Read<DecisionRow> {
             verdict: Verdict::parse(&verdict)
                 .ok_or_else(|| format!("unknown decision {verdict:?}"))?,
             digest: c.text(4)?,
+            args: opt_json(c, 10)?,
             via: text(c, 5)?,
             at: int(c, 6)?,
             counts: int(c, 9)? != 0,
@@ -295,7 +296,7 @@ pub fn run_row(c: &dyn Columns) -> Read<RunRow> {
 /// Columns of a call: run id, call_id, seq, step, tool_name, args, state, payload,
 /// payload_is_args (the payload is the arguments), result, error, resume_data,
 /// resolved_by, resolved_via, resolved_at, expires_at, created_at, kind, tool_pgid,
-/// tool_start, tool_host, tool_started_at, approved_args, digest.
+/// tool_start, tool_host, tool_started_at, approved_args, digest, claim.
 pub fn call(c: &dyn Columns) -> Read<CallRecord> {
     let args_text = str_of(c, 5)?;
     let (args, payload) = (from_json(args_text)?, payload(c, args_text, 7, 8)?);
@@ -330,6 +331,7 @@ pub fn call(c: &dyn Columns) -> Read<CallRecord> {
         error: opt_json(c, 10)?,
         resume_data: opt_json(c, 11)?,
         resolved_by: c.text(12)?,
+        claim: c.text(24)?,
         resolved_via: c.text(13)?,
         resolved_at: c.int(14)?,
         expires_at: c.int(15)?,
@@ -366,6 +368,7 @@ pub fn pending(c: &dyn Columns) -> Read<(CallRecord, String, bool)> {
         error: None,
         resume_data: None,
         resolved_by: None,
+        claim: None,
         resolved_via: None,
         resolved_at: None,
         expires_at: c.int(8)?,

@@ -207,17 +207,19 @@ pub(super) struct Bound {
 }
 
 impl Bound {
-    /// The resolution as the store records it.
+    /// The resolution as the store records it; `claimed`: its `by` was typed with `--as`.
     pub fn resolving<'a>(
         &'a self,
         resolution: &'a Resolution,
         checked: &'a Checked,
+        claimed: bool,
     ) -> Resolving<'a> {
         Resolving {
             resolution,
             checked,
             approved_args: self.args.as_ref(),
             digest: self.digest.as_deref(),
+            claim: claimed.then_some(resolution.by.as_str()),
         }
     }
 }
@@ -291,6 +293,7 @@ pub(super) fn ruling(
             reviewer: me.name.clone(),
             verdict,
             digest,
+            args: bound.args.clone(),
             via: resolution.via.as_str().to_string(),
             at: now,
             counts: true,
@@ -572,6 +575,7 @@ mod tests {
                 reviewer: by.into(),
                 verdict,
                 digest: digest.map(str::to_string),
+                args: None,
                 via: "flag".into(),
                 at,
                 counts: true,

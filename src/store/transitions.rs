@@ -341,7 +341,11 @@ pub trait Store: Backend {
                 }
                 Ruling::Resolve(r) => {
                     let (resolution, checked, bound) = *r;
-                    tx.resolve_call(&run, call_id, &bound.resolving(&resolution, &checked))?;
+                    tx.resolve_call(
+                        &run,
+                        call_id,
+                        &bound.resolving(&resolution, &checked, decision.claimed),
+                    )?;
                     carry_on(tx, run, call.step, (driver, ends), now)
                 }
             }
@@ -383,7 +387,11 @@ pub trait Store: Backend {
                     }
                     Ruling::Resolve(r) => {
                         let (resolution, checked, bound) = *r;
-                        tx.resolve_call(&run, call_id, &bound.resolving(&resolution, &checked))?;
+                        tx.resolve_call(
+                            &run,
+                            call_id,
+                            &bound.resolving(&resolution, &checked, decision.claimed),
+                        )?;
                         outcomes.push((call_id.clone(), Resolved::Recorded { still_pending: 0 }));
                         last = Some((outcomes.len() - 1, call.step));
                     }

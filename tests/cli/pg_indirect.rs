@@ -382,6 +382,127 @@ fn resolve_item_records_the_session_not_the_name_a_runner_passes() {
     assert_eq!(s.env.status(&run), "completed");
 }
 
+/// Where the store records who a runner's session is in place of the name it was told, a
+/// name typed with `--as` is kept apart as a claim (SPEC §14) and shown beside who the
+/// store checked; without `--as` there is none; and the role cannot write one itself.
+#[test]
+fn a_runner_s_claim_is_kept_apart_from_who_its_session_is() {
+    let Some(admin) = server() else { return };
+    let s = Store::new(&admin);
+    let name = s.runner.name.clone();
+    let run = s.suspended("open.json");
+    s.env
+        .run_with(s.command(&s.runner, &["approve", &run, "--as", "alice"]))
+        .assert_code(0);
+    let row = "SELECT resolved_by, checked_by, checked_as, claim FROM calls WHERE run_id = ?1";
+    assert_eq!(
+        s.env.rows(row, &[&run]),
+        vec![vec![
+            Some(name.clone()),
+            Some(name.clone()),
+            Some("pg-role".to_string()),
+            Some("alice".to_string())
+        ]]
+    );
+    let text = s.env.run(&["show", &run]).stdout;
+    assert!(
+        text.contains(&format!(
+            "    resolved by {name} (claims alice) via flag at "
+        )),
+        "{text}"
+    );
+    let item = &s.env.show(&run)["suspensions"][0];
+    assert_eq!(
+        (&item["resolvedBy"], &item["claim"]),
+        (&json!(name), &json!("alice"))
+    );
+
+    // Without --as, no claim; and the role cannot write one.
+    let run = s.suspended("open.json");
+    s.env
+        .run_with(s.command(&s.runner, &["approve", &run]))
+        .assert_code(0);
+    assert_eq!(s.env.rows(row, &[&run])[0][3], None);
+    assert_eq!(s.env.show(&run)["suspensions"][0].get("claim"), None);
+    assert_eq!(
+        tried(
+            &mut s.runner_sql(),
+            &format!("UPDATE calls SET claim = 'alice' WHERE run_id = '{run}'")
+        ),
+        refusal(format!(
+            "the role {name} may not resolve or rewrite tool call dep1: decisions go through the store's functions"
+        ))
+    );
+}
+
+/// A decision keeps the arguments an approval with changes approved (SPEC §14.1), and only
+/// those its digest is of: alice's own role may not record others with her decision, and
+/// the runner's role may record none in her name nor rewrite hers.
+#[test]
+fn a_decision_keeps_only_the_arguments_it_approved() {
+    let Some(admin) = server() else { return };
+    let s = Store::new(&admin);
+    s.grant_all();
+    let (runner, alice) = (s.runner.name.clone(), s.alice.name.clone());
+    let run = s.suspended("agent.json");
+    let prod = mastra_ask::domain::review::digest("deploy", &json!({"env": "prod"}));
+    let staging = mastra_ask::domain::review::digest("deploy", &json!({"env": "staging"}));
+    let record = |digest: &str, args: &str| {
+        format!(
+            "SELECT record_decision('{run}', 'dep1', 'alice', 'approved', '{digest}', \
+             '{{\"approved\":true}}', NULL, 'flag', 0, '{args}')"
+        )
+    };
+    let mut as_alice = postgres::Client::connect(&s.alice.url(&s.db), postgres::NoTls).unwrap();
+    as_alice
+        .batch_execute("SET search_path = mastra_ask")
+        .unwrap();
+    let not_hers = format!(
+        "the arguments given are not those this decision on tool call dep1 of run {run} approves"
+    );
+    for (digest, args) in [
+        (&prod, r#"{"env":"attacker-chosen"}"#),
+        (&staging, r#"{"env": "staging"}"#),
+    ] {
+        assert_eq!(
+            tried(&mut as_alice, &record(digest, args)),
+            refusal(not_hers.clone()),
+            "{args}"
+        );
+    }
+    assert_eq!(
+        tried(
+            &mut s.runner_sql(),
+            &record(&staging, r#"{"env":"staging"}"#)
+        ),
+        refusal(format!(
+            "the role {runner} is not reviewer alice (their role is {alice})"
+        ))
+    );
+    let decisions = "SELECT count(*) FROM decisions WHERE run_id = ?1";
+    assert_eq!(s.env.count(decisions, &[&run]), 0);
+    // Her role records the arguments its digest is of; the runner's may not rewrite them.
+    tried(&mut as_alice, &record(&staging, r#"{"env":"staging"}"#)).unwrap();
+    let args = "SELECT args FROM decisions WHERE run_id = ?1";
+    assert_eq!(
+        s.env.value(args, &[&run]).as_deref(),
+        Some(r#"{"env":"staging"}"#)
+    );
+    assert_eq!(
+        tried(
+            &mut s.runner_sql(),
+            &format!("UPDATE decisions SET args = '{{\"env\":\"x\"}}' WHERE run_id = '{run}'")
+        ),
+        refusal(format!(
+            "the role {runner} may not write decisions: only the store's owner does"
+        ))
+    );
+    assert_eq!(
+        s.env.value(args, &[&run]).as_deref(),
+        Some(r#"{"env":"staging"}"#)
+    );
+}
+
 /// The driver runs an approved tool only with the digest its approval recorded (SPEC
 /// §14.1): an approval stored without one (here written by the store's owner, whom nothing
 /// binds) runs nothing, and the model is told; an approval through the program records a

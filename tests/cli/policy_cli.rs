@@ -47,6 +47,17 @@ fn open(env: &Env) -> Box<dyn Store> {
 
 /// `who` decides the only pending item of `run` through the store, as serve would.
 fn decides(env: &Env, run: &str, who: &str, resume_data: Value) -> store::Result<Resolved> {
+    decides_with(env, run, who, resume_data, None)
+}
+
+/// As `decides`, approving with `args` in place of the proposed arguments when given.
+pub(crate) fn decides_with(
+    env: &Env,
+    run: &str,
+    who: &str,
+    resume_data: Value,
+    args: Option<&Value>,
+) -> store::Result<Resolved> {
     let store = open(env);
     let item = store.pending(Some(run)).unwrap().remove(0);
     let resolution = Resolution {
@@ -60,7 +71,7 @@ fn decides(env: &Env, run: &str, who: &str, resume_data: Value) -> store::Result
         resolution: &resolution,
         identity: &identity,
         claimed: false,
-        args: None,
+        args,
     };
     store.decide(run, &item.call.call_id, &d, None)
 }
@@ -461,6 +472,129 @@ fn approve_with_changed_arguments_checks_them_and_runs_them() {
             r#"    approved with changes: {"version":"v3"} (proposed: {"version":"v2"})"#
         ),
         "{text}"
+    );
+}
+
+/// Two approvals needed: the first, with changes, shows the next reviewers which arguments
+/// it approved (in `pending`, its JSON and `show`); an approval of other arguments does not
+/// count with it, and one of the same changes completes it, and the tool runs with them.
+#[test]
+fn a_partial_approval_with_changes_shows_the_arguments_it_approved() {
+    let env = Env::new();
+    team(&env, "me", &["bob", "carol"]);
+    let review = json!({"reviewers": ["group:release"], "approvals": 2, "allowSelf": true});
+    let run = approvals(&env, false, &[], Some(review));
+    let changed = r#"{"version":"v3\u001b[2J"}"#;
+    let out = env.cmd(&["approve", &run, "--args", changed]).code(75);
+    assert_shown!(env, out.stderr, @r#"recorded; 1 of 2 approvals: me approved with changes: {"version":"v3\u001b[2J"}; waiting for 1 more from bob or carol"#);
+    let out = env.run(&["pending"]);
+    assert_shown!(env, out.stdout, @r#"
+    [RUN]  c1 approval: tag_release {"version":"v2"}  [AGE] ago
+        1 of 2 approvals: me approved with changes: {"version":"v3\u001b[2J"}; waiting for 1 more from bob or carol
+        mastra-ask approve [RUN]
+        mastra-ask decline [RUN] --reason <reason>
+    "#);
+    let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
+    assert_eq!(
+        line["decisions"][0]["args"],
+        json!({"version": "v3\u{1b}[2J"})
+    );
+    // Bob approves the arguments as proposed: that does not count with the change.
+    let r = decides(&env, &run, "bob", json!({"approved": true})).unwrap();
+    assert!(matches!(r, Resolved::Partial { needed: 1, .. }), "{r:?}");
+    let line = &env.run(&["pending", "-o", "json"]).json_lines()[0];
+    assert_shown!(env, serde_json::to_string_pretty(&line["decisions"]).unwrap(), @r#"
+    [
+      {
+        "by": "me",
+        "decision": "approved",
+        "at": "[TIME]",
+        "via": "flag",
+        "counts": true,
+        "args": {
+          "version": "v3\u001b[2J"
+        }
+      },
+      {
+        "by": "bob",
+        "decision": "approved",
+        "at": "[TIME]",
+        "via": "api",
+        "counts": true
+      }
+    ]
+    "#);
+    let text = env.run(&["show", &run]).stdout;
+    assert!(
+        text.contains(r#"    1 of 2 approvals: me approved with changes: {"version":"v3\u001b[2J"}; bob approved; waiting for 1 more from carol"#)
+            && text.contains(r#"    me approved with changes: {"version":"v3\u001b[2J"} via flag at "#),
+        "{text}"
+    );
+    // Carol approves the same changes: the tool runs with them.
+    let same = json!({"version": "v3\u{1b}[2J"});
+    let r = decides_with(&env, &run, "carol", json!({"approved": true}), Some(&same)).unwrap();
+    assert!(matches!(r, Resolved::Resumed { .. }), "{r:?}");
+    env.run(&["resume", &run]).assert_code(0);
+    let tagged = std::fs::read_to_string(env.path("work/tagged.log")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&tagged).unwrap(),
+        same,
+        "{tagged}"
+    );
+}
+
+/// The store as the previous schema left it (SQLite 9, PostgreSQL 13): no arguments with
+/// decisions and, on PostgreSQL, no claims, and the functions of migrations 12 and 13.
+fn as_the_previous_schema(env: &Env) {
+    match &env.store {
+        crate::db::TestDb::Sqlite(path) => rusqlite::Connection::open(path)
+            .unwrap()
+            .execute_batch("ALTER TABLE decisions DROP COLUMN args; PRAGMA user_version = 9")
+            .unwrap(),
+        crate::db::TestDb::Postgres { .. } => {
+            let m12 = include_str!("../../src/store/postgres/migration12.sql");
+            let resolve_item = &m12[m12.find("CREATE OR REPLACE FUNCTION resolve_item").unwrap()..];
+            let mut c = postgres::Client::connect(&env.store.url(), postgres::NoTls).unwrap();
+            c.batch_execute(&format!(
+                "SET search_path = mastra_ask;
+                DROP FUNCTION record_decision(text, text, text, text, text, text, text, text, bigint, text);
+                DROP FUNCTION resolve_item(text, text, text, text, text, text, text, text, text, text, bigint, text);
+                ALTER TABLE decisions DROP COLUMN args;
+                ALTER TABLE calls DROP COLUMN claim;
+                DELETE FROM schema_version WHERE version > 13;
+                {}
+                {resolve_item}",
+                include_str!("../../src/store/postgres/migration13.sql"),
+            ))
+            .unwrap();
+        }
+    }
+}
+
+/// A store of the previous schema, with a decision recorded, is upgraded by the next
+/// command: the decision reads as before, and an approval with changes keeps its arguments.
+#[test]
+fn a_store_of_the_previous_schema_upgrades_and_keeps_its_decisions() {
+    let env = Env::new();
+    team(&env, "me", &["bob", "carol"]);
+    let review = json!({"reviewers": ["group:release"], "approvals": 2, "allowSelf": true});
+    let run = approvals(&env, false, &[], Some(review));
+    decides(&env, &run, "bob", json!({"approved": true})).unwrap();
+    as_the_previous_schema(&env);
+    let summary = |env: &Env| {
+        let out = env.run(&["pending"]).stdout;
+        let line = out.lines().find(|l| l.contains(" of 2 approvals")).unwrap();
+        line.trim().to_string()
+    };
+    assert_eq!(
+        summary(&env),
+        "1 of 2 approvals: bob approved; waiting for 1 more from carol or me"
+    );
+    env.cmd(&["approve", &run, "--args", r#"{"version":"v3"}"#])
+        .code(75);
+    assert_eq!(
+        summary(&env),
+        r#"1 of 2 approvals: bob approved; me approved with changes: {"version":"v3"}; waiting for 1 more from carol"#
     );
 }
 

@@ -97,6 +97,7 @@ pub fn decided_line(c: &CallRecord) -> Markup {
     html! {
         (c.state.as_str())
         @if let Some(by) = &c.resolved_by { " by " (text::line(by)) }
+        @if let Some(claim) = &c.claim { " (claims " (text::line(claim)) ")" }
         @if let Some(via) = &c.resolved_via { " via " (text::line(via)) }
         @if let Some(at) = c.resolved_at { " at " (format::time(at)) }
     }
@@ -142,5 +143,27 @@ fn tool_content(content: &str) -> Markup {
             html! { pre { (text::shown(&pretty, true)) } }
         }
         _ => html! { (text::block(content)) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::CallState;
+
+    #[test]
+    fn a_claim_is_shown_escaped_beside_who_the_store_recorded() {
+        let c = CallRecord {
+            state: CallState::Resolved,
+            resolved_by: Some("runner".into()),
+            claim: Some("<b>alice</b>".into()),
+            resolved_via: Some("flag".into()),
+            resolved_at: Some(0),
+            ..CallRecord::fixture("r", "c", "deploy", serde_json::json!({}))
+        };
+        assert_eq!(
+            decided_line(&c).into_string(),
+            "resolved by runner (claims &lt;b&gt;alice&lt;/b&gt;) via flag at 1970-01-01T00:00:00.000Z"
+        );
     }
 }

@@ -1,11 +1,12 @@
 //! The PostgreSQL side of policies and decisions (`store::policy::PolicyTx`). A decision
-//! is recorded through the store's function `record_decision` (migration 9), which checks
+//! is recorded through the store's function `record_decision` (migrations 9 and 14), which checks
 //! the session's role against the run's policy itself, so that a role bound by the policy
 //! cannot record one around the program; reads take no row locks, which a runner's role
 //! may not take on reviewers. No decisions here: `store::policy` makes them.
 
 use super::read::{decoded, PgRow, DECISION_COLUMNS};
 use super::tx::{to_json, PgTx};
+use crate::domain::review::canonical_json;
 use crate::store::backend::RunRow;
 use crate::store::columns;
 use crate::store::policy::{DecisionRow, Member, NamedPolicy, PolicyTx};
@@ -95,7 +96,7 @@ impl PolicyTx for PgTx<'_> {
     fn insert_decision(&mut self, run: &RunRow, row: &DecisionRow) -> Result<()> {
         let d = &row.record;
         self.tx.execute(
-            "SELECT record_decision($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            "SELECT record_decision($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             &[
                 &run.id,
                 &d.call_id,
@@ -106,6 +107,8 @@ impl PolicyTx for PgTx<'_> {
                 &row.result.as_ref().map(to_json),
                 &d.via,
                 &d.at,
+                // The text its digest is of (the function checks that it is).
+                &d.args.as_ref().map(canonical_json),
             ],
         )?;
         Ok(())

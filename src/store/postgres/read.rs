@@ -19,7 +19,7 @@ use crate::store::{Result, Run, RunFilter};
 pub const CALL_COLUMNS: &str = "c.run_id, c.call_id, c.seq, c.step, c.tool_name, c.args, \
     c.state, c.payload, false, c.result, c.error, c.resume_data, c.resolved_by, \
     c.resolved_via, c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, \
-    c.tool_start, c.tool_host, c.tool_started_at, c.approved_args, c.digest";
+    c.tool_start, c.tool_host, c.tool_started_at, c.approved_args, c.digest, c.claim";
 
 /// A pending item as `columns::pending` reads it (`c` is `calls`, `r` its run; payloads
 /// are stored whole).
@@ -36,7 +36,7 @@ const RUN_COLUMNS: &str = "id, agent_id, agent, cwd, status, output, finish_reas
 /// since), as `columns::decision` reads it.
 pub const DECISION_COLUMNS: &str = "run_id, call_id, reviewer, decision, digest, via, at, \
     resume_data, result, EXISTS (SELECT 1 FROM reviewers v WHERE v.name = decisions.reviewer \
-    AND v.removed_at IS NULL AND v.created_at <= decisions.at) FROM decisions";
+    AND v.removed_at IS NULL AND v.created_at <= decisions.at), args FROM decisions";
 
 /// A fetched PostgreSQL row, column by column.
 pub struct PgRow<'a>(pub &'a Row);

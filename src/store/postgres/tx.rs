@@ -317,7 +317,7 @@ impl Tx for PgTx<'_> {
         // The store's function, so that a role bound by the policy resolves only what its
         // recorded decisions allow (migration 9).
         self.tx.write(
-            "SELECT resolve_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            "SELECT resolve_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             &[
                 &run.id,
                 &call_id,
@@ -330,6 +330,7 @@ impl Tx for PgTx<'_> {
                 &r.approved_args.map(to_json),
                 &r.digest,
                 &run.updated_at,
+                &r.claim,
             ],
         );
         Ok(())

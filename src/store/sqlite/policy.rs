@@ -8,6 +8,7 @@ use rusqlite::{params, OptionalExtension};
 use super::compact::to_json;
 use super::read::{decoded, SqlRow, DECISION_COLUMNS};
 use super::tx::SqliteTx;
+use crate::domain::review::canonical_json;
 use crate::store::backend::RunRow;
 use crate::store::columns;
 use crate::store::policy::{DecisionRow, Member, NamedPolicy, PolicyTx};
@@ -86,7 +87,8 @@ impl PolicyTx for SqliteTx<'_> {
         self.tx
             .prepare_cached(
                 "INSERT OR REPLACE INTO decisions (run, call_id, reviewer, decision, digest, \
-                 resume_data, result, via, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 resume_data, result, via, at, args) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?
             .execute(params![
                 run.key,
@@ -97,7 +99,8 @@ impl PolicyTx for SqliteTx<'_> {
                 to_json(&row.resume_data),
                 row.result.as_ref().map(to_json),
                 d.via,
-                d.at
+                d.at,
+                d.args.as_ref().map(canonical_json)
             ])?;
         Ok(())
     }

@@ -13,13 +13,15 @@ use crate::store::columns::{self, Cell, Columns, Read};
 use crate::store::damage::{self, Decoded};
 use crate::store::{Result, Run, RunFilter};
 
-/// A call's columns after its run's id, as `columns::call` reads them (`c` is `calls`).
+/// A call's columns after its run's id, as `columns::call` reads them (`c` is `calls`). No
+/// claim: SQLite records the name given as `resolved_by` (who the store checked apart, as
+/// `checked_by`), for nothing binds the file's owner.
 macro_rules! call_fields {
     () => {
         "c.call_id, c.seq, c.step, c.tool_name, c.args, c.state, c.payload, \
          c.payload_is_args, c.result, c.error, c.resume_data, c.resolved_by, c.resolved_via, \
          c.resolved_at, c.expires_at, c.created_at, c.kind, c.tool_pgid, c.tool_start, \
-         c.tool_host, c.tool_started_at, c.approved_args, c.digest"
+         c.tool_host, c.tool_started_at, c.approved_args, c.digest, NULL"
     };
 }
 
@@ -258,7 +260,7 @@ pub fn any_due(c: &Connection, now: i64) -> Result<bool> {
 /// counts (its reviewer active, and not added again since), as `columns::decision` reads it.
 pub const DECISION_COLUMNS: &str = "r.id, d.call_id, d.reviewer, d.decision, d.digest, d.via, \
     d.at, d.resume_data, d.result, EXISTS (SELECT 1 FROM reviewers v WHERE v.name = d.reviewer \
-    AND v.removed_at IS NULL AND v.created_at <= d.at) FROM decisions d \
+    AND v.removed_at IS NULL AND v.created_at <= d.at), d.args FROM decisions d \
     JOIN runs r ON r.key = d.run";
 
 pub fn decisions(c: &Connection, run_id: &str) -> Result<Vec<DecisionRecord>> {

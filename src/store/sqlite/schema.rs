@@ -113,6 +113,9 @@ CREATE TABLE decisions (
 ) WITHOUT ROWID;
 "
     ),
+    // 10: an approval with changes keeps the arguments it approved with its decision (their
+    // canonical JSON, the text its digest is of), for the reviewers who decide after it.
+    "ALTER TABLE decisions ADD COLUMN args TEXT;",
 );
 
 /// How long a command waits for another one's write lock before it fails.

@@ -111,6 +111,33 @@ fn an_approval_through_the_client_is_77_then_75_and_the_tool_runs_once() {
     assert_eq!(tag_runs(&env), 1, "the tool ran once");
 }
 
+/// What is still needed reaches the client whatever the arguments an earlier approval with
+/// changes approved (an HTTP header carries ASCII only: the rest is escaped).
+#[test]
+fn a_partial_approval_after_changes_in_any_script_says_what_is_needed() {
+    let env = Env::new();
+    added(&env, "r1");
+    let r2 = added(&env, "r2");
+    added(&env, "r3");
+    let agent = tagging_agent(&env, json!({"version": "v2"}), Some(of_group("release", 2)));
+    let (out, run) = env.start(&agent, &[]);
+    out.assert_code(75);
+    let changed = json!({"version": "v3-é\u{202e}"});
+    crate::policy_cli::decides_with(&env, &run, "r1", json!({"approved": true}), Some(&changed))
+        .unwrap();
+    let served = Served::start(&env, &[]);
+    let api = format!("{}/api", served.base);
+    let second = client(&env, &served, &r2, &["approve", &run]);
+    second.assert_code(75);
+    assert!(
+        second.stderr.contains(&format!(
+            r#"recorded on {api}; 1 of 2 approvals: r1 approved with changes: {{"version":"v3-\u{{e9}}\u{{202e}}"}}; r2 approved; waiting for 1 more from r3"#
+        )),
+        "{}",
+        second.stderr
+    );
+}
+
 /// A reviewer of the group `release`; its token.
 fn added(env: &Env, name: &str) -> String {
     let out = env.run(&["reviewer", "add", name, "--group", "release"]);
