@@ -142,14 +142,13 @@ fn store_flag(args: impl Iterator<Item = OsString>) -> Option<String> {
 /// The kind of item the command being completed decides (`answer`: questions, `review`:
 /// plans, `approve` and `decline`: approvals), from its words.
 fn kind_of_command(args: impl Iterator<Item = OsString>) -> Option<ItemKind> {
-    args.skip_while(|a| a != "--")
-        .skip(2)
-        .find_map(|w| match w.to_str()? {
-            "answer" => Some(ItemKind::Question),
-            "review" => Some(ItemKind::Plan),
-            "approve" | "decline" => Some(ItemKind::Approval),
-            _ => None,
-        })
+    args.skip_while(|a| a != "--").skip(2).find_map(|w| {
+        let w = w.to_str()?;
+        // The first kind a verb resolves (`answer` also answers a server's `other`).
+        ItemKind::ALL
+            .into_iter()
+            .find(|k| crate::items::of(*k).verbs().contains(&w))
+    })
 }
 
 /// The runs to offer, each with its one-line description; `None` on any error. With

@@ -149,18 +149,59 @@ impl Kinded for Error {
     }
 }
 
+/// A store error's kind: what it means to the command that met it.
 impl Kinded for crate::store::Error {
     fn kind(&self) -> Kind {
-        crate::store::Error::kind(self)
+        use crate::store::Error;
+        match self {
+            Error::NotFound(_) => Kind::NotFound,
+            Error::Conflict(_) => Kind::Conflict,
+            Error::Usage(_) | Error::Keywords { .. } => Kind::Usage,
+            Error::Forbidden(_) => Kind::Forbidden,
+            Error::Io { .. } => Kind::Io,
+            Error::Busy(_)
+            | Error::Timeout(..)
+            | Error::Unreachable(_)
+            | Error::Lost(_)
+            | Error::Tls(_)
+            | Error::Privilege(..)
+            | Error::NewerSchema { .. }
+            | Error::Corrupt(_)
+            | Error::Denied(_)
+            | Error::Full(_)
+            | Error::Unsafe { .. }
+            | Error::Damaged { .. }
+            | Error::Other(_) => Kind::Store,
+        }
     }
     fn hint(&self) -> Option<String> {
         crate::store::Error::hint(self)
     }
 }
 
+/// A Mastra server error's kind, as SPEC §12 gives it when nothing else is known. The caller
+/// makes `NoSuspendedRun`/`NotSuspended` a conflict when its ledger or the listing shows the
+/// call was resolved.
 impl Kinded for crate::remote::RemoteError {
     fn kind(&self) -> Kind {
-        crate::remote::RemoteError::kind(self)
+        use crate::remote::RemoteError;
+        match self {
+            RemoteError::Config(_) | RemoteError::Mismatch(_) | RemoteError::Invalid { .. } => {
+                Kind::Usage
+            }
+            RemoteError::UnknownAgent { .. }
+            | RemoteError::NoSuspendedRun { .. }
+            | RemoteError::NotSuspended { .. } => Kind::NotFound,
+            RemoteError::Decided { .. } => Kind::Conflict,
+            RemoteError::Forbidden { .. } => Kind::Forbidden,
+            RemoteError::Transport { .. }
+            | RemoteError::Unauthorized { .. }
+            | RemoteError::NoRoute { .. }
+            | RemoteError::Server { .. }
+            | RemoteError::Protocol { .. }
+            | RemoteError::Capped { .. } => Kind::Server,
+            RemoteError::Stopped { .. } => Kind::Interrupted,
+        }
     }
     fn hint(&self) -> Option<String> {
         crate::remote::RemoteError::hint(self)
@@ -177,6 +218,13 @@ fn typed_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a dyn K
     }
     e.downcast_ref::<crate::remote::RemoteError>()
         .map(|r| r as &dyn Kinded)
+}
+
+/// The first typed error of `e`'s chain, as its kind and its own wording: what a frontend
+/// that answers in a protocol of its own (serve's HTTP statuses) maps its refusals from.
+pub fn kind_of(e: &anyhow::Error) -> Option<(Kind, String)> {
+    e.chain()
+        .find_map(|c| typed_error(c).map(|t| (t.kind(), c.to_string())))
 }
 
 /// A typed error as the command error: its kind, wording and hint, itself as the source.

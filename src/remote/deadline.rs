@@ -111,7 +111,7 @@ mod tests {
         for bad in ["0", "0s", "soon", "25h", "-1"] {
             let e = with(bad).unwrap_err();
             assert!(e.to_string().starts_with(IDLE_ENV), "{bad}: {e}");
-            assert_eq!(e.kind(), crate::error::Kind::Usage);
+            assert_eq!(crate::error::Kinded::kind(&e), crate::error::Kind::Usage);
         }
     }
 

@@ -8,8 +8,6 @@
 
 use serde_json::Value;
 
-use crate::error::Kind;
-
 /// How far a request got when it failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Delivery {
@@ -109,29 +107,6 @@ pub enum RemoteError {
 }
 
 impl RemoteError {
-    /// The kind SPEC §12 gives this error when nothing else is known (it decides the exit
-    /// code and the JSON code). The caller makes `NoSuspendedRun`/`NotSuspended` a conflict
-    /// when its ledger or the listing shows the call was resolved.
-    pub fn kind(&self) -> Kind {
-        match self {
-            RemoteError::Config(_) | RemoteError::Mismatch(_) | RemoteError::Invalid { .. } => {
-                Kind::Usage
-            }
-            RemoteError::UnknownAgent { .. }
-            | RemoteError::NoSuspendedRun { .. }
-            | RemoteError::NotSuspended { .. } => Kind::NotFound,
-            RemoteError::Decided { .. } => Kind::Conflict,
-            RemoteError::Forbidden { .. } => Kind::Forbidden,
-            RemoteError::Transport { .. }
-            | RemoteError::Unauthorized { .. }
-            | RemoteError::NoRoute { .. }
-            | RemoteError::Server { .. }
-            | RemoteError::Protocol { .. }
-            | RemoteError::Capped { .. } => Kind::Server,
-            RemoteError::Stopped { .. } => Kind::Interrupted,
-        }
-    }
-
     /// The next step for a person, where there is one.
     pub fn hint(&self) -> Option<String> {
         match self {
@@ -242,6 +217,7 @@ pub fn clip(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{Kind, Kinded};
 
     #[test]
     fn error_bodies_keep_message_and_issues_not_stacks() {

@@ -323,24 +323,19 @@ fn refusal_of(
     run: &Run,
     item: &CallRecord,
 ) -> Refusal {
-    if let Some(unfit) = e.downcast_ref::<crate::error::Error>() {
-        use crate::error::Kind;
-        if matches!(unfit.kind, Kind::Invalid | Kind::Usage) {
-            let message = unfit.message.clone();
-            return Refusal::Invalid { field, message };
-        }
+    use crate::error::Kind;
+    if let Some(store::Error::Conflict(Conflict::NotPending { .. })) = e.downcast_ref() {
+        let now = store
+            .calls(&run.id)
+            .ok()
+            .and_then(|calls| calls.into_iter().find(|c| c.call_id == item.call_id));
+        return not_pending(now.unwrap_or_else(|| item.clone()));
     }
-    match e.downcast_ref::<store::Error>() {
-        Some(store::Error::Conflict(Conflict::NotPending { .. })) => {
-            let now = store
-                .calls(&run.id)
-                .ok()
-                .and_then(|calls| calls.into_iter().find(|c| c.call_id == item.call_id));
-            not_pending(now.unwrap_or_else(|| item.clone()))
-        }
-        Some(store::Error::Conflict(c)) => Refusal::Conflict(c.to_string()),
-        Some(store::Error::Forbidden(m)) => Refusal::Forbidden(m.clone()),
-        Some(store::Error::NotFound(n)) => Refusal::NotFound(n.to_string()),
+    match crate::error::kind_of(&e) {
+        Some((Kind::Invalid | Kind::Usage, message)) => Refusal::Invalid { field, message },
+        Some((Kind::NotFound, message)) => Refusal::NotFound(message),
+        Some((Kind::Conflict, message)) => Refusal::Conflict(message),
+        Some((Kind::Forbidden, message)) => Refusal::Forbidden(message),
         _ => Refusal::Failed(e),
     }
 }

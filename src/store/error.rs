@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use super::{LedgerKind, LedgerState};
 use crate::domain::review::Verdict;
 use crate::domain::{CallState, RunStatus};
-use crate::error::Kind;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -249,30 +248,6 @@ impl Error {
         self
     }
 
-    /// The kind that decides the exit code and the JSON error code.
-    pub fn kind(&self) -> Kind {
-        match self {
-            Error::NotFound(_) => Kind::NotFound,
-            Error::Conflict(_) => Kind::Conflict,
-            Error::Usage(_) | Error::Keywords { .. } => Kind::Usage,
-            Error::Forbidden(_) => Kind::Forbidden,
-            Error::Io { .. } => Kind::Io,
-            Error::Busy(_)
-            | Error::Timeout(..)
-            | Error::Unreachable(_)
-            | Error::Lost(_)
-            | Error::Tls(_)
-            | Error::Privilege(..)
-            | Error::NewerSchema { .. }
-            | Error::Corrupt(_)
-            | Error::Denied(_)
-            | Error::Full(_)
-            | Error::Unsafe { .. }
-            | Error::Damaged { .. }
-            | Error::Other(_) => Kind::Store,
-        }
-    }
-
     /// What a person can do about it.
     pub fn hint(&self) -> Option<String> {
         use Engine::{Postgres, Sqlite};
@@ -403,6 +378,7 @@ fn tls_hint(detail: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{Kind, Kinded};
 
     fn cause(engine: Engine, doing: &str) -> Cause {
         Cause {

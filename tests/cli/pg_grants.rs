@@ -13,6 +13,7 @@ use mastra_ask::store::{self, Access, Decide, Identity, Location, Reviewers};
 use crate::assert_shown;
 use crate::common::Env;
 use crate::pg_safety::{database, server, Role};
+use mastra_ask::error::Kinded;
 
 /// A session of `url` with the store's schema first in the search path.
 fn connect(url: &str) -> postgres::Client {

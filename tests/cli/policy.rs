@@ -293,6 +293,7 @@ enum Step {
     Readd(&'static str),
 }
 
+use mastra_ask::error::Kinded;
 use Act::*;
 use Step::*;
 use Who::*;

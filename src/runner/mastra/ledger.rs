@@ -17,7 +17,7 @@ use super::leg::{self, Streamed};
 use super::listing;
 use super::Server;
 use crate::domain::{ItemKind, Via};
-use crate::error::{fail, Error, Kind};
+use crate::error::{fail, Error, Kind, Kinded};
 use crate::output::format;
 use crate::remote::{Answer, Delivery, LegEnd, RemoteError, Start, SuspendedCall};
 use crate::report::Report;

@@ -12,6 +12,7 @@ use mastra_ask::remote::{
 use serde_json::{json, Value};
 
 use super::fixture::{shared, Fixture, Tap};
+use mastra_ask::error::Kinded;
 
 /// Starts a run of `agent` whose first message carries `tags`; returns its id and first leg.
 fn start(client: &Client, agent: &str, tags: &str) -> (String, Leg) {

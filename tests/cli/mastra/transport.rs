@@ -10,6 +10,7 @@ use mastra_ask::remote::{
 use serde_json::{json, Value};
 
 use crate::fake_server::{DeadPort, End, FakeServer, Reply};
+use mastra_ask::error::Kinded;
 
 fn client(url: &str, token: Option<&str>) -> Client {
     Client::new(ServerConfig::new(url, token.map(str::to_string)).unwrap()).unwrap()
