@@ -7,26 +7,25 @@
 use anyhow::Result;
 
 use super::approve::{decision, Verdict};
-
-use crate::agent::lease;
 use crate::cli::ApproveArgs;
 use crate::context::Ctx;
 use crate::domain::ItemKind;
 use crate::error::{fail, Error, Kind};
 use crate::exit::Exit;
 use crate::items::approval::decided;
-use crate::items::ItemView;
+use crate::items::{Item, ItemView};
 use crate::output::sanitize;
-use crate::policy::ItemGate;
-use crate::runner::advance::{model_for, on_own_host};
+use crate::policy::Deciding;
+use crate::runner::read::Read;
 use crate::runner::view::announce;
-use crate::runner::{Advance, Continues, Local, Outcome, Policy};
-use crate::store::{Decide, Resolved, Who};
+use crate::runner::{Advance, Local, Outcome, Policy};
+use crate::store::Who;
 use crate::ui;
 
 pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
     let (decision, via) = decision(args, &verdict)?;
     let (store, run) = ctx.store_and_run(&args.run)?;
+    let run_id = run.id.clone();
     let items: Vec<_> = store
         .pending(Some(&run.id))?
         .into_iter()
@@ -52,69 +51,28 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
 
     let who = Who::this_process(args.as_.clone());
     let resolution = decided(&decision, &who.by, via);
-    let d = Decide {
-        resolution: &resolution,
-        identity: &who.identity,
-        claimed: args.as_.is_some(),
-        args: None,
-    };
-    let drive = !args.no_resume && on_own_host(&run);
-    let model = if drive { model_for(&run).ok() } else { None };
-    let offer = model.as_ref().map(|_| lease::mine());
-    let ids: Vec<String> = items.iter().map(|i| i.call.call_id.clone()).collect();
-    let outcomes = store.decide_all(&run.id, &ids, &d, offer.as_ref())?;
-
-    let mut partial = false;
-    let decisions = store.decisions(&run.id)?;
-    for ((call_id, resolved), item) in outcomes.iter().zip(&items) {
-        let line = match resolved {
-            Resolved::Partial { .. } => {
-                partial = true;
-                let summary = ItemGate::of(&run, &item.call, &decisions)
-                    .map(|g| g.summary())
-                    .unwrap_or_default();
-                format!("{verb}: recorded; {summary}")
-            }
+    let items: Vec<Item> = items.into_iter().map(Item::stored).collect();
+    let mut place = Local::new(ctx, Some(store.as_ref()), &run.id, false)
+        .knowing(Read::known(run))
+        .deciding(Deciding::claiming(args.as_.is_some()));
+    let drive = !args.no_resume;
+    let (each, then) = place.record_all(&items, &resolution, &who.identity, drive)?;
+    for (outcome, item) in each.iter().zip(&items) {
+        let line = match outcome {
+            Outcome::Partial(summary) => format!("{verb}: recorded; {summary}"),
             _ => format!("{verb}d"),
         };
-        ctx.report
-            .info(&format!("  {} {line}", sanitize::one_line(call_id)));
+        let call = sanitize::one_line(item.call_id());
+        ctx.report.info(&format!("  {call} {line}"));
     }
-    let policy = Policy::acting(ctx, !args.no_resume, who.clone());
-    let last = outcomes
-        .into_iter()
-        .map(|(_, r)| r)
-        .find(|r| matches!(r, Resolved::Resumed { .. }));
-    match last {
-        Some(Resolved::Resumed {
-            events,
-            driving: true,
-        }) => {
-            let (Some(lease), Some(model)) = (offer, model) else {
-                unreachable!("the store drives only with the lease offered")
-            };
-            ctx.report.stored_events(&run.id, &events);
-            let place = Local::new(ctx, Some(store.as_ref()), &run.id, false)
-                .holding(lease, model)
-                .seen_up_to(events.last().map(|e| e.seq));
-            Advance::over(ctx, Box::new(place), policy).run()
-        }
-        Some(_) => {
-            let outcome = if store.has_waiter(&run.id)? {
-                Outcome::Waiter
-            } else if on_own_host(&run) {
-                Outcome::Recorded(Continues::Here)
-            } else {
-                Outcome::Recorded(Continues::OnHost(run.host.clone().unwrap_or_default()))
-            };
-            if let Some(words) = outcome.wording(&ctx.program(), &run.id) {
-                ctx.report.info(&words);
-            }
-            Ok(Exit::Success)
+    match then {
+        Some(outcome) => {
+            let policy = Policy::acting(ctx, drive, who);
+            Advance::over(ctx, Box::new(place), policy).carry_on(&outcome)
         }
         None => {
-            if !partial {
-                announce(ctx, store.as_ref(), &run.id)?;
+            if !each.iter().any(|o| matches!(o, Outcome::Partial(_))) {
+                announce(ctx, store.as_ref(), &run_id)?;
             }
             Ok(Exit::Suspended)
         }

@@ -197,11 +197,12 @@ impl<'a> Advance<'a> {
     /// Records `resolution` for `item` exactly once, then advances the run.
     fn resolve(mut self, item: &Item, resolution: &Resolution) -> Result<Exit> {
         let outcome = self.record_item(item, resolution)?;
-        self.then(&outcome)
+        self.carry_on(&outcome)
     }
 
-    /// After recording: stops as `after` says, or advances the run.
-    pub(super) fn then(mut self, outcome: &Outcome) -> Result<Exit> {
+    /// After recording (here or by the place itself: `Local::record_all`): stops as
+    /// `after` says, or advances the run.
+    pub fn carry_on(mut self, outcome: &Outcome) -> Result<Exit> {
         if let Some(exit) = self.after(outcome) {
             return Ok(exit);
         }

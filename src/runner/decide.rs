@@ -37,6 +37,6 @@ impl Advance<'_> {
     /// prompts on at a terminal, or says what became of the answer).
     pub fn answer(mut self, item: &Item, answer: Answer, via: Via) -> Result<Exit> {
         let outcome = self.decide(item, answer, via)?;
-        self.then(&outcome)
+        self.carry_on(&outcome)
     }
 }

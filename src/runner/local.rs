@@ -183,18 +183,7 @@ impl<'a> Local<'a> {
         drive: bool,
     ) -> Result<Outcome> {
         let store = self.store()?;
-        let here = on_own_host(run);
-        // Completing a one-step run runs nothing: no host, user or model is needed for it.
-        let allowed = (drive && here) || self.is_one_shot(run);
-        if allowed && self.provider.is_none() {
-            // Without the model's keys this process can still record for a live waiter.
-            match self.provider_for(run) {
-                Ok(p) => self.provider = Some(p),
-                Err(_) if store.has_waiter(&run.id)? => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let offer = (allowed && self.provider.is_some()).then(lease::mine);
+        let offer = self.offer(run, drive)?;
         // A one-step run ends in the transaction that resolves its item (SPEC §13).
         let ends = self
             .is_one_shot(run)
@@ -213,6 +202,89 @@ impl<'a> Local<'a> {
             offer.as_ref(),
             ends.as_ref(),
         )?;
+        self.outcome_of(run, item, resolved, offer)
+    }
+
+    /// One decision, `resolution` as `identity`, for every item of `items` (approvals of
+    /// the loaded run) in one transaction, all or none (`approve --all`, SPEC §14.1): what
+    /// became of each, and who moves the run on once its step is resolved (`None`: it
+    /// still waits).
+    pub fn record_all(
+        &mut self,
+        items: &[Item],
+        resolution: &Resolution,
+        identity: &Identity,
+        drive: bool,
+    ) -> Result<(Vec<Outcome>, Option<Outcome>)> {
+        let mut run = self.take_run()?;
+        let recorded = self.record_all_on(&mut run, items, resolution, identity, drive);
+        let fresh = matches!(recorded, Ok((_, Some(Outcome::Driven))));
+        self.read.put(run, fresh);
+        recorded
+    }
+
+    fn record_all_on(
+        &mut self,
+        run: &mut Run,
+        items: &[Item],
+        resolution: &Resolution,
+        identity: &Identity,
+        drive: bool,
+    ) -> Result<(Vec<Outcome>, Option<Outcome>)> {
+        let store = self.store()?;
+        let offer = self.offer(run, drive)?;
+        let decision = Decide {
+            resolution,
+            identity,
+            claimed: self.deciding.claimed,
+            args: None,
+        };
+        let ids: Vec<String> = items.iter().map(|i| i.call_id().to_string()).collect();
+        let resolved = store.decide_all(&run.id, &ids, &decision, offer.as_ref())?;
+        let (mut each, mut then) = (Vec::new(), None);
+        let mut offer = Some(offer);
+        for ((_, resolved), item) in resolved.into_iter().zip(items) {
+            let outcome = match resolved {
+                // The run resumes at most once: on the item that resolved its step.
+                Resolved::Resumed { .. } => {
+                    let outcome = self.outcome_of(run, item, resolved, offer.take().flatten())?;
+                    then = Some(outcome.clone());
+                    outcome
+                }
+                other => self.outcome_of(run, item, other, None)?,
+            };
+            each.push(outcome);
+        }
+        Ok((each, then))
+    }
+
+    /// The lease this process offers to take as it records a decision on `run`: it drives
+    /// the leg the decision resumes when `drive` and on the run's own host, with the model
+    /// at hand, or completes a one-step run (which runs nothing: no host, user or model is
+    /// needed for it).
+    fn offer(&mut self, run: &Run, drive: bool) -> Result<Option<Lease>> {
+        let allowed = (drive && on_own_host(run)) || self.is_one_shot(run);
+        if allowed && self.provider.is_none() {
+            // Without the model's keys this process can still record for a live waiter.
+            match self.provider_for(run) {
+                Ok(p) => self.provider = Some(p),
+                Err(_) if self.store()?.has_waiter(&run.id)? => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((allowed && self.provider.is_some()).then(lease::mine))
+    }
+
+    /// Who moves `run` on after the store `resolved` a decision on `item`, `offer` the
+    /// lease this process offered to take.
+    fn outcome_of(
+        &mut self,
+        run: &mut Run,
+        item: &Item,
+        resolved: Resolved,
+        offer: Option<Lease>,
+    ) -> Result<Outcome> {
+        let store = self.store()?;
         Ok(match resolved {
             Resolved::Recorded { still_pending } => Outcome::Pending(still_pending),
             Resolved::Partial { needed, decisions } => Outcome::Partial(
@@ -252,7 +324,7 @@ impl<'a> Local<'a> {
                 // An offer the store declined went to a live waiter.
                 if offer.is_some() || store.has_waiter(&run.id)? {
                     Outcome::Waiter
-                } else if here {
+                } else if on_own_host(run) {
                     Outcome::Recorded(Continues::Here)
                 } else {
                     Outcome::Recorded(Continues::OnHost(run.host.clone().unwrap_or_default()))

@@ -17,6 +17,7 @@
 //! `Report`.
 
 pub mod advance;
+pub mod again;
 mod context;
 pub mod decide;
 pub mod elsewhere;
