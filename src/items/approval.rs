@@ -7,6 +7,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::answer::{unfit, Answer, Checked, Given};
+use super::form::{approval_decision, editable, Field, Form};
 use super::view::{json_of, ItemView};
 use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::domain::{Resolution, Via};
@@ -82,6 +83,22 @@ impl Kind for ApprovalItem {
             resolution: decided(&decision, given.by, given.via),
             changed,
         })
+    }
+
+    /// The arguments, editable (to approve with changes), then the reason and the verdict.
+    fn form(&self, item: &Item) -> Form {
+        let args = Field::Text {
+            name: "args",
+            label: "Arguments (JSON; edit them to approve with changes)",
+            required: false,
+            value: Some(editable(item.args().unwrap_or(&Value::Null))),
+            code: true,
+        };
+        let (reason, buttons) = approval_decision();
+        Form {
+            fields: vec![args, reason],
+            buttons,
+        }
     }
 
     /// `approve-tool-call`, or `decline-tool-call` with the reason, if any.

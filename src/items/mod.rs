@@ -12,6 +12,7 @@
 
 pub mod answer;
 pub mod approval;
+pub mod form;
 pub mod input;
 mod item;
 pub mod other;
@@ -62,6 +63,9 @@ pub trait Kind: Sync {
     /// `answer` checked against `item` (SPEC §5.4, §14.1): what is recorded, or why it
     /// does not fit (nothing is recorded then).
     fn check(&self, item: &Item, answer: Answer, given: &Given) -> Result<Checked>;
+
+    /// What a person fills in to decide `item` (serve's page, and every form after it).
+    fn form(&self, item: &Item) -> form::Form;
 
     /// How a Mastra server is answered with this resume data (SPEC §12): `resume-stream`
     /// with it, unless the kind has routes of its own (an approval) or sends less (a plan's

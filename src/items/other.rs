@@ -5,6 +5,7 @@
 use anyhow::Result;
 
 use super::answer::{unfit, Answer, Checked, Given};
+use super::form::{approval_decision, Form};
 use super::question::{answered, checked};
 use super::view::{json_of, ItemView};
 use super::{Asked, Item, Kind, Prompted, Verb};
@@ -42,6 +43,15 @@ impl Kind for OtherItem {
 
     fn prompt(&self, _asked: &Asked) -> Result<Prompted> {
         Ok(Prompted::Unanswerable)
+    }
+
+    /// Decided like an approval on a page (its JSON is for `answer --json`).
+    fn form(&self, _item: &Item) -> Form {
+        let (reason, buttons) = approval_decision();
+        Form {
+            fields: vec![reason],
+            buttons,
+        }
     }
 
     /// JSON of the tool's own shape, sent as given (only as JSON).

@@ -8,6 +8,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::answer::{unfit, Answer, Checked, Given};
+use super::form::{Button, Field, Form};
 use super::view::ItemView;
 use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::domain::{Resolution, Via};
@@ -109,6 +110,16 @@ impl Kind for PlanItem {
         };
         let resolution = resolution(&decision, item, given, unseen)?;
         Ok(Checked::plain(resolution))
+    }
+
+    fn form(&self, _item: &Item) -> Form {
+        Form {
+            fields: vec![Field::note("feedback", "Feedback (for a rejection)")],
+            buttons: vec![
+                Button::refusing("Reject", "action", "rejected"),
+                Button::deciding("Approve", "action", "approved"),
+            ],
+        }
     }
 
     fn outcome(&self, answer: &Value) -> Vec<String> {

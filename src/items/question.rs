@@ -6,6 +6,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::answer::{unfit, Answer, Checked, Given};
+use super::form::{Button, Choice, Field, Form};
 use super::view::ItemView;
 use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::domain::{ItemKind, Resolution, Via};
@@ -76,6 +77,44 @@ impl Kind for QuestionItem {
         };
         let data = checked(item, data, given.via)?;
         Ok(Checked::plain(answered(data, given.by, given.via)))
+    }
+
+    fn form(&self, item: &Item) -> Form {
+        let Ok(q) = question_of(item) else {
+            return Form {
+                fields: Vec::new(),
+                buttons: Vec::new(),
+            };
+        };
+        let field = match q.mode {
+            Mode::FreeText => Field::Text {
+                name: "answer",
+                label: "Your answer",
+                required: true,
+                value: None,
+                code: false,
+            },
+            Mode::Single | Mode::Multi => Field::Pick {
+                name: if q.mode == Mode::Multi {
+                    "label"
+                } else {
+                    "answer"
+                },
+                multi: q.mode == Mode::Multi,
+                options: q
+                    .options
+                    .iter()
+                    .map(|o| Choice {
+                        label: o.label.clone(),
+                        description: o.description.clone(),
+                    })
+                    .collect(),
+            },
+        };
+        Form {
+            fields: vec![field],
+            buttons: vec![Button::send("Send answer")],
+        }
     }
 
     fn outcome(&self, answer: &Value) -> Vec<String> {

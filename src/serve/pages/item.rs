@@ -23,6 +23,8 @@ use super::layout::{
 use super::run::decided_line;
 use super::{markdown, text};
 use crate::domain::{CallRecord, CallState, ItemKind, Via};
+use crate::items::form::Field;
+use crate::items::{self, Item};
 use crate::policy::ItemGate;
 use crate::serve::app::{for_reviewer, signed_in, Shared, Signed};
 use crate::serve::auth;
@@ -30,7 +32,7 @@ use crate::serve::decide::{self, Answer, Refusal, Target};
 use crate::serve::form::Form;
 use crate::store::{now_ms, Run, Store, Who};
 use crate::tools::approval;
-use crate::tools::ask_user::{Mode, Question};
+use crate::tools::ask_user::Question;
 use crate::tools::submit_plan::Plan;
 
 #[derive(serde::Deserialize)]
@@ -201,7 +203,7 @@ fn render(
             }
         }
         @if item.state == CallState::Pending {
-            (form(signed, item, shown.edited))
+            (form(signed, run, item, shown.edited))
         } @else {
             div.notice.conflict #decided {
                 strong { "Decided: " } (decision_text(item)) br;
@@ -272,89 +274,73 @@ fn what_it_asks(run: &Run, item: &CallRecord) -> Markup {
     }
 }
 
-/// `edited`: what a person last typed into the item's text box, an approval's arguments or
-/// a plan's feedback (the page again after a refusal).
-fn form(signed: &Signed, item: &CallRecord, edited: Option<&str>) -> Markup {
+/// The item's form (`items::Kind::form`) as a page shows it; `edited`: what a person last
+/// typed into its first text box (an approval's arguments, a plan's feedback), the page
+/// again after a refusal.
+fn form(signed: &Signed, run: &Run, item: &CallRecord, edited: Option<&str>) -> Markup {
     let action = item_href(&item.run_id, &item.call_id);
+    let form = items::of(item.kind()).form(&Item::of_call(run, item));
+    let first_text = form
+        .fields
+        .iter()
+        .position(|f| matches!(f, Field::Text { .. }));
     html! {
         form.decide method="post" action=(action) {
             input type="hidden" name="csrf" value=(signed.csrf);
-            @match item.kind() {
-                ItemKind::Question => (question_fields(item)),
-                ItemKind::Plan => {
-                    label.field for="feedback" { "Feedback (for a rejection)" }
-                    textarea #feedback name="feedback" { @if let Some(text) = edited { (text) } }
-                    div.buttons {
-                        button.danger type="submit" name="action" value="rejected" { "Reject" }
-                        button.primary type="submit" name="action" value="approved" { "Approve" }
+            @for (i, f) in form.fields.iter().enumerate() {
+                (field(f, edited.filter(|_| Some(i) == first_text)))
+            }
+            @if !form.buttons.is_empty() {
+                div.buttons {
+                    @for b in &form.buttons {
+                        @let class = if b.refuses { "danger" } else { "primary" };
+                        @match b.sends {
+                            Some((name, value)) => button class=(class) type="submit" name=(name) value=(value) { (b.label) },
+                            None => button class=(class) type="submit" { (b.label) },
+                        }
                     }
-                },
-                ItemKind::Approval => {
-                    label.field for="args" { "Arguments (JSON; edit them to approve with changes)" }
-                    textarea #args name="args" rows="6" spellcheck="false" {
-                        @match edited { Some(text) => (text), None => (editable(&item.args)) }
-                    }
-                    (approval_buttons())
-                },
-                ItemKind::Other => (approval_buttons()),
+                }
             }
         }
     }
 }
 
-/// The arguments pretty-printed for editing: the characters a page shows escaped (controls,
-/// bidi, invisible) as JSON `\uXXXX` escapes, so the text shows them and parses back to the
-/// same value.
-fn editable(args: &Value) -> String {
-    let pretty = serde_json::to_string_pretty(args).unwrap_or_default();
-    pretty
-        .lines()
-        .map(crate::output::sanitize::json)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn approval_buttons() -> Markup {
-    html! {
-                    label.field for="reason" { "Reason (for a decline; the model reads it)" }
-                    textarea #reason name="reason" {}
-                    div.buttons {
-                        button.danger type="submit" name="approved" value="false" { "Decline" }
-                        button.primary type="submit" name="approved" value="true" { "Approve" }
-                    }
-    }
-}
-
-fn question_fields(item: &CallRecord) -> Markup {
-    let Some(q) = item.payload().and_then(Question::from_payload) else {
-        return html! {};
-    };
-    html! {
-        @match q.mode {
-            Mode::FreeText => {
-                label.field for="answer" { "Your answer" }
-                textarea #answer name="answer" required {}
-            },
-            Mode::Single | Mode::Multi => {
-                fieldset {
-                    legend { @if q.mode == Mode::Multi { "Choose one or more" } @else { "Choose one" } }
-                    @for (i, c) in q.options.iter().enumerate() {
-                        label.choice {
-                            @if q.mode == Mode::Multi {
-                                input type="checkbox" name="label" value=(c.label) id={ "o" (i) };
-                            } @else {
-                                input type="radio" name="answer" value=(c.label) id={ "o" (i) } required;
-                            }
-                            span {
-                                (text::line(&c.label))
-                                @if let Some(d) = &c.description { span.desc { (text::line(d)) } }
-                            }
+fn field(f: &Field, edited: Option<&str>) -> Markup {
+    match f {
+        Field::Text {
+            name,
+            label,
+            required,
+            value,
+            code,
+        } => html! {
+            label.field for=(name) { (label) }
+            textarea id=(name) name=(name) required[*required] rows=[code.then_some("6")] spellcheck=[code.then_some("false")] {
+                @if let Some(text) = edited.or(value.as_deref()) { (text) }
+            }
+        },
+        Field::Pick {
+            name,
+            multi,
+            options,
+        } => html! {
+            fieldset {
+                legend { @if *multi { "Choose one or more" } @else { "Choose one" } }
+                @for (i, c) in options.iter().enumerate() {
+                    label.choice {
+                        @if *multi {
+                            input type="checkbox" name=(name) value=(c.label) id={ "o" (i) };
+                        } @else {
+                            input type="radio" name=(name) value=(c.label) id={ "o" (i) } required;
+                        }
+                        span {
+                            (text::line(&c.label))
+                            @if let Some(d) = &c.description { span.desc { (text::line(d)) } }
                         }
                     }
                 }
-            },
-        }
-        div.buttons { button.primary type="submit" { "Send answer" } }
+            }
+        },
     }
 }
 
