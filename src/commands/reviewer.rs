@@ -4,15 +4,14 @@
 //! are the store's, how a reviewer is shown is `serve::people`'s.
 
 use anyhow::Result;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::Ctx;
 use crate::cli::{ReviewerAddArgs, ReviewerCommand};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::output::{format, sanitize};
-use crate::serve::people;
-use crate::store::{check_name, secret, NewReviewer, Reviewers, Store};
+use crate::store::{check_name, secret, NewReviewer, Reviewer, Reviewers, Store};
 
 pub fn run(ctx: &Ctx, command: ReviewerCommand) -> Result<Exit> {
     match command {
@@ -65,8 +64,8 @@ fn list(ctx: &Ctx) -> Result<()> {
     };
     for r in &reviewers {
         match ctx.out.is_json() {
-            true => ctx.out.json_line(&people::as_json(r)),
-            false => ctx.out.line(&people::line(r)),
+            true => ctx.out.json_line(&as_json(r)),
+            false => ctx.out.line(&line(r)),
         }
     }
     if reviewers.is_empty() {
@@ -132,4 +131,44 @@ fn existing(ctx: &Ctx, name: &str) -> Result<Box<dyn Store>> {
         },
         Ok,
     )
+}
+
+// How reviewers are shown by `reviewer list`: one line each in text mode (every value
+// sanitized: names are checked when added, but a store can hold anything), one JSON object
+// each in JSON mode. Never a token or its hash: the store does not give them out.
+
+fn as_json(r: &Reviewer) -> Value {
+    json!({
+        "name": r.name,
+        "groups": r.groups,
+        "osUser": r.os_user,
+        "pgRole": r.pg_role,
+        "createdAt": format::time(r.created_at),
+        "rotatedAt": r.rotated_at.map(format::time),
+        "removedAt": r.removed_at.map(format::time),
+    })
+}
+
+fn line(r: &Reviewer) -> String {
+    let mut parts = vec![sanitize::one_line(&r.name)];
+    if !r.groups.is_empty() {
+        parts.push(format!(
+            "groups: {}",
+            sanitize::one_line(&r.groups.join(", "))
+        ));
+    }
+    if let Some(u) = &r.os_user {
+        parts.push(format!("os user: {}", sanitize::one_line(u)));
+    }
+    if let Some(role) = &r.pg_role {
+        parts.push(format!("pg role: {}", sanitize::one_line(role)));
+    }
+    parts.push(format!("added {}", format::time(r.created_at)));
+    if let Some(at) = r.rotated_at {
+        parts.push(format!("token rotated {}", format::time(at)));
+    }
+    if let Some(at) = r.removed_at {
+        parts.push(format!("removed {}", format::time(at)));
+    }
+    parts.join("  ")
 }

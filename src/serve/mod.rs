@@ -16,8 +16,7 @@
 //! `pages/` (HTML), `events` (what changed, for live pages and the hook), `hooks` (serve's
 //! own hooks, from one bounded queue), `escalations`, `decide` (decisions), `frames` (an
 //! answer's event stream), `pool` (the store from async code, and the places of legs),
-//! `places` (bounded places, capped per key), `start` (the checks of `serve`'s flags),
-//! `people` (how `reviewer list` shows reviewers).
+//! `places` (bounded places, capped per key), `start` (the checks of `serve`'s flags).
 
 mod api;
 mod app;
@@ -31,7 +30,6 @@ mod hooks;
 mod listen;
 mod middleware;
 mod pages;
-pub mod people;
 mod places;
 mod pool;
 pub mod start;
