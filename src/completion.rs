@@ -18,7 +18,6 @@ use clap_complete::CompletionCandidate;
 use crate::domain::ItemKind;
 use crate::output::sanitize;
 use crate::store::{self, Access, Location, RunFilter};
-use crate::tools::{ask_user::Question, submit_plan::Plan};
 
 /// The variable that makes a process answer a completion request. Not clap's default
 /// `COMPLETE`: a name that general would turn an ordinary run into a completion by chance.
@@ -179,7 +178,7 @@ fn listed(
             None => "suspended".to_string(),
         };
         if let Some(item) = waits {
-            text.push_str(&format!(": {}", item_text(item.call.kind(), &item.call)));
+            text.push_str(&format!(": {}", item_text(item)));
         }
         shortened(&text)
     };
@@ -206,17 +205,10 @@ fn listed(
 }
 
 /// What a pending item asks, in a few words.
-fn item_text(kind: ItemKind, call: &crate::domain::CallRecord) -> String {
-    let payload = call.payload();
-    let what = match kind {
-        ItemKind::Question => payload.and_then(Question::from_payload).map(|q| q.text),
-        ItemKind::Plan => payload.and_then(Plan::from_payload).map(|p| p.title),
-        ItemKind::Approval | ItemKind::Other => Some(call.tool_name.clone()),
-    };
-    match what {
-        Some(w) => format!("{} {}", kind.noun(), sanitize::one_line(&w)),
-        None => kind.noun().to_string(),
-    }
+fn item_text(item: &crate::store::PendingItem) -> String {
+    let view = crate::items::ItemView::pending(item);
+    let h = crate::items::of(view.kind).headline(&view);
+    format!("{} {}", view.kind.noun(), sanitize::one_line(&h.text))
 }
 
 fn shortened(text: &str) -> String {

@@ -7,7 +7,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::answer::{unfit, Answer, Checked, Given};
-use super::form::{approval_decision, editable, Field, Form};
+use super::form::{approval_decision, editable, Field, Form, Headline};
 use super::view::{json_of, ItemView};
 use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::domain::{Resolution, Via};
@@ -83,6 +83,10 @@ impl Kind for ApprovalItem {
             resolution: decided(&decision, given.by, given.via),
             changed,
         })
+    }
+
+    fn headline(&self, item: &ItemView) -> Headline {
+        Headline::call(item)
     }
 
     /// The arguments, editable (to approve with changes), then the reason and the verdict.

@@ -3,6 +3,36 @@
 //! its own terms (serve's page; an MCP elicitation; a notification's buttons), then turns
 //! what came back into an `Answer` by the same names.
 
+/// What an item asks, in a few words (not escaped: each frontend escapes it as it shows it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Headline {
+    /// A question's text, a plan's title, the tool an approval would run.
+    pub text: String,
+    /// The text is a name in code (a tool's).
+    pub code: bool,
+    /// What goes with it: an approval's arguments, as JSON.
+    pub detail: Option<String>,
+}
+
+impl Headline {
+    pub fn words(text: &str) -> Headline {
+        Headline {
+            text: text.to_string(),
+            code: false,
+            detail: None,
+        }
+    }
+
+    /// A tool call: the tool's name and its arguments.
+    pub fn call(item: &super::ItemView) -> Headline {
+        Headline {
+            text: item.tool_name.to_string(),
+            code: true,
+            detail: Some(item.args.unwrap_or(&serde_json::Value::Null).to_string()),
+        }
+    }
+}
+
 /// A kind's form: the fields, then the buttons that send it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Form {

@@ -64,6 +64,9 @@ pub trait Kind: Sync {
     /// does not fit (nothing is recorded then).
     fn check(&self, item: &Item, answer: Answer, given: &Given) -> Result<Checked>;
 
+    /// What `item` asks, in a few words (the inbox's line, a completion's description).
+    fn headline(&self, item: &ItemView) -> form::Headline;
+
     /// What a person fills in to decide `item` (serve's page, and every form after it).
     fn form(&self, item: &Item) -> form::Form;
 

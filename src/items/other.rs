@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::answer::{unfit, Answer, Checked, Given};
-use super::form::{approval_decision, Form};
+use super::form::{approval_decision, Form, Headline};
 use super::question::{answered, checked};
 use super::view::{json_of, ItemView};
 use super::{Asked, Item, Kind, Prompted, Verb};
@@ -43,6 +43,10 @@ impl Kind for OtherItem {
 
     fn prompt(&self, _asked: &Asked) -> Result<Prompted> {
         Ok(Prompted::Unanswerable)
+    }
+
+    fn headline(&self, item: &ItemView) -> Headline {
+        Headline::call(item)
     }
 
     /// Decided like an approval on a page (its JSON is for `answer --json`).

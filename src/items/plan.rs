@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::answer::{unfit, Answer, Checked, Given};
-use super::form::{Button, Field, Form};
+use super::form::{Button, Field, Form, Headline};
 use super::view::ItemView;
 use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::domain::{Resolution, Via};
@@ -110,6 +110,11 @@ impl Kind for PlanItem {
         };
         let resolution = resolution(&decision, item, given, unseen)?;
         Ok(Checked::plain(resolution))
+    }
+
+    fn headline(&self, item: &ItemView) -> Headline {
+        let title = item.payload.and_then(|p| p["title"].as_str());
+        Headline::words(title.filter(|t| !t.is_empty()).unwrap_or("(untitled plan)"))
     }
 
     fn form(&self, _item: &Item) -> Form {

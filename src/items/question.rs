@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::answer::{unfit, Answer, Checked, Given};
-use super::form::{Button, Choice, Field, Form};
+use super::form::{Button, Choice, Field, Form, Headline};
 use super::view::ItemView;
 use super::{Asked, Item, Kind, Prompted, Verb};
 use crate::domain::{ItemKind, Resolution, Via};
@@ -77,6 +77,13 @@ impl Kind for QuestionItem {
         };
         let data = checked(item, data, given.via)?;
         Ok(Checked::plain(answered(data, given.by, given.via)))
+    }
+
+    fn headline(&self, item: &ItemView) -> Headline {
+        match &item.question {
+            Some(q) => Headline::words(q.text),
+            None => Headline::words("(unreadable question)"),
+        }
     }
 
     fn form(&self, item: &Item) -> Form {

@@ -15,11 +15,11 @@ use maud::{html, Markup};
 
 use super::layout::{age, failed, frame, item_href, kind_badge, respond, to_login};
 use super::text;
-use crate::domain::ItemKind;
+use crate::domain::CallRecord;
+use crate::items::ItemView;
 use crate::serve::app::{for_reviewer, signed_in, Shared};
 use crate::serve::KEEP_ALIVE;
 use crate::store::{now_ms, PendingItem};
-use crate::tools::ask_user::Question;
 
 pub async fn page(State(app): State<Shared>, headers: HeaderMap) -> Response {
     let signed = match signed_in(&app, &headers).await {
@@ -59,28 +59,12 @@ pub fn count(n: usize) -> String {
     format!("{n} item{}", if n == 1 { "" } else { "s" })
 }
 
-/// What an item asks, in one line.
-pub fn summary(
-    kind: ItemKind,
-    tool: &str,
-    args: &serde_json::Value,
-    payload: Option<&serde_json::Value>,
-) -> Markup {
-    match kind {
-        ItemKind::Question => match payload.and_then(Question::from_payload) {
-            Some(q) => html! { (text::line(&q.text)) },
-            None => html! { "(unreadable question)" },
-        },
-        ItemKind::Plan => {
-            let title = payload
-                .and_then(|p| p["title"].as_str())
-                .filter(|t| !t.is_empty())
-                .unwrap_or("(untitled plan)");
-            html! { (text::line(title)) }
-        }
-        ItemKind::Approval | ItemKind::Other => html! {
-            code { (text::line(tool)) } " " span.muted { (text::line(&args.to_string())) }
-        },
+/// What an item asks, in one line (its kind's headline).
+pub fn summary(c: &CallRecord) -> Markup {
+    let h = crate::items::of(c.kind()).headline(&ItemView::call(c, "", 1));
+    html! {
+        @if h.code { code { (text::line(&h.text)) } } @else { (text::line(&h.text)) }
+        @if let Some(detail) = &h.detail { " " span.muted { (text::line(detail)) } }
     }
 }
 
@@ -92,7 +76,7 @@ fn entry(item: &PendingItem, now: i64) -> Markup {
             a.open href=(item_href(&c.run_id, &c.call_id)) {
                 (kind_badge(c.kind())) " "
                 span.muted { "agent " (text::line(&item.agent_id)) " · " (age(c.created_at, now)) }
-                span.what { (summary(c.kind(), &c.tool_name, &c.args, c.payload())) }
+                span.what { (summary(c)) }
                 span.muted { "run " (c.run_id) }
             }
         }

@@ -82,7 +82,7 @@ fn item_entry(c: &CallRecord) -> Markup {
         li {
             (kind_badge(c.kind())) " "
             a.open href=(item_href(&c.run_id, &c.call_id)) {
-                (summary(c.kind(), &c.tool_name, &c.args, c.payload()))
+                (summary(c))
             }
             span.muted { (decided_line(c)) }
             @if let Some(args) = &c.approved_args {
