@@ -137,14 +137,19 @@ impl std::error::Error for Error {
 /// JSON code, and the next step for a person, if there is one.
 pub trait Kinded {
     fn kind(&self) -> Kind;
-    fn hint(&self) -> Option<String>;
+    /// The next step, its commands written as `program` (`ctx.program()`: with `--db`
+    /// where the store is not the default one).
+    fn hint(&self, program: &str) -> Option<String>;
 }
+
+/// The program's name, where no command line is at hand.
+const PROGRAM: &str = "mastra-ask";
 
 impl Kinded for Error {
     fn kind(&self) -> Kind {
         self.kind
     }
-    fn hint(&self) -> Option<String> {
+    fn hint(&self, _program: &str) -> Option<String> {
         self.hint.clone()
     }
 }
@@ -174,8 +179,8 @@ impl Kinded for crate::store::Error {
             | Error::Other(_) => Kind::Store,
         }
     }
-    fn hint(&self) -> Option<String> {
-        crate::store::Error::hint(self)
+    fn hint(&self, program: &str) -> Option<String> {
+        crate::store::Error::hint(self, program)
     }
 }
 
@@ -203,7 +208,7 @@ impl Kinded for crate::remote::RemoteError {
             RemoteError::Stopped { .. } => Kind::Interrupted,
         }
     }
-    fn hint(&self) -> Option<String> {
+    fn hint(&self, _program: &str) -> Option<String> {
         crate::remote::RemoteError::hint(self)
     }
 }
@@ -232,7 +237,7 @@ fn kinded<E: Kinded + std::error::Error + Send + Sync + 'static>(e: E) -> Error 
     Error {
         kind: e.kind(),
         message: e.to_string(),
-        hint: e.hint(),
+        hint: e.hint(PROGRAM),
         source: Some(Box::new(e)),
     }
 }
@@ -255,14 +260,29 @@ impl From<crate::remote::RemoteError> for Error {
 /// `Internal`), and the whole chain is kept as its source.
 impl From<anyhow::Error> for Error {
     fn from(e: anyhow::Error) -> Error {
+        Error::at_boundary(e, PROGRAM)
+    }
+}
+
+impl Error {
+    /// `e` as the command error (`From<anyhow::Error>`), its hints' commands written as
+    /// `program`.
+    pub fn at_boundary(e: anyhow::Error, program: &str) -> Error {
         if e.chain().next().is_some_and(|c| c.is::<Error>()) {
-            return e.downcast::<Error>().expect("checked above");
+            let mut mine = e.downcast::<Error>().expect("checked above");
+            // A typed error converted on its way up: its hint, unless one was put in its
+            // place, with the commands as this command line writes them.
+            let typed = mine.source.as_deref().and_then(|s| typed_error(s));
+            if let Some(t) = typed.filter(|t| t.hint(PROGRAM) == mine.hint) {
+                mine.hint = t.hint(program);
+            }
+            return mine;
         }
         let mut message = Vec::new();
         let mut typed = None;
         for c in e.chain() {
             message.push(c.to_string());
-            typed = typed_error(c).map(|t| (t.kind(), t.hint()));
+            typed = typed_error(c).map(|t| (t.kind(), t.hint(program)));
             if typed.is_some() {
                 break;
             }

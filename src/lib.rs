@@ -108,7 +108,7 @@ fn run() -> Exit {
     };
     match commands::dispatch(&ctx, cli.command) {
         Ok(exit) => exit,
-        Err(e) => report(&out, e.into()),
+        Err(e) => report(&out, error::Error::at_boundary(e, &ctx.program())),
     }
 }
 

@@ -249,18 +249,18 @@ impl Error {
     }
 
     /// What a person can do about it.
-    pub fn hint(&self) -> Option<String> {
+    pub fn hint(&self, program: &str) -> Option<String> {
         use Engine::{Postgres, Sqlite};
         let hint = match self {
-            Error::NotFound(NotFound::Run { .. }) => "list runs with: mastra-ask runs".into(),
+            Error::NotFound(NotFound::Run { .. }) => format!("list runs with: {program} runs"),
             Error::NotFound(NotFound::Reviewer { .. }) => {
-                "list reviewers with: mastra-ask reviewer list".into()
+                format!("list reviewers with: {program} reviewer list")
             }
             Error::NotFound(NotFound::Policy { .. }) => {
-                "list policies with: mastra-ask policy list".into()
+                format!("list policies with: {program} policy list")
             }
             Error::Conflict(Conflict::ReviewerExists { name }) => {
-                format!("to give {name} a new token: mastra-ask reviewer rotate {name}")
+                format!("to give {name} a new token: {program} reviewer rotate {name}")
             }
             Error::Busy(_) => "another process held the store's write lock for longer than the \
                 busy timeout (MASTRA_ASK_BUSY_TIMEOUT, 10s by default); try again"
@@ -436,14 +436,17 @@ mod tests {
             e.to_string(),
             "waiting for the store's write lock: database is locked"
         );
-        assert!(e.hint().unwrap().contains("MASTRA_ASK_BUSY_TIMEOUT"));
+        assert!(e
+            .hint("mastra-ask")
+            .unwrap()
+            .contains("MASTRA_ASK_BUSY_TIMEOUT"));
     }
 
     #[test]
     fn a_store_that_may_not_be_created_says_who_must_make_its_directory() {
         let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
         let hint = Error::io("creating the store at /srv/x/ci.db", denied)
-            .hint()
+            .hint("mastra-ask")
             .unwrap();
         let me = crate::sys::login_name();
         assert!(
@@ -452,20 +455,24 @@ mod tests {
             "{hint}"
         );
         let other = std::io::Error::from(std::io::ErrorKind::NotFound);
-        assert_eq!(Error::io("reading", other).hint(), None);
+        assert_eq!(Error::io("reading", other).hint("mastra-ask"), None);
     }
 
     #[test]
     fn hints_differ_by_backend_and_name_the_wait() {
-        let sqlite = Error::Denied(cause(Engine::Sqlite, "")).hint().unwrap();
-        let pg = Error::Denied(cause(Engine::Postgres, "")).hint().unwrap();
+        let sqlite = Error::Denied(cause(Engine::Sqlite, ""))
+            .hint("mastra-ask")
+            .unwrap();
+        let pg = Error::Denied(cause(Engine::Postgres, ""))
+            .hint("mastra-ask")
+            .unwrap();
         assert!(sqlite.contains("store file") && pg.contains("schema mastra_ask"));
         let tls = |detail: &str| {
             Error::Tls(Cause {
                 detail: detail.into(),
                 ..cause(Engine::Postgres, "")
             })
-            .hint()
+            .hint("mastra-ask")
             .unwrap()
         };
         assert!(tls("invalid peer certificate: UnknownIssuer").contains("sslrootcert=FILE"));
@@ -480,7 +487,7 @@ mod tests {
         ] {
             let e = Error::Timeout(wait, cause(Engine::Postgres, ""));
             assert_eq!(wait.setting(), setting);
-            assert!(e.hint().unwrap().contains(setting), "{wait:?}");
+            assert!(e.hint("mastra-ask").unwrap().contains(setting), "{wait:?}");
             assert_eq!(e.kind(), Kind::Store);
         }
     }

@@ -80,6 +80,14 @@ fn a_store_chosen_by_mastra_ask_db_is_named_in_every_printed_command() {
     let status = raw(with_env(&["show", &run, "-o", "json"]));
     let shown: serde_json::Value = serde_json::from_str(status.stdout.trim()).unwrap();
     assert_eq!(shown["status"], "completed", "{shown}");
+
+    // The store's own hints too (error.rs writes them at the boundary).
+    let missing = raw(with_env(&["policy", "remove", "nothing"]));
+    missing.assert_code(3);
+    assert_eq!(
+        missing.stderr,
+        format!("error: no policy nothing\nhint: list policies with: {flag} policy list\n")
+    );
 }
 
 #[test]
