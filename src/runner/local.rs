@@ -156,6 +156,12 @@ impl<'a> Local<'a> {
 
     /// The provider for the run, checked before anything changes.
     fn provider_for(&mut self, run: &Run) -> Result<Box<dyn Provider>> {
+        if run.is_claude_code_session() {
+            return fail(Error::conflict(format!(
+                "run {id} is a Claude Code session, which mastra-ask does not drive: `claude -p --resume {id}` on the host that ran it continues it",
+                id = run.id
+            )));
+        }
         providers::from_spec(&self.agent(run)?.model)
     }
 
@@ -183,7 +189,7 @@ impl<'a> Local<'a> {
         let store = self.store()?;
         let here = on_own_host(run);
         // Completing a one-step run runs nothing: no host, user or model is needed for it.
-        let allowed = (drive && here) || self.is_one_shot(run);
+        let allowed = ((drive && here) || self.is_one_shot(run)) && !run.is_claude_code_session();
         if allowed && self.provider.is_none() {
             // Without the model's keys this process can still record for a live waiter.
             match self.provider_for(run) {
@@ -251,6 +257,8 @@ impl<'a> Local<'a> {
                 // An offer the store declined went to a live waiter.
                 if offer.is_some() || store.has_waiter(&run.id)? {
                     Outcome::Waiter
+                } else if run.is_claude_code_session() {
+                    Outcome::Recorded(Continues::ClaudeCode)
                 } else if here {
                     Outcome::Recorded(Continues::Here)
                 } else {
