@@ -10,6 +10,7 @@
 
 mod hook_cli;
 mod model;
+mod questions;
 mod sessions;
 
 use std::path::{Path, PathBuf};
@@ -115,6 +116,77 @@ impl<'e> Claude<'e> {
     pub fn resume(&self, session: &str) -> (Out, Value) {
         let c = self.command(&["-p", "--resume", session, "--output-format", "json"]);
         result(self.env.run_with(c))
+    }
+}
+
+impl Claude<'_> {
+    /// Claude Code in the SDK's mode (`--input-format stream-json`, where `AskUserQuestion`
+    /// and plan mode are offered), started with `args`, sent `prompt` when given: the lines
+    /// it printed up to its `result` line, which is the last. Stdin is closed after the
+    /// result; a permission request for a tool no hook decided is denied (never a hang).
+    pub fn sdk(&self, args: &[&str], prompt: Option<&str>) -> Vec<Value> {
+        use std::io::{BufRead, Write};
+        let mut all = vec![
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-prompt-tool",
+            "stdio",
+        ];
+        all.extend(args);
+        let mut c = self.command(&all);
+        c.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        if let Some(prompt) = prompt {
+            let line = json!({"type": "user", "message": {"role": "user", "content": prompt}});
+            writeln!(stdin, "{line}").unwrap();
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                    if tx.send(v).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        let mut lines = Vec::new();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(90);
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            let Ok(line) = rx.recv_timeout(left) else {
+                let _ = child.kill();
+                let out = crate::common::finish(child);
+                panic!("claude printed no result line: {lines:#?}\n{out}");
+            };
+            if line["type"] == "control_request" {
+                let answer = json!({"type": "control_response", "response": {
+                    "subtype": "success", "request_id": line["request_id"],
+                    "response": {"behavior": "deny", "message": "not allowed in this test"}}});
+                writeln!(stdin, "{answer}").unwrap();
+            }
+            let done = line["type"] == "result";
+            lines.push(line);
+            if done {
+                break;
+            }
+        }
+        drop(stdin);
+        crate::common::exit_within(
+            &mut child,
+            "claude after its result",
+            std::time::Duration::from_secs(30),
+        );
+        lines
     }
 }
 

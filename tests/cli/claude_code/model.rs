@@ -3,12 +3,16 @@
 //! index is the number of assistant messages in the request (so a resumed session gets the
 //! turn after its last one), `count_tokens` with a small count, anything else with 404.
 //! Every request body is kept, so a test reads what the model was told (a denial's reason).
+//! `PLAN_FILE` in a tool input becomes the plan file the request's system prompt names.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
+
+/// Stands, in a scripted tool input, for the plan file plan mode's system prompt names.
+pub const PLAN_FILE: &str = "{PLAN_FILE}";
 
 /// One content block of a scripted assistant turn.
 #[derive(Clone, Debug)]
@@ -122,13 +126,23 @@ fn serve(stream: TcpStream, turns: &[Vec<Block>], kept: &Mutex<Vec<Value>>) {
             .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
         return;
     }
+    // Plan mode's system prompt names the file the plan goes to (its name is random).
+    let text = body.to_string();
+    let plan_file = text
+        .split_once("create your plan at ")
+        .and_then(|(_, rest)| rest.split_once(".md"))
+        .map(|(path, _)| format!("{path}.md"));
     let said = body["messages"]
         .as_array()
         .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
     kept.lock().unwrap().push(body);
     let done = vec![Block::Text("done".into())];
     let turn = turns.get(said).unwrap_or(&done);
-    reply(&mut out, "text/event-stream", &events(turn));
+    let mut stream = events(turn);
+    if let Some(path) = plan_file {
+        stream = stream.replace(PLAN_FILE, &path);
+    }
+    reply(&mut out, "text/event-stream", &stream);
 }
 
 fn reply(out: &mut TcpStream, content_type: &str, body: &str) {
@@ -140,6 +154,13 @@ fn reply(out: &mut TcpStream, content_type: &str, body: &str) {
     let _ = out.write_all(body.as_bytes());
 }
 
+/// A new message id: Claude Code joins the blocks of messages with the same id.
+fn message_id() -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("msg_scripted_{n}")
+}
+
 /// A turn as the Messages API streams it.
 fn events(turn: &[Block]) -> String {
     let mut out = String::new();
@@ -148,7 +169,7 @@ fn events(turn: &[Block]) -> String {
     };
     event(
         "message_start",
-        json!({"type": "message_start", "message": {"id": "msg_scripted", "type": "message",
+        json!({"type": "message_start", "message": {"id": message_id(), "type": "message",
             "role": "assistant", "model": "scripted", "content": [], "stop_reason": null,
             "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
     );
