@@ -156,12 +156,7 @@ impl<'a> Local<'a> {
 
     /// The provider for the run, checked before anything changes.
     fn provider_for(&mut self, run: &Run) -> Result<Box<dyn Provider>> {
-        if run.is_claude_code_session() {
-            return fail(Error::conflict(format!(
-                "run {id} is a Claude Code session, which mastra-ask does not drive: `claude -p --resume {id}` on the host that ran it continues it",
-                id = run.id
-            )));
-        }
+        super::advance::not_claude_code(run)?;
         providers::from_spec(&self.agent(run)?.model)
     }
 

@@ -77,6 +77,12 @@ fn each_decision_on_an_approval_is_what_the_hook_answers() {
     --- stdout
     {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"make deploy-staging"}}}
     "#);
+    // mastra-ask never drives a Claude Code session: Claude Code runs the tool.
+    assert_shown!(env, env.cmd(&["resume", SESSION]).code(4), @r"
+    [exit 4]
+    --- stderr
+    error: run [RUN] is a Claude Code session, which mastra-ask does not drive: `claude -p --resume [RUN]` on the host that ran it continues it
+    ");
     // The same id with another input is not what was decided.
     let other = bash(&env, "make deploy-prod", "toolu_1");
     assert_shown!(env, hook(&env, &[], &other), @r#"
