@@ -479,7 +479,7 @@ pub struct ItemArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("given").args(["answer", "multi", "json"])))]
+#[command(group(ArgGroup::new("given").args(["answer", "multi", "json", "other"])))]
 pub struct AnswerArgs {
     #[command(flatten)]
     pub item: ItemArgs,
@@ -493,6 +493,10 @@ pub struct AnswerArgs {
     /// item: its resume data, sent as given)
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// Free text in place of the options, where the question takes it (a Claude Code
+    /// question's "Other")
+    #[arg(long, value_name = "TEXT", value_parser = text)]
+    pub other: Option<String>,
     /// With --server: look for the run among this agent's runs only (no walk over every
     /// agent)
     #[arg(long, value_name = "ID")]

@@ -53,9 +53,11 @@ fn planned(input: &Input, plan: Option<(String, String)>) -> Result<Vec<Planned>
                 .enumerate()
                 .map(|(n, q)| {
                     let args = as_ask_user(q);
-                    let checked = ask_user::question(&args).map_err(|r| {
+                    let mut checked = ask_user::question(&args).map_err(|r| {
                         format!("question {} is not one to ask: {}", n + 1, problems(&r))
                     })?;
+                    // Claude Code lets its person answer "Other" with free text.
+                    checked.other = true;
                     Ok(Planned {
                         id: format!("{id}/{}", n + 1),
                         name: ASK_USER_QUESTION.into(),
@@ -215,6 +217,7 @@ fn closed(c: &CallRecord) -> Option<String> {
 /// A question's answer as Claude Code takes it: the label, or the labels comma-separated.
 fn answer_text(resume: Option<&Value>) -> String {
     match resume {
+        Some(Value::Object(o)) => o["other"].as_str().unwrap_or_default().to_string(),
         Some(Value::Array(labels)) => labels
             .iter()
             .filter_map(Value::as_str)

@@ -126,7 +126,10 @@ fn ask_user_question_is_one_question_item_each_and_the_answers_go_back() {
         {"question": "Which checks?", "header": "Checks", "multiSelect": true, "options": [
             {"label": "lint", "description": "clippy"},
             {"label": "test", "description": "cargo test"},
-            {"label": "docs", "description": "rustdoc"}]}
+            {"label": "docs", "description": "rustdoc"}]},
+        {"question": "Which branch?", "header": "Branch", "multiSelect": false, "options": [
+            {"label": "main", "description": "the default"},
+            {"label": "next", "description": "the next release"}]}
     ]});
     let asked = call(&env, "AskUserQuestion", input, "toolu_q");
     assert_shown!(env, hook(&env, &[], &asked), @r#"
@@ -139,8 +142,13 @@ fn ask_user_question_is_one_question_item_each_and_the_answers_go_back() {
     --- stdout
     [RUN]  toolu_q/1 question: Which database? [PostgreSQL | SQLite]  [AGE] ago
         mastra-ask answer [RUN] --tool-call toolu_q/1 <label>
+        mastra-ask answer [RUN] --tool-call toolu_q/1 --other <text>
     [RUN]  toolu_q/2 question: Which checks? [lint | test | docs] (choose one or more)  [AGE] ago
         mastra-ask answer [RUN] --tool-call toolu_q/2 --multi <label>...
+        mastra-ask answer [RUN] --tool-call toolu_q/2 --other <text>
+    [RUN]  toolu_q/3 question: Which branch? [main | next]  [AGE] ago
+        mastra-ask answer [RUN] --tool-call toolu_q/3 <label>
+        mastra-ask answer [RUN] --tool-call toolu_q/3 --other <text>
     ");
     env.cmd(&["answer", SESSION, "--tool-call", "toolu_q/1", "sqlite"])
         .code(75);
@@ -158,11 +166,14 @@ fn ask_user_question_is_one_question_item_each_and_the_answers_go_back() {
         "lint",
         "test",
     ])
-    .code(0);
+    .code(75);
+    let other = ["--other", "release/2.0"];
+    env.cmd(&[&["answer", SESSION, "--tool-call", "toolu_q/3"][..], &other].concat())
+        .code(0);
     assert_shown!(env, hook(&env, &[], &asked), @r#"
     [exit 0]
     --- stdout
-    {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"questions":[{"question":"Which database?","header":"DB","multiSelect":false,"options":[{"label":"PostgreSQL","description":"the server"},{"label":"SQLite","description":"a file"}]},{"question":"Which checks?","header":"Checks","multiSelect":true,"options":[{"label":"lint","description":"clippy"},{"label":"test","description":"cargo test"},{"label":"docs","description":"rustdoc"}]}],"answers":{"Which database?":"SQLite","Which checks?":"lint, test"}}}}
+    {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"questions":[{"question":"Which database?","header":"DB","multiSelect":false,"options":[{"label":"PostgreSQL","description":"the server"},{"label":"SQLite","description":"a file"}]},{"question":"Which checks?","header":"Checks","multiSelect":true,"options":[{"label":"lint","description":"clippy"},{"label":"test","description":"cargo test"},{"label":"docs","description":"rustdoc"}]},{"question":"Which branch?","header":"Branch","multiSelect":false,"options":[{"label":"main","description":"the default"},{"label":"next","description":"the next release"}]}],"answers":{"Which database?":"SQLite","Which checks?":"lint, test","Which branch?":"release/2.0"}}}}
     "#);
 }
 
@@ -293,7 +304,19 @@ fn garbage_hostile_input_and_a_broken_store_are_denied() {
     "#);
 
     // A session id that names a run of another agent, or another directory.
-    let asked = env.cmd(&["ask", "Go?"]).code(75).stdout;
+    let asked = env
+        .cmd(&["ask", "Go?", "--option", "yes", "--option", "no"])
+        .code(75)
+        .stdout;
+    // Only a Claude Code question takes an "Other" answer.
+    let other = env
+        .cmd(&["answer", asked.trim(), "--other", "maybe"])
+        .code(2);
+    assert_shown!(env, other, @r#"
+    [exit 2]
+    --- stderr
+    error: this question takes no other answer; choose one of: "yes", "no"
+    "#);
     let other = bash(&env, "ls", "toolu_x").replace(SESSION, asked.trim());
     assert_shown!(env, hook(&env, &[], &other), @r#"
     [exit 0]

@@ -24,7 +24,10 @@ fn claude_questions_answered_with_answer_reach_the_model() {
         {"question": "Which checks?", "header": "Checks", "multiSelect": true, "options": [
             {"label": "lint", "description": "clippy"},
             {"label": "test", "description": "cargo test"},
-            {"label": "docs", "description": "rustdoc"}]}
+            {"label": "docs", "description": "rustdoc"}]},
+        {"question": "Which branch?", "header": "Branch", "multiSelect": false, "options": [
+            {"label": "main", "description": "the default"},
+            {"label": "next", "description": "the next release"}]}
     ]});
     let turns = vec![vec![tool("toolu_ask1", "AskUserQuestion", questions)]];
     let Some(claude) = Claude::new(&env, turns, &[]) else {
@@ -37,20 +40,18 @@ fn claude_questions_answered_with_answer_reach_the_model() {
     // Resumed with one question unanswered: deferred again.
     let lines = claude.sdk(&["--resume", SESSION], None);
     assert_eq!(result(&lines)["stop_reason"], "tool_deferred");
-    let multi = ["--multi", "lint", "test"];
-    env.cmd(
-        &[
-            &["answer", SESSION, "--tool-call", "toolu_ask1/2"][..],
-            &multi,
-        ]
-        .concat(),
-    )
-    .code(0);
+    let answer = |call: &str, how: &[&str]| {
+        let args = [&["answer", SESSION, "--tool-call", call][..], how].concat();
+        env.cmd(&args).out().code
+    };
+    assert_eq!(answer("toolu_ask1/2", &["--multi", "lint", "test"]), 75);
+    assert_eq!(answer("toolu_ask1/3", &["--other", "release/2.0"]), 0);
     let lines = claude.sdk(&["--resume", SESSION], None);
     assert_eq!(result(&lines)["subtype"], "success", "{lines:#?}");
     assert_eq!(
         claude.model.results_for("toolu_ask1"),
-        ["Your questions have been answered: \"Which database?\"=\"SQLite\", \"Which checks?\"=\"lint, test\". You can now continue with these answers in mind."]
+        // A free-text ("Other") answer makes Claude Code word it so.
+        ["The user answered: \"Which database?\"=\"SQLite\", \"Which checks?\"=\"lint, test\", \"Which branch?\"=\"release/2.0\". Read the answers carefully — they may request clarification, changes, or that you not proceed — and follow what they actually say."]
     );
 }
 
