@@ -17,6 +17,7 @@ use serde_json::json;
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
 use crate::domain::{CallRecord, Event, ItemKind, RunStatus, CLAUDE_CODE};
+use crate::items::Item;
 use crate::providers::NO_MODEL;
 use crate::runner::Context;
 use crate::store::{now_ms, Identity, NewRun, Run, RunReview, Store};
@@ -129,7 +130,24 @@ fn gated(ctx: &Context, gate: &Gate, input: &Input) -> Result<Answer> {
     let run = store
         .run(id)?
         .ok_or_else(|| anyhow::anyhow!("run {id} is gone"))?;
+    announce(ctx, store.as_ref(), input)?;
     until_decided(ctx, store.as_ref(), gate, &run, input)
+}
+
+/// Runs `--on-suspend` for the call's first item (one hook per call, bounded as every
+/// hook is, so the hook keeps its own deadline).
+fn announce(ctx: &Context, store: &dyn Store, input: &Input) -> Result<()> {
+    if ctx.on_suspend.is_none() {
+        return Ok(());
+    }
+    let mut pending = store.pending(Some(&input.session_id))?;
+    pending.retain(|p| is_own(&p.call.call_id, input));
+    pending.truncate(1);
+    let gates = crate::policy::ItemGate::of_pending(store, &pending)?;
+    let items: Vec<Item> = pending.into_iter().map(Item::stored).collect();
+    let shown: Vec<_> = items.iter().map(|i| i.view_gated(&gates)).collect();
+    crate::runner::notify::hook(ctx, &shown);
+    Ok(())
 }
 
 /// Why `input` may not go on with `run`: a run of another agent, directory or starter.
@@ -156,18 +174,18 @@ fn not_this_session(store: &dyn Store, run: &Run, input: &Input) -> Result<Optio
 
 /// The stored items of `input`'s call, in order.
 fn own_calls(calls: Vec<CallRecord>, input: &Input) -> Vec<CallRecord> {
-    let id = &input.tool_use_id;
     let mut own: Vec<CallRecord> = calls
         .into_iter()
-        .filter(|c| {
-            c.call_id == *id
-                || c.call_id
-                    .strip_prefix(id.as_str())
-                    .is_some_and(|n| n.starts_with('/'))
-        })
+        .filter(|c| is_own(&c.call_id, input))
         .collect();
     own.sort_by_key(|c| c.seq);
     own
+}
+
+/// Whether `call_id` is an item of `input`'s call: its `tool_use_id`, or that id and `/N`.
+fn is_own(call_id: &str, input: &Input) -> bool {
+    let id = input.tool_use_id.as_str();
+    call_id == id || call_id.strip_prefix(id).is_some_and(|n| n.starts_with('/'))
 }
 
 /// Waits up to `--wait` for the call's items to be decided, then answers.

@@ -31,10 +31,15 @@ fn hook(env: &Env, flags: &[&str], stdin: &str) -> Out {
 }
 
 fn hook_in(env: &Env, flags: &[&str], stdin: &str, entrypoint: &str) -> Out {
-    use std::io::Write;
     let mut args = vec!["hook", "claude-code"];
     args.extend(flags);
-    let mut c = env.command(&args);
+    run_in(env, &args, stdin, entrypoint)
+}
+
+/// `mastra-ask ARGS` as Claude Code runs a hook: `CLAUDE_CODE_ENTRYPOINT`, the call on stdin.
+fn run_in(env: &Env, args: &[&str], stdin: &str, entrypoint: &str) -> Out {
+    use std::io::Write;
+    let mut c = env.command(args);
     c.env("CLAUDE_CODE_ENTRYPOINT", entrypoint)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -342,4 +347,33 @@ fn a_store_that_cannot_be_opened_is_a_denial() {
     --- stdout
     {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"mastra-ask could not gate this call, so it may not run: opening the store at [STORE]: file is not a database: file is not a database: Error code 26: file is not a database"}}
     "#);
+}
+
+#[test]
+fn on_suspend_runs_once_per_gated_call() {
+    let env = Env::new();
+    let first = bash(&env, "make deploy", "toolu_1");
+    let args = [
+        "--on-suspend",
+        "cat >> notified.jsonl",
+        "hook",
+        "claude-code",
+    ];
+    let out = run_in(&env, &args, &first, "sdk-cli");
+    assert!(
+        out.stdout.contains(r#""permissionDecision":"defer""#),
+        "{out}"
+    );
+    let notified = std::fs::read_to_string(env.work().join("notified.jsonl")).unwrap();
+    let lines: Vec<Value> = notified
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{notified}");
+    assert_eq!(lines[0]["toolCallId"], "toolu_1");
+    assert_eq!(lines[0]["agentId"], "claude-code");
+    // Asked again, the call is not new: no second notification.
+    run_in(&env, &args, &first, "sdk-cli").assert_code(0);
+    let again = std::fs::read_to_string(env.work().join("notified.jsonl")).unwrap();
+    assert_eq!(again, notified);
 }

@@ -226,3 +226,21 @@ fn claude_an_expired_call_is_denied_and_never_runs() {
         ["PreToolUse:Bash hook error: no one decided before the deadline: approval toolu_bash1 expired"]
     );
 }
+
+#[test]
+fn claude_a_broken_store_is_a_denial_and_the_tool_never_runs() {
+    let env = Env::sqlite();
+    std::fs::write(env.db(), "not a database, not at all").unwrap();
+    let Some(claude) = Claude::new(&env, appends(), &[]) else {
+        return;
+    };
+    let (out, result) = claude.print(SESSION, "append to the file");
+    out.assert_code(0);
+    assert_eq!(result["subtype"], "success", "{result:#}");
+    assert_eq!(written(&env), "");
+    let told = claude.model.results_for(CALL);
+    assert!(
+        told[0].starts_with("PreToolUse:Bash hook error: mastra-ask could not gate this call, so it may not run: opening the store at "),
+        "{told:?}"
+    );
+}
