@@ -377,3 +377,26 @@ fn on_suspend_runs_once_per_gated_call() {
     let again = std::fs::read_to_string(env.work().join("notified.jsonl")).unwrap();
     assert_eq!(again, notified);
 }
+
+#[test]
+fn a_session_another_user_started_is_denied() {
+    let env = Env::new();
+    let first = bash(&env, "ls", "toolu_1");
+    hook(&env, &[], &first).assert_code(0);
+    env.cmd(&["approve", SESSION]).code(0);
+    // As if another user's process had started the session (the owner writes the row).
+    env.exec(
+        "UPDATE runs SET started_by = 'mallory', started_as = 'os-user' WHERE id = ?1",
+        &[SESSION],
+    );
+    // Who this process is differs by machine and backend (an OS user, a role).
+    let denied = |call: &str| {
+        let out = hook(&env, &[], call);
+        let (said, me) = out.stdout.split_once(", not by ").unwrap();
+        assert!(me.ends_with("\"}}\n"), "{out}");
+        format!("{said}, not by [ME]")
+    };
+    let decided = denied(&first);
+    assert_shown!(env, decided, @r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"run [RUN] was started by OS user mallory, not by [ME]"#);
+    assert_eq!(denied(&bash(&env, "ls", "toolu_2")), decided);
+}
