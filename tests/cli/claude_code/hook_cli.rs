@@ -82,7 +82,12 @@ fn each_decision_on_an_approval_is_what_the_hook_answers() {
     --- stdout
     {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"make deploy-staging"}}}
     "#);
-    // mastra-ask never drives a Claude Code session: Claude Code runs the tool.
+    // mastra-ask never drives a Claude Code session, nor follows one: Claude Code runs it.
+    assert_shown!(env, env.cmd(&["wait", SESSION]).code(4), @r"
+    [exit 4]
+    --- stderr
+    error: run [RUN] is a Claude Code session: wait cannot follow it, as Claude Code runs it; `claude -p --resume [RUN]` on the host that ran it continues it
+    ");
     assert_shown!(env, env.cmd(&["resume", SESSION]).code(4), @r"
     [exit 4]
     --- stderr
