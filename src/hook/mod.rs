@@ -78,6 +78,12 @@ fn gated(ctx: &Context, gate: &Gate, input: &Input) -> Result<Answer> {
         }
         match run.status {
             RunStatus::Running => {}
+            // One gated call of a session waits at a time: a run suspends on one step.
+            RunStatus::Suspended => {
+                return Ok(Answer::Deny(
+                    "another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided".into(),
+                ))
+            }
             status => {
                 return Ok(Answer::Deny(format!(
                     "this session's run in mastra-ask is {}: no more of its calls are gated",

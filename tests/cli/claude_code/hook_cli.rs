@@ -102,7 +102,14 @@ fn each_decision_on_an_approval_is_what_the_hook_answers() {
     "#);
 
     let second = bash(&env, "rm -rf build", "toolu_2");
+    let third = bash(&env, "ls", "toolu_3");
     hook(&env, &[], &second).assert_code(0);
+    // While one call waits, another of the same session (a parallel call) is denied.
+    assert_shown!(env, hook(&env, &[], &third), @r#"
+    [exit 0]
+    --- stdout
+    {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided"}}
+    "#);
     env.cmd(&["decline", SESSION, "--reason", "keep the build"])
         .code(0);
     assert_shown!(env, hook(&env, &[], &second), @r#"
@@ -111,7 +118,6 @@ fn each_decision_on_an_approval_is_what_the_hook_answers() {
     {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"declined by tester: keep the build"}}
     "#);
 
-    let third = bash(&env, "ls", "toolu_3");
     hook(&env, &[], &third).assert_code(0);
     env.cmd(&["cancel", SESSION]).code(0);
     assert_shown!(env, hook(&env, &[], &third), @r#"
