@@ -57,39 +57,10 @@ pub fn answer(ctx: &Context, gate: &Gate, input: &Input) -> Answer {
 fn gated(ctx: &Context, gate: &Gate, input: &Input) -> Result<Answer> {
     let store = ctx.create_store()?;
     store.expire_due(now_ms())?;
-    let id = input.session_id.as_str();
-    let existing = store.run(id)?;
+    let existing = store.run(&input.session_id)?;
     if let Some(run) = &existing {
-        if let Some(refusal) = not_this_session(store.as_ref(), run, input)? {
-            return Ok(Answer::Deny(refusal));
-        }
-        if run.status == RunStatus::Cancelled {
-            return Ok(Answer::Deny(cancelled(id)));
-        }
-        let recorded = own_calls(store.calls(id)?, input);
-        if !recorded.is_empty() {
-            if !call::same_call(&recorded, input) {
-                return Ok(Answer::Deny(format!(
-                    "tool call {} was recorded with another input than this one",
-                    input.tool_use_id
-                )));
-            }
-            return until_decided(ctx, store.as_ref(), gate, run, input);
-        }
-        match run.status {
-            RunStatus::Running => {}
-            // One gated call of a session waits at a time: a run suspends on one step.
-            RunStatus::Suspended => {
-                return Ok(Answer::Deny(
-                    "another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided".into(),
-                ))
-            }
-            status => {
-                return Ok(Answer::Deny(format!(
-                    "this session's run in mastra-ask is {}: no more of its calls are gated",
-                    status.as_str()
-                )))
-            }
+        if let Some(answer) = known_session(ctx, store.as_ref(), gate, run, input)? {
+            return Ok(answer);
         }
     }
     let governed = existing
@@ -108,6 +79,59 @@ fn gated(ctx: &Context, gate: &Gate, input: &Input) -> Result<Answer> {
         Ok(step) => step,
         Err(problem) => return Ok(Answer::Deny(problem)),
     };
+    let run = record(store.as_ref(), gate, input, &step)?;
+    announce(ctx, store.as_ref(), input)?;
+    until_decided(ctx, store.as_ref(), gate, &run, input)
+}
+
+/// The answer for a call of a session this store knows, when it is not a new item: a
+/// session of another run is refused, a recorded call waits for or reads its decision,
+/// and a session that cannot take one more item says why.
+fn known_session(
+    ctx: &Context,
+    store: &dyn Store,
+    gate: &Gate,
+    run: &Run,
+    input: &Input,
+) -> Result<Option<Answer>> {
+    if let Some(refusal) = not_this_session(store, run, input)? {
+        return Ok(Some(Answer::Deny(refusal)));
+    }
+    if run.status == RunStatus::Cancelled {
+        return Ok(Some(Answer::Deny(cancelled(&run.id))));
+    }
+    let recorded = own_calls(store.calls(&run.id)?, input);
+    if !recorded.is_empty() {
+        if !call::same_call(&recorded, input) {
+            return Ok(Some(Answer::Deny(format!(
+                "tool call {} was recorded with another input than this one",
+                input.tool_use_id
+            ))));
+        }
+        return until_decided(ctx, store, gate, run, input).map(Some);
+    }
+    Ok(match run.status {
+        RunStatus::Running => None,
+        // One gated call of a session waits at a time: a run suspends on one step.
+        RunStatus::Suspended => Some(Answer::Deny(
+            "another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided".into(),
+        )),
+        status => Some(Answer::Deny(format!(
+            "this session's run in mastra-ask is {}: no more of its calls are gated",
+            status.as_str()
+        ))),
+    })
+}
+
+/// Records the call as a new step of the session's run (created at its first call), its
+/// items pending; the run as stored.
+fn record(
+    store: &dyn Store,
+    gate: &Gate,
+    input: &Input,
+    step: &crate::domain::StepCommit,
+) -> Result<Run> {
+    let id = input.session_id.as_str();
     let agent = serde_json::to_value(AgentDef {
         id: CLAUDE_CODE.into(),
         name: Some("Claude Code".into()),
@@ -131,13 +155,11 @@ fn gated(ctx: &Context, gate: &Gate, input: &Input) -> Result<Answer> {
             expires_in: gate.expires_in,
             review: &gate.review,
         },
-        &step,
+        step,
     )?;
-    let run = store
+    store
         .run(id)?
-        .ok_or_else(|| anyhow::anyhow!("run {id} is gone"))?;
-    announce(ctx, store.as_ref(), input)?;
-    until_decided(ctx, store.as_ref(), gate, &run, input)
+        .ok_or_else(|| anyhow::anyhow!("run {id} is gone"))
 }
 
 /// Runs `--on-suspend` for the call's first item (one hook per call, bounded as every
