@@ -266,6 +266,9 @@ pub enum Command {
     /// The store itself: on PostgreSQL, grant roles what runners and the inbox need
     #[command(subcommand)]
     Store(StoreCommand),
+    /// Gates of agents this store does not run: make their pauses items of this store
+    #[command(subcommand)]
+    Hook(HookCommand),
 }
 
 // Waiting for the outcome, for `run`, `ask` and `plan`.
@@ -476,7 +479,7 @@ pub struct ItemArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("given").args(["answer", "multi", "json"])))]
+#[command(group(ArgGroup::new("given").args(["answer", "multi", "json", "other"])))]
 pub struct AnswerArgs {
     #[command(flatten)]
     pub item: ItemArgs,
@@ -490,6 +493,10 @@ pub struct AnswerArgs {
     /// item: its resume data, sent as given)
     #[arg(long, value_name = "VALUE", value_parser = text)]
     pub json: Option<String>,
+    /// Free text in place of the options, where the question takes it (a Claude Code
+    /// question's "Other")
+    #[arg(long, value_name = "TEXT", value_parser = text)]
+    pub other: Option<String>,
     /// With --server: look for the run among this agent's runs only (no walk over every
     /// agent)
     #[arg(long, value_name = "ID")]
@@ -742,6 +749,28 @@ pub enum StoreCommand {
     Grant(StoreGrantArgs),
 }
 
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Claude Code's PreToolUse command hook: each call it gates waits in this store for a
+    /// decision, then is allowed (with any changes) or denied; in `claude -p` it is deferred
+    /// until then
+    ClaudeCode(ClaudeCodeHookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ClaudeCodeHookArgs {
+    /// How long the hook itself waits for a decision before it answers (at most 9m; the
+    /// settings' timeout must be 30s above it)
+    #[arg(long, value_name = "DUR", default_value = "0s", value_parser = duration)]
+    pub wait: Duration,
+    /// Pending items expire this long after they are created (the session's run then fails,
+    /// unless --on-expiry says otherwise)
+    #[arg(long, value_name = "DUR", value_parser = positive_duration)]
+    pub expires_in: Option<Duration>,
+    #[command(flatten)]
+    pub review: ReviewFlags,
+}
+
 #[derive(Debug, Args)]
 pub struct StoreGrantArgs {
     /// The PostgreSQL roles (they must exist)
@@ -963,6 +992,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             ("As the owner of a PostgreSQL store: a CI runner's role, and serve's", "mastra-ask store grant ci"),
             ("The role serve connects as", "mastra-ask store grant inbox --serve"),
+        ],
+    ),
+    (
+        "hook",
+        &[
+            (
+                "The command of a PreToolUse hook in Claude Code's settings (timeout 60)",
+                "mastra-ask hook claude-code --reviewer group:release || exit 2",
+            ),
+            (
+                "Wait up to five minutes in the hook itself (timeout at least 330)",
+                "mastra-ask hook claude-code --wait 5m || exit 2",
+            ),
         ],
     ),
     (

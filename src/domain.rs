@@ -14,6 +14,9 @@ use serde_json::{json, Value};
 
 pub const ASK_USER: &str = "ask_user";
 pub const SUBMIT_PLAN: &str = "submit_plan";
+/// The agent id of a Claude Code session that reached `hook claude-code` (SPEC §15): a run
+/// this store records but never drives.
+pub const CLAUDE_CODE: &str = "claude-code";
 /// The human-input tools, in the order they are offered to a model.
 pub const HUMAN_TOOLS: [&str; 2] = [ASK_USER, SUBMIT_PLAN];
 

@@ -23,6 +23,7 @@ pub mod domain;
 pub mod duration;
 pub mod error;
 pub mod exit;
+pub mod hook;
 pub mod items;
 pub mod limits;
 pub mod links;

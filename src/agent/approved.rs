@@ -141,7 +141,7 @@ fn run_approved(
 /// Whether the arguments an approved call would run with are those its approval recorded
 /// the digest of. An approval with no digest is refused (it fails closed): every approval
 /// records one, so a call resolved without is one the program did not approve.
-fn approved_as_shown(record: &CallRecord) -> bool {
+pub fn approved_as_shown(record: &CallRecord) -> bool {
     record
         .approved_digest()
         .is_some_and(|d| d == digest(&record.tool_name, record.args_to_run()))
@@ -151,6 +151,13 @@ fn approved_as_shown(record: &CallRecord) -> bool {
 /// §14.1) against the tool's input schema, before anything is stored: the problems, one
 /// line, when they do not fit, or when the run's agent has no such command tool.
 pub fn check_changed_args(run: &Run, tool: &str, args: &serde_json::Value) -> Result<(), String> {
+    // A Claude Code session's tools are Claude Code's, which checks their input itself.
+    if run.is_claude_code_session() {
+        if args.is_object() {
+            return Ok(());
+        }
+        return Err(format!("{tool}'s input is a JSON object"));
+    }
     let def = super::AgentDef::of_run(run).map_err(|e| e.to_string())?;
     let entry = def.tools.iter().find_map(|t| match t {
         crate::tools::ToolEntry::Command(c) if c.name == tool => Some(c),

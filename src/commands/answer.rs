@@ -59,7 +59,10 @@ fn given(args: &AnswerArgs) -> Result<Option<(Value, Via)>> {
         (Some(a), _, _) => (json!(a), Via::Flag),
         (_, Some(labels), _) => (json!(labels), Via::Flag),
         (_, _, Some(j)) => (parse_json_flag(j)?, Via::Json),
-        _ => return Ok(None),
+        _ => match &args.other {
+            Some(text) => (json!({ "other": text }), Via::Flag),
+            None => return Ok(None),
+        },
     }))
 }
 

@@ -11,6 +11,7 @@ mod approve_all;
 mod ask;
 mod cancel;
 mod generate;
+mod hook;
 mod pending;
 mod plan;
 mod policy;
@@ -80,6 +81,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Reviewer(a) => reviewer::run(ctx, a),
         Command::Policy(a) => policy::run(ctx, a),
         Command::Store(a) => store_grant::run(ctx, a),
+        Command::Hook(a) => hook::run(ctx, a),
     }
 }
 
@@ -139,6 +141,7 @@ fn name(command: &Command) -> &'static str {
         Command::Wait(_) => "wait",
         Command::Reply(_) => "reply",
         Command::Prune(_) => "prune",
+        Command::Hook(_) => "hook",
         Command::Completions(_) => "completions",
         Command::Man(_) => "man",
         Command::Agents => "agents",

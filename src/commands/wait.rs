@@ -24,6 +24,12 @@ pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
         return on_server(ctx, config, args);
     }
     let (store, run) = ctx.store_and_run(&args.run)?;
+    if run.is_claude_code_session() {
+        return fail(Error::conflict(format!(
+            "run {id} is a Claude Code session: wait cannot follow it, as Claude Code runs it; `claude -p --resume {id}` on the host that ran it continues it",
+            id = run.id
+        )));
+    }
     let drive = args.drive && on_own_host(&run);
     if args.drive && !drive {
         ctx.out.warn(&format!(

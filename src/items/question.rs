@@ -57,11 +57,15 @@ impl Kind for QuestionItem {
 
     fn commands(&self, item: &ItemView) -> Vec<Verb> {
         let mode = item.question.as_ref().map_or(Mode::FreeText, |q| q.mode);
-        vec![match mode {
+        let mut verbs = vec![match mode {
             Mode::FreeText => Verb::new("answer", &[], Some("<answer>")),
             Mode::Single => Verb::new("answer", &[], Some("<label>")),
             Mode::Multi => Verb::new("answer", &["--multi <label>..."], None),
-        }]
+        }];
+        if item.question.as_ref().is_some_and(|q| q.other) {
+            verbs.push(Verb::new("answer", &["--other <text>"], None));
+        }
+        verbs
     }
 
     fn prompt(&self, asked: &Asked) -> Result<Prompted> {
@@ -130,6 +134,7 @@ impl Kind for QuestionItem {
                 .iter()
                 .map(|l| l.as_str().unwrap_or_default().to_string())
                 .collect(),
+            Value::Object(o) => vec![o["other"].as_str().unwrap_or_default().to_string()],
             other => vec![other.as_str().unwrap_or_default().to_string()],
         }
     }

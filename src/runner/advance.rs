@@ -477,7 +477,20 @@ pub fn started_here_by_me(run: &Run) -> bool {
 
 /// A stored run's agent and the provider of its model, checked before anything changes.
 pub fn model_for(run: &Run) -> Result<(AgentDef, Box<dyn Provider>)> {
+    not_claude_code(run)?;
     let agent = AgentDef::of_run(run)?;
     let provider = providers::from_spec(&agent.model)?;
     Ok((agent, provider))
+}
+
+/// Refuses to drive a Claude Code session (SPEC §15): Claude Code runs its tools, on the
+/// host that ran it.
+pub(super) fn not_claude_code(run: &Run) -> Result<()> {
+    if run.is_claude_code_session() {
+        return fail(Error::conflict(format!(
+            "run {id} is a Claude Code session, which mastra-ask does not drive: `claude -p --resume {id}` on the host that ran it continues it",
+            id = run.id
+        )));
+    }
+    Ok(())
 }

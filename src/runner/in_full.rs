@@ -94,6 +94,7 @@ pub fn status_words(run: &Run) -> String {
         return run.status.as_str().to_string();
     }
     match run.host.as_deref() {
+        _ if run.is_claude_code_session() => "answered, waiting for `claude -p --resume`".into(),
         Some(host) if !super::advance::on_own_host(run) => {
             // A machine id is long; its start tells hosts apart.
             let short: String = host.chars().take(12).collect();

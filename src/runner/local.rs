@@ -157,6 +157,7 @@ impl<'a> Local<'a> {
 
     /// The provider for the run, checked before anything changes.
     fn provider_for(&mut self, run: &Run) -> Result<Box<dyn Provider>> {
+        super::advance::not_claude_code(run)?;
         providers::from_spec(&self.agent(run)?.model)
     }
 
@@ -263,7 +264,8 @@ impl<'a> Local<'a> {
     /// at hand, or completes a one-step run (which runs nothing: no host, user or model is
     /// needed for it).
     fn offer(&mut self, run: &Run, drive: bool) -> Result<Option<Lease>> {
-        let allowed = (drive && on_own_host(run)) || self.is_one_shot(run);
+        let allowed =
+            ((drive && on_own_host(run)) || self.is_one_shot(run)) && !run.is_claude_code_session();
         if allowed && self.provider.is_none() {
             // Without the model's keys this process can still record for a live waiter.
             match self.provider_for(run) {
@@ -324,6 +326,8 @@ impl<'a> Local<'a> {
                 // An offer the store declined went to a live waiter.
                 if offer.is_some() || store.has_waiter(&run.id)? {
                     Outcome::Waiter
+                } else if run.is_claude_code_session() {
+                    Outcome::Recorded(Continues::ClaudeCode)
                 } else if on_own_host(run) {
                     Outcome::Recorded(Continues::Here)
                 } else {

@@ -38,6 +38,8 @@ pub enum Continues {
     Here,
     /// On the host that started the run (its id): its waiter, or `resume` run there.
     OnHost(String),
+    /// A Claude Code session (SPEC §15): `claude -p --resume` on the host that ran it.
+    ClaudeCode,
 }
 
 impl Outcome {
@@ -62,6 +64,9 @@ impl Outcome {
             ),
             Outcome::Recorded(Continues::OnHost(_)) => format!(
                 "answer recorded; run {run_id} continues on the host that started it: its waiting process, or `{program} resume {run_id}` run there"
+            ),
+            Outcome::Recorded(Continues::ClaudeCode) => format!(
+                "recorded; `claude -p --resume {run_id}` on the host that ran this Claude Code session continues it"
             ),
             Outcome::Pending(n) => format!(
                 "recorded; {n} more item(s) of this step must be resolved before the run continues"

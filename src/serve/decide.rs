@@ -414,7 +414,7 @@ pub fn done_token(outcome: &Outcome) -> &'static str {
         Outcome::Pending(_) => "pending",
         Outcome::Partial(_) => "partial",
         Outcome::Recorded(Continues::Here) => "here",
-        Outcome::Recorded(Continues::OnHost(_)) => "host",
+        Outcome::Recorded(Continues::OnHost(_) | Continues::ClaudeCode) => "host",
     }
 }
 

@@ -8,7 +8,7 @@
 
 use super::backend::Tx;
 use super::error::{Error, Result};
-use crate::domain::review::{Checked, CheckedAs};
+use crate::domain::review::{Checked, CheckedAs, RunGate};
 
 /// Who is deciding (or starting a run), before the store checks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,4 +115,33 @@ pub(super) fn session(tx: &mut dyn Tx) -> Result<Option<Checked>> {
             kind: CheckedAs::PgRole,
         },
     }))
+}
+
+/// Refuses (`Forbidden`) `me` going on with run `run_id`, which `gate` says someone else
+/// started (an agent's session that another user's process names: SPEC §15).
+pub fn same_starter(run_id: &str, gate: &RunGate, me: &Checked) -> Result<()> {
+    match &gate.started_by {
+        Some(s) if s.name == me.name && s.kind == me.kind => Ok(()),
+        other => Err(Error::Forbidden(format!(
+            "run {run_id} was started by {}, not by {me}",
+            other
+                .as_ref()
+                .map_or("someone unknown".into(), ToString::to_string)
+        ))),
+    }
+}
+
+/// Refuses (`Forbidden`) a decision made from inside Claude Code (SPEC §15): a process
+/// with `CLAUDECODE=1` in its environment (Claude Code's tools run so), or whose
+/// `CLAUDE_CODE_SESSION_ID` names the run decided on. The agent is never its own reviewer,
+/// whatever the policy.
+pub fn not_inside_agent(run_id: &str) -> Result<()> {
+    let inside = std::env::var("CLAUDECODE").is_ok_and(|v| v == "1")
+        || std::env::var("CLAUDE_CODE_SESSION_ID").is_ok_and(|s| s == run_id);
+    if inside {
+        return Err(Error::Forbidden(format!(
+            "a decision on run {run_id} cannot be made from inside Claude Code (CLAUDECODE or CLAUDE_CODE_SESSION_ID is set): a person decides it from another shell, or in serve"
+        )));
+    }
+    Ok(())
 }

@@ -33,7 +33,7 @@ pub use backend::{
     Backend, Batch, CallHead, Durability, Origin, Outcome, RunInsert, RunRow, Tx, Work,
 };
 pub use error::{Cause, Conflict, Engine, Error, NotFound, Result, Unsafe, Wait};
-pub use identity::{Identity, Who};
+pub use identity::{same_starter, Identity, Who};
 pub use lease::{holder_alive, holder_alive_with, Lease};
 pub use ledger::{LedgerEntry, LedgerFilter, LedgerKey, LedgerKind, LedgerState};
 pub use location::Location;
@@ -69,6 +69,15 @@ pub struct Run {
     pub updated_at: i64,
     /// Who may answer it and who started it (SPEC §14).
     pub gate: RunGate,
+}
+
+impl Run {
+    /// Whether it is a Claude Code session that reached `hook claude-code` (SPEC §15):
+    /// recorded here, never driven here (`claude -p --resume` continues it).
+    pub fn is_claude_code_session(&self) -> bool {
+        self.agent_id == crate::domain::CLAUDE_CODE
+            && self.agent["model"] == crate::providers::NO_MODEL
+    }
 }
 
 #[cfg(test)]

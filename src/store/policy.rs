@@ -248,6 +248,9 @@ pub(super) fn ruling(
     d: &Decide,
     now: i64,
 ) -> Result<Ruling> {
+    if matches!(d.identity, identity::Identity::Local { .. }) {
+        identity::not_inside_agent(&run.id)?;
+    }
     let kind = call.kind.unwrap_or(ItemKind::Question);
     let mut resolution = d.resolution.clone();
     let verdict = kind.verdict(&resolution.resume_data);

@@ -58,71 +58,60 @@ pub trait Store: Backend {
     /// its first leg starts from, without reading them again.
     fn start_run(&self, run: &NewRun) -> Result<(Vec<StoredEvent>, Run, Vec<Message>)> {
         let now = now_ms();
-        let expires_in_ms = run.expires_in.map(|d| offset_ms(d, now)).transpose()?;
-        let escalate_after_ms = run
-            .review
-            .escalate_after
-            .map(|d| offset_ms(d, now))
-            .transpose()?;
-        let lease = renewed(run.lease, now);
+        let due = Due::of(run, now)?;
         write(self, Durability::Deferred, |tx| {
-            let started_by = identity::check(tx, &run.review.starter)?;
-            let policy = policy::resolve_spec(tx, &run.review.policy, started_by.reviewer())?;
-            let insert = RunInsert {
-                new: run,
-                lease: &lease,
-                expires_in_ms,
-                at: now,
-                os_uid: crate::sys::euid(),
-                policy: policy.as_ref(),
-                started_by: &started_by,
-                on_expiry: run.review.on_expiry,
-                escalate_after_ms,
-            };
-            let gate = RunGate {
-                policy: policy.clone(),
-                started_by: Some(started_by.clone()),
-                on_expiry: run.review.on_expiry,
-                escalate_after: escalate_after_ms
-                    .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
-            };
-            let row = RunRow {
-                key: tx.insert_run(&insert)?,
-                id: run.id.to_string(),
-                status: RunStatus::Running,
-                usage: Usage::default(),
-                outcome: Outcome::default(),
-                lease: Some(lease.clone()),
-                expires_in_ms,
-                updated_at: now,
-                gate: Ok(gate.clone()),
-            };
-            if let Some(waiter) = run.waiter {
-                tx.put_waiter(&row, waiter, now)?;
-            }
-            let prompt = [Message::User {
+            let (row, events, stored) = insert_new(tx, run, &due, now)?;
+            tx.notify(&row)?;
+            let prompt = vec![Message::User {
                 content: run.prompt.to_string(),
             }];
-            let events = tx.append(&row, &appended(Origin::Prompt, &prompt, run.events, now))?;
-            tx.notify(&row)?;
-            let stored = Run {
-                id: row.id.clone(),
-                agent_id: run.agent_id.to_string(),
-                agent: run.agent.clone(),
-                cwd: run.cwd.to_string(),
-                host: Some(run.lease.host.clone()),
-                os_uid: Some(insert.os_uid),
-                status: row.status,
-                output: None,
-                finish_reason: None,
-                error: None,
-                usage: row.usage,
-                lease: row.lease.clone(),
-                created_at: now,
-                updated_at: now,
-                gate,
+            Ok((events, stored, prompt))
+        })
+    }
+
+    /// Records one call of an agent this store does not drive (a Claude Code session, SPEC
+    /// §15) as a new step whose items wait, in one transaction: the run `run.id` is created
+    /// as `start_run` creates one when it names none; else it must be a run of the same
+    /// agent and starter (as the store checks who this is), running with no item pending.
+    /// Either way it ends suspended on `step`'s items, with no lease. Refused (nothing
+    /// stored): a run of another starter (`Forbidden`), one that is finished or cancelled,
+    /// or one that still has an item pending (`Conflict`).
+    fn gate_step(&self, run: &NewRun, step: &StepCommit) -> Result<Vec<StoredEvent>> {
+        let now = now_ms();
+        let due = Due::of(run, now)?;
+        self.expire_due(now)?;
+        write(self, Durability::Durable, |tx| {
+            let (mut row, mut events) = match tx.lock_run(run.id)? {
+                None => {
+                    let (row, events, _) = insert_new(tx, run, &due, now)?;
+                    (row, events)
+                }
+                Some(row) => {
+                    let me = identity::check(tx, &run.review.starter)?;
+                    identity::same_starter(&row.id, row.gate()?, &me)?;
+                    if row.status != RunStatus::Running {
+                        return Err(Conflict::Finished {
+                            run: row.id,
+                            status: row.status,
+                        }
+                        .into());
+                    }
+                    (row, Vec::new())
+                }
             };
-            Ok((events, stored, prompt.to_vec()))
+            row.status = RunStatus::Suspended;
+            row.lease = None;
+            row.usage = row.usage + step.usage;
+            row.updated_at = now;
+            tx.save_run(&row)?;
+            let batch = Batch {
+                calls: &step.calls,
+                deadline: row.expires_in_ms.map(|ms| now.saturating_add(ms)),
+                ..appended(Origin::Step, &step.messages, &step.events, now)
+            };
+            events.extend(tx.append(&row, &batch)?);
+            tx.notify(&row)?;
+            Ok(events)
         })
     }
 
@@ -634,6 +623,7 @@ pub trait Store: Backend {
 
     /// Adds the user's next message to a completed run and sets it running under `lease`.
     fn reply(&self, run_id: &str, message: &str, lease: &Lease) -> Result<()> {
+        identity::not_inside_agent(run_id)?;
         let now = now_ms();
         write(self, Durability::Durable, |tx| {
             let mut run = locked(tx, run_id)?;
@@ -772,6 +762,12 @@ pub trait Store: Backend {
     /// the role); `None` where the store checks the OS user a command names (SQLite).
     fn session_identity(&self) -> Result<Option<Checked>> {
         write(self, Durability::Deferred, identity::session)
+    }
+
+    /// `who` as the store checks it (the reviewer it maps to, or what it is): what a run it
+    /// starts records as its starter.
+    fn checked(&self, who: &Identity) -> Result<Checked> {
+        write(self, Durability::Deferred, |tx| identity::check(tx, who))
     }
 
     /// The answers this store sent to one run of a server, oldest first.
@@ -1041,4 +1037,92 @@ fn expire(tx: &mut dyn Tx, mut run: RunRow, error: &str, now: i64) -> Result<()>
     run.updated_at = now;
     tx.save_run(&run)?;
     tx.notify(&run)
+}
+
+/// The deadlines of a new run, as offsets from its start.
+struct Due {
+    expires_in_ms: Option<i64>,
+    escalate_after_ms: Option<i64>,
+}
+
+impl Due {
+    fn of(run: &NewRun, now: i64) -> Result<Due> {
+        Ok(Due {
+            expires_in_ms: run.expires_in.map(|d| offset_ms(d, now)).transpose()?,
+            escalate_after_ms: run
+                .review
+                .escalate_after
+                .map(|d| offset_ms(d, now))
+                .transpose()?,
+        })
+    }
+}
+
+/// Inserts a new run, `running` under its lease, with its policy resolved (who starts it,
+/// as the store checks it), its waiter, its prompt and its first events: the row, the
+/// events stored, and the run as stored.
+fn insert_new(
+    tx: &mut dyn Tx,
+    run: &NewRun,
+    due: &Due,
+    now: i64,
+) -> Result<(RunRow, Vec<StoredEvent>, Run)> {
+    let lease = renewed(run.lease, now);
+    let started_by = identity::check(tx, &run.review.starter)?;
+    let policy = policy::resolve_spec(tx, &run.review.policy, started_by.reviewer())?;
+    let insert = RunInsert {
+        new: run,
+        lease: &lease,
+        expires_in_ms: due.expires_in_ms,
+        at: now,
+        os_uid: crate::sys::euid(),
+        policy: policy.as_ref(),
+        started_by: &started_by,
+        on_expiry: run.review.on_expiry,
+        escalate_after_ms: due.escalate_after_ms,
+    };
+    let gate = RunGate {
+        policy: policy.clone(),
+        started_by: Some(started_by.clone()),
+        on_expiry: run.review.on_expiry,
+        escalate_after: due
+            .escalate_after_ms
+            .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
+    };
+    let row = RunRow {
+        key: tx.insert_run(&insert)?,
+        id: run.id.to_string(),
+        status: RunStatus::Running,
+        usage: Usage::default(),
+        outcome: Outcome::default(),
+        lease: Some(lease.clone()),
+        expires_in_ms: due.expires_in_ms,
+        updated_at: now,
+        gate: Ok(gate.clone()),
+    };
+    if let Some(waiter) = run.waiter {
+        tx.put_waiter(&row, waiter, now)?;
+    }
+    let prompt = [Message::User {
+        content: run.prompt.to_string(),
+    }];
+    let events = tx.append(&row, &appended(Origin::Prompt, &prompt, run.events, now))?;
+    let stored = Run {
+        id: row.id.clone(),
+        agent_id: run.agent_id.to_string(),
+        agent: run.agent.clone(),
+        cwd: run.cwd.to_string(),
+        host: Some(run.lease.host.clone()),
+        os_uid: Some(insert.os_uid),
+        status: row.status,
+        output: None,
+        finish_reason: None,
+        error: None,
+        usage: row.usage,
+        lease: row.lease.clone(),
+        created_at: now,
+        updated_at: now,
+        gate,
+    };
+    Ok((row, events, stored))
 }

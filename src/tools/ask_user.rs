@@ -41,6 +41,9 @@ pub struct Question {
     pub text: String,
     pub options: Vec<Choice>,
     pub mode: Mode,
+    /// Free text is taken besides the options (`answer --other TEXT`): a Claude Code
+    /// question, whose person may always answer "Other" (SPEC §15).
+    pub other: bool,
 }
 
 /// A payload's question as `Question::from_payload` reads it, borrowed from the payload:
@@ -50,6 +53,8 @@ pub struct QuestionRef<'a> {
     /// Each option's label and description.
     pub options: Vec<(&'a str, Option<&'a str>)>,
     pub mode: Mode,
+    /// Free text is taken besides the options.
+    pub other: bool,
 }
 
 impl<'a> QuestionRef<'a> {
@@ -75,6 +80,7 @@ impl<'a> QuestionRef<'a> {
             text,
             options,
             mode,
+            other: payload.get("other") == Some(&Value::Bool(true)),
         })
     }
 }
@@ -99,6 +105,9 @@ impl Question {
             p["options"] = Value::Array(options);
             p["selectionMode"] = json!(mode);
         }
+        if self.other {
+            p["other"] = json!(true);
+        }
         p
     }
 
@@ -116,6 +125,7 @@ impl Question {
                 })
                 .collect(),
             mode: q.mode,
+            other: q.other,
         })
     }
 
@@ -140,6 +150,18 @@ impl Question {
     pub fn check_answer(&self, answer: &Value) -> Result<Value, String> {
         let labels = self.labels();
         let choices = || format!("choose one of: {}", quote_all(&labels));
+        if let Some(text) = answer.get("other") {
+            return match text.as_str().filter(|t| !t.trim().is_empty()) {
+                Some(t) if self.other && answer.as_object().is_some_and(|o| o.len() == 1) => {
+                    Ok(json!({ "other": t }))
+                }
+                _ if self.other => Err("the other answer is empty".into()),
+                _ => Err(format!(
+                    "this question takes no other answer; {}",
+                    choices()
+                )),
+            };
+        }
         match (self.mode, answer) {
             (Mode::FreeText, Value::String(s)) if s.trim().is_empty() => {
                 Err("the answer is empty; this question takes free text".into())
@@ -339,6 +361,7 @@ pub fn question(args: &Value) -> Result<Question, Value> {
         text,
         options,
         mode,
+        other: false,
     })
 }
 
@@ -407,6 +430,9 @@ pub fn evaluate(args: &Value) -> ToolOutcome {
 /// The result object after the person answered (`resume` is checked resume data).
 pub fn result(resume: &Value) -> Value {
     let answer = match resume {
+        Value::Object(o) if o.contains_key("other") => {
+            o["other"].as_str().unwrap_or_default().to_string()
+        }
         Value::Array(items) => items
             .iter()
             .map(|v| v.as_str().unwrap_or_default())

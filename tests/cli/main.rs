@@ -4,6 +4,7 @@ mod approval;
 mod bad_input;
 mod cancelled;
 mod ci_docs;
+mod claude_code;
 mod command_tools;
 mod common;
 mod completion;

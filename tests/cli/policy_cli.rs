@@ -20,7 +20,7 @@ use crate::policy::session_role;
 use crate::policy_fixture::{reviewers, tagging_agent};
 
 /// Adds the reviewer `me` (this process's user) and `others`, all in group release.
-fn team(env: &Env, me: &str, others: &[&str]) {
+pub(crate) fn team(env: &Env, me: &str, others: &[&str]) {
     let user = sys::effective_user();
     let mut add = vec![
         "reviewer",
@@ -46,7 +46,12 @@ fn open(env: &Env) -> Box<dyn Store> {
 }
 
 /// `who` decides the only pending item of `run` through the store, as serve would.
-fn decides(env: &Env, run: &str, who: &str, resume_data: Value) -> store::Result<Resolved> {
+pub(crate) fn decides(
+    env: &Env,
+    run: &str,
+    who: &str,
+    resume_data: Value,
+) -> store::Result<Resolved> {
     decides_with(env, run, who, resume_data, None)
 }
 
