@@ -53,10 +53,12 @@ pub enum Field {
         /// Code (JSON) rather than prose.
         code: bool,
     },
-    /// One of the options (`multi`: one or more), sent under `name` by label.
+    /// One of the options (`multi`: one or more), sent under `name` by label; `required`
+    /// unless another field may answer instead.
     Pick {
         name: &'static str,
         multi: bool,
+        required: bool,
         options: Vec<Choice>,
     },
 }

@@ -112,6 +112,7 @@ impl Kind for QuestionItem {
                     "answer"
                 },
                 multi: q.mode == Mode::Multi,
+                required: !q.other,
                 options: q
                     .options
                     .iter()
@@ -122,8 +123,12 @@ impl Kind for QuestionItem {
                     .collect(),
             },
         };
+        let mut fields = vec![field];
+        if q.other {
+            fields.push(Field::note("other", "Other: your own answer instead"));
+        }
         Form {
-            fields: vec![field],
+            fields,
             buttons: vec![Button::send("Send answer")],
         }
     }

@@ -322,6 +322,7 @@ fn field(f: &Field, edited: Option<&str>) -> Markup {
         Field::Pick {
             name,
             multi,
+            required,
             options,
         } => html! {
             fieldset {
@@ -331,7 +332,7 @@ fn field(f: &Field, edited: Option<&str>) -> Markup {
                         @if *multi {
                             input type="checkbox" name=(name) value=(c.label) id={ "o" (i) };
                         } @else {
-                            input type="radio" name=(name) value=(c.label) id={ "o" (i) } required;
+                            input type="radio" name=(name) value=(c.label) id={ "o" (i) } required[*required];
                         }
                         span {
                             (text::line(&c.label))
@@ -396,6 +397,10 @@ fn answer_of_fields(form: &Form) -> Answer {
             d["feedback"] = json!(f);
         }
         return Answer::Data(d);
+    }
+    // A question's own answer in place of its options (Claude Code's "Other").
+    if let Some(other) = form.get("other").filter(|o| !o.trim().is_empty()) {
+        return Answer::Data(json!({ "other": other }));
     }
     let labels = form.all("label");
     if !labels.is_empty() || form.get("answer").is_none() {

@@ -411,3 +411,47 @@ fn a_session_another_user_started_is_denied() {
     assert_shown!(env, decided, @r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"run [RUN] was started by OS user mallory, not by [ME]"#);
     assert_eq!(denied(&bash(&env, "ls", "toolu_2")), decided);
 }
+
+/// A Claude Code question in the inbox: its page offers the options, not required, and an
+/// "Other" field (Claude Code takes free text besides them); what is typed there is
+/// recorded as `answer --other` records it, and goes back to Claude Code as the answer.
+#[test]
+fn the_inbox_answers_a_claude_code_question_with_other_text() {
+    use crate::serve::harness::{reviewer, Served};
+    let env = Env::new();
+    let input = json!({"questions": [
+        {"question": "Which branch?", "header": "Branch", "multiSelect": false, "options": [
+            {"label": "main", "description": "the default"},
+            {"label": "next", "description": "the next release"}]}
+    ]});
+    let asked = call(&env, "AskUserQuestion", input, "toolu_o");
+    hook(&env, &[], &asked).assert_code(0);
+    let token = reviewer(&env, "alice");
+    let served = Served::start(&env, &[]);
+    let s = served.sign_in(&token);
+    let item = format!("/runs/{SESSION}/items/toolu_o%2F1");
+    let page = served.page(&s, &item);
+    assert_eq!(page.status, 200, "{}", page.body);
+    for shown in [
+        r#"<input type="radio" name="answer" value="main" id="o0">"#,
+        r#"<label class="field" for="other">Other: your own answer instead</label><textarea id="other" name="other"></textarea>"#,
+    ] {
+        assert!(page.body.contains(shown), "{shown}: {}", page.body);
+    }
+    let r = served.submit(&s, &item, &[("other", "release/2.0")]);
+    assert_eq!(r.status, 303, "{}", r.body);
+    let stored = &env.show(SESSION)["suspensions"][0];
+    assert_eq!(
+        (&stored["resumeData"], &stored["resolvedVia"]),
+        (&json!({"other": "release/2.0"}), &json!("web")),
+        "{stored}"
+    );
+    let answered = hook(&env, &[], &asked);
+    assert!(
+        answered
+            .stdout
+            .contains(r#""answers":{"Which branch?":"release/2.0"}"#),
+        "{}",
+        answered.stdout
+    );
+}
