@@ -455,3 +455,57 @@ fn the_inbox_answers_a_claude_code_question_with_other_text() {
         answered.stdout
     );
 }
+
+/// A Claude Code approval on a phone, in a real browser: the inbox's card says which tool
+/// and what it runs, as clear as our own items; the item's page shows the input; a tap on
+/// Approve records it, and the hook's next call for it is `allow`.
+#[test]
+fn on_a_phone_a_claude_code_approval_reads_like_our_own_and_one_tap_allows_it() {
+    use crate::serve::harness::{reviewer, Served};
+    use crate::serve::webdriver::{available, Driver};
+    if !available() {
+        return;
+    }
+    let env = Env::new();
+    let asked = bash(&env, "cargo publish && git tag v2.0.0", "toolu_p");
+    hook(&env, &[], &asked).assert_code(0);
+    let token = reviewer(&env, "alice");
+    let served = Served::start(&env, &[]);
+    let driver = Driver::start();
+    let phone = driver.browser(390, 844);
+    phone.go(&served.url("/login"));
+    phone.type_in(&phone.find("#token"), &token);
+    phone.submit(&phone.find("button[type=submit]"));
+
+    let card = phone.text(&phone.find("ul.items a.open"));
+    let lines: Vec<&str> = card.lines().collect();
+    assert!(
+        lines[0].starts_with("APPROVAL agent claude-code · "),
+        "{card}"
+    );
+    assert_eq!(
+        lines[1..],
+        [
+            r#"Bash {"command":"cargo publish && git tag v2.0.0"}"#,
+            &format!("run {SESSION}")
+        ],
+        "{card}"
+    );
+    std::fs::write("/tmp/serve-phone-claude-code.png", phone.screenshot()).unwrap();
+
+    phone.submit(&phone.find("ul.items a.open"));
+    let asks = phone.text(&phone.find("h1"));
+    assert_eq!(asks, "Run the tool Bash?");
+    let args = phone.text(&phone.find("#args"));
+    assert!(args.contains("cargo publish && git tag v2.0.0"), "{args}");
+    std::fs::write("/tmp/serve-phone-claude-code-item.png", phone.screenshot()).unwrap();
+    phone.submit(&phone.find("button[name=approved][value=true]"));
+    assert!(phone.source().contains("Decided"), "{}", phone.source());
+
+    let allowed = hook(&env, &[], &asked);
+    assert!(
+        allowed.stdout.contains(r#""permissionDecision":"allow""#),
+        "{}",
+        allowed.stdout
+    );
+}

@@ -18,4 +18,4 @@ mod pages;
 mod policy;
 mod race_policy;
 mod reviewers;
-mod webdriver;
+pub mod webdriver;
