@@ -664,6 +664,10 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub on_escalate: Option<String>,
+    /// Access tokens for ntfy servers, lines `HOST[:PORT] TOKEN` (a private file): a
+    /// reviewer's channel on such a server is private and gets the item's text
+    #[arg(long, value_name = "FILE")]
+    pub ntfy_token_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -679,6 +683,8 @@ pub enum ReviewerCommand {
     Remove(ReviewerName),
     /// Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)
     Link(ReviewerName),
+    /// Set where serve tells a reviewer of new items (ntfy:https://HOST/TOPIC), or --none
+    Notify(ReviewerNotifyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -694,6 +700,25 @@ pub struct ReviewerAddArgs {
     /// The PostgreSQL role that is this reviewer, for policies
     #[arg(long, value_name = "R")]
     pub pg_role: Option<String>,
+    /// Where serve tells the reviewer of new items: ntfy:https://HOST/TOPIC
+    #[arg(long, value_name = "URL")]
+    pub notify: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewerNotifyArgs {
+    /// The reviewer's name
+    pub name: String,
+    /// The channel: ntfy:https://HOST/TOPIC (http only to this machine)
+    #[arg(
+        value_name = "URL",
+        required_unless_present = "none",
+        conflicts_with = "none"
+    )]
+    pub url: Option<String>,
+    /// Tell the reviewer nothing
+    #[arg(long)]
+    pub none: bool,
 }
 
 #[derive(Debug, Args)]

@@ -29,6 +29,7 @@ mod frames;
 mod hooks;
 mod listen;
 mod middleware;
+mod notifications;
 mod pages;
 mod places;
 mod pool;
@@ -84,6 +85,8 @@ pub struct Config {
     /// `--on-escalate CMD`: serve's own command for each item whose escalation is due, in
     /// any run of the store (SPEC §14).
     pub on_escalate: Option<String>,
+    /// `--ntfy-token-file`'s tokens, by ntfy server (SPEC §17): never stored.
+    pub ntfy_tokens: crate::notify::Tokens,
 }
 
 /// Runs the inbox until SIGTERM or SIGINT, then finishes what is in flight and returns.
