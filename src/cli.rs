@@ -972,6 +972,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             ("Add a reviewer; their token is printed once", "mastra-ask reviewer add alice --group release"),
             ("A sign-in link for a phone, valid 15 minutes", "mastra-ask reviewer link alice"),
+            ("Tell alice of new items on her phone (serve publishes to ntfy)", "mastra-ask reviewer notify alice ntfy:https://ntfy.example.com/alice-inbox"),
             ("A new token; the old one and every session of alice end", "mastra-ask reviewer rotate alice"),
             ("Who may sign in", "mastra-ask reviewer list -o json"),
         ],

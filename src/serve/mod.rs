@@ -14,7 +14,8 @@
 //! shared state), `middleware` (security headers, body caps, the request log), `auth`
 //! (tokens, sessions, csrf, same origin, slowed sign-ins), `api` (Mastra's routes),
 //! `pages/` (HTML), `events` (what changed, for live pages and the hook), `hooks` (serve's
-//! own hooks, from one bounded queue), `escalations`, `decide` (decisions), `frames` (an
+//! own hooks, from one bounded queue), `escalations`, `notifications` (each allowed reviewer
+//! told of each new item on their channel, SPEC §17), `decide` (decisions), `frames` (an
 //! answer's event stream), `pool` (the store from async code, and the places of legs),
 //! `places` (bounded places, capped per key), `start` (the checks of `serve`'s flags).
 

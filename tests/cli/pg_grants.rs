@@ -248,8 +248,9 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
     );
     out.assert_code(1);
     assert!(
-        out.stderr
-            .starts_with("error: writing to the store: db error: ERROR: permission denied for table reviewers"),
+        out.stderr.starts_with(
+            "error: writing to the store: db error: ERROR: permission denied for table reviewers"
+        ),
         "{}",
         out.stderr
     );
@@ -348,13 +349,21 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
         Some("carol".to_string())
     );
     // It claims telling a reviewer of an item, once (SPEC §17); a runner's role may not.
-    assert_eq!(serve.claim_notification(&second, "q", "carol").unwrap(), true);
-    assert_eq!(serve.claim_notification(&second, "q", "carol").unwrap(), false);
+    assert_eq!(
+        serve.claim_notification(&second, "q", "carol").unwrap(),
+        true
+    );
+    assert_eq!(
+        serve.claim_notification(&second, "q", "carol").unwrap(),
+        false
+    );
     drop(serve);
     let runner_store = store::open(&Location::resolve(Some(&runner.url(&db))), Access::Existing)
         .unwrap()
         .unwrap();
-    assert!(runner_store.claim_notification(&second, "q", "bob").is_err());
+    assert!(runner_store
+        .claim_notification(&second, "q", "bob")
+        .is_err());
     drop(runner_store);
     decide(inbox.url(&db)).unwrap();
     assert_eq!(

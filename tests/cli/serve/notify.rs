@@ -3,7 +3,9 @@
 //! path, headers and JSON body): `reviewer add --notify` and `reviewer notify` (channels
 //! checked, shown, cleared), `serve --ntfy-token-file` (a private file), what a private and a
 //! public channel get, only the reviewers a policy allows, once per item and reviewer with
-//! two serves on one store, items pending before serve started, and a failing channel.
+//! two serves on one store, items pending before serve started, and a failing channel. The
+//! wire format is cross-checked by a real ntfy client, Debian's `apprise` (1.2.0), publishing
+//! the same notification to the fake.
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
@@ -292,4 +294,64 @@ fn a_failing_channel_is_tried_again_and_logged_and_serve_goes_on() {
         ]
     );
     assert!(!log.contains("tk_alice"), "{log}");
+}
+
+/// Debian's `apprise`, a real ntfy client; under `CI` a missing one fails the test.
+fn apprise() -> Option<&'static str> {
+    const APPRISE: &str = "/usr/bin/apprise";
+    let there = std::path::Path::new(APPRISE).exists();
+    if !there {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but {APPRISE} is missing: apt-get install apprise"
+        );
+        eprintln!("skipped: no {APPRISE} (apt-get install apprise)");
+    }
+    there.then_some(APPRISE)
+}
+
+#[test]
+fn a_real_ntfy_client_publishes_what_serve_publishes() {
+    let Some(apprise) = apprise() else { return };
+    let env = Env::new();
+    let server = ntfy();
+    reviewer(&env, "alice");
+    env.cmd(&["reviewer", "notify", "alice", &channel(&server, "alice")])
+        .code(0);
+    let file = token_file(&env, &server, "tk_alice", 0o600);
+    let _served = Served::start(&env, &["--ntfy-token-file", &file]);
+    asked(&env, &["Ship v2?"]);
+    env.poll("serve published", || server.count() == 1);
+    let ours = server.requests().remove(0);
+
+    // apprise 1.2.0 publishes with ntfy's JSON API too (its `ntfy://HOST:PORT/TOPIC`),
+    // given the same topic, title and message.
+    let host = server.root_url().trim_start_matches("http://").to_string();
+    let status = std::process::Command::new(apprise)
+        .args(["-t", "question waits: ask", "-b", "Ship v2?"])
+        .arg(format!("ntfy://{host}/alice"))
+        .env_clear()
+        .env("HOME", env.path("home"))
+        .env("PATH", "/usr/bin:/bin")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "apprise: {status}");
+    let theirs = server.requests().remove(1);
+    assert_eq!(
+        (theirs.method.as_str(), theirs.path.as_str()),
+        (ours.method.as_str(), ours.path.as_str())
+    );
+    assert_eq!(theirs.header("content-type"), ours.header("content-type"));
+    // Every field it sends, serve sends the same (serve adds priority, click and actions,
+    // ntfy's JSON fields for what apprise sends as headers or not at all).
+    let fields = theirs.body.as_object().unwrap();
+    assert_eq!(
+        fields.keys().collect::<Vec<_>>(),
+        ["topic", "title", "message"]
+    );
+    for (name, value) in fields {
+        assert_eq!(&ours.body[name], value, "{name}");
+    }
 }
