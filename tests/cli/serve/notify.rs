@@ -203,13 +203,15 @@ fn a_private_channel_gets_the_text_and_its_token_a_public_one_neither() {
 fn only_the_reviewers_the_policy_allows_are_told() {
     let env = Env::new();
     let server = ntfy();
-    for name in ["alice", "bob", "carol"] {
+    for name in ["alice", "bob", "carol", "dave"] {
         reviewer(&env, name);
     }
-    for name in ["alice", "bob"] {
+    for name in ["alice", "bob", "dave"] {
         env.cmd(&["reviewer", "notify", name, &channel(&server, name)])
             .code(0);
     }
+    // A removed reviewer is told nothing, whatever their channel was.
+    env.cmd(&["reviewer", "remove", "dave"]).code(0);
     let _served = Served::start(&env, &[]);
     let (run, _) = asked(&env, &["--reviewer", "alice", "--reviewer", "carol", "Go?"]);
     env.poll("alice was told", || published(&server, "alice").len() == 1);
@@ -217,6 +219,7 @@ fn only_the_reviewers_the_policy_allows_are_told() {
     let (open_run, _) = asked(&env, &["Anyone?"]);
     env.poll("both were told", || published(&server, "bob").len() == 1);
     assert_eq!(published(&server, "alice").len(), 2);
+    assert_eq!(published(&server, "dave").len(), 0);
     assert_eq!((notified(&env, &run), notified(&env, &open_run)), (1, 2));
     // Without --public-url, no link.
     assert_eq!(published(&server, "bob")[0].body.get("click"), None);
@@ -294,6 +297,33 @@ fn a_failing_channel_is_tried_again_and_logged_and_serve_goes_on() {
         ]
     );
     assert!(!log.contains("tk_alice"), "{log}");
+}
+
+#[test]
+fn a_redirect_is_not_followed_so_the_token_goes_nowhere_else() {
+    let env = Env::new();
+    let elsewhere = ntfy();
+    let server = FakeServer::serving({
+        let to = format!("{}/", elsewhere.root_url());
+        move |_| Reply::Json {
+            status: 307,
+            headers: vec![("location", to.clone())],
+            body: "{}".into(),
+        }
+    });
+    reviewer(&env, "alice");
+    env.cmd(&["reviewer", "notify", "alice", &channel(&server, "alice")])
+        .code(0);
+    let file = token_file(&env, &server, "tk_alice", 0o600);
+    let served = Served::start(&env, &["--ntfy-token-file", &file]);
+    asked(&env, &["Go?"]);
+    env.poll("every try was made", || server.count() == 4);
+    env.poll("it gave up", || served.log().contains("given up"));
+    assert_eq!(elsewhere.count(), 0, "the redirect was followed");
+    assert!(served
+        .log()
+        .contains("answered 307, a redirect (not followed)"));
+    assert!(!served.log().contains("tk_alice"));
 }
 
 /// Debian's `apprise`, a real ntfy client; under `CI` a missing one fails the test.
