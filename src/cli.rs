@@ -671,6 +671,10 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub on_escalate: Option<String>,
+    /// Access tokens for ntfy servers, lines `HOST[:PORT] TOKEN` (a private file): a
+    /// reviewer's channel on such a server is private and gets the item's text
+    #[arg(long, value_name = "FILE")]
+    pub ntfy_token_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -686,6 +690,8 @@ pub enum ReviewerCommand {
     Remove(ReviewerName),
     /// Print a single-use sign-in link for a reviewer, valid 15 minutes (for a phone)
     Link(ReviewerName),
+    /// Set where serve tells a reviewer of new items (ntfy:https://HOST/TOPIC), or --none
+    Notify(ReviewerNotifyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -701,6 +707,25 @@ pub struct ReviewerAddArgs {
     /// The PostgreSQL role that is this reviewer, for policies
     #[arg(long, value_name = "R")]
     pub pg_role: Option<String>,
+    /// Where serve tells the reviewer of new items: ntfy:https://HOST/TOPIC
+    #[arg(long, value_name = "URL")]
+    pub notify: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewerNotifyArgs {
+    /// The reviewer's name
+    pub name: String,
+    /// The channel: ntfy:https://HOST/TOPIC (http only to this machine)
+    #[arg(
+        value_name = "URL",
+        required_unless_present = "none",
+        conflicts_with = "none"
+    )]
+    pub url: Option<String>,
+    /// Tell the reviewer nothing
+    #[arg(long)]
+    pub none: bool,
 }
 
 #[derive(Debug, Args)]
@@ -976,6 +1001,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             ("Add a reviewer; their token is printed once", "mastra-ask reviewer add alice --group release"),
             ("A sign-in link for a phone, valid 15 minutes", "mastra-ask reviewer link alice"),
+            ("Tell alice of new items on her phone (serve publishes to ntfy)", "mastra-ask reviewer notify alice ntfy:https://ntfy.example.com/alice-inbox"),
             ("A new token; the old one and every session of alice end", "mastra-ask reviewer rotate alice"),
             ("Who may sign in", "mastra-ask reviewer list -o json"),
         ],

@@ -28,6 +28,7 @@ pub mod items;
 pub mod limits;
 pub mod links;
 pub mod net;
+pub mod notify;
 pub mod output;
 pub mod policy;
 pub mod providers;

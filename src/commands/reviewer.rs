@@ -1,4 +1,4 @@
-//! `reviewer add|list|rotate|remove|link`: the people who may sign in to `serve` (SPEC §13).
+//! `reviewer add|list|rotate|remove|link|notify`: the people who may sign in to `serve` (SPEC §13).
 //! A token is printed once, on stdout alone, and the store keeps only its hash; a sign-in
 //! link is printed once too. Thin: the rules (which names, who exists, what ends a session)
 //! are the store's, how a reviewer is shown is `serve::people`'s.
@@ -7,7 +7,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Ctx;
-use crate::cli::{ReviewerAddArgs, ReviewerCommand};
+use crate::cli::{ReviewerAddArgs, ReviewerCommand, ReviewerNotifyArgs};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::output::{format, sanitize};
@@ -20,6 +20,7 @@ pub fn run(ctx: &Ctx, command: ReviewerCommand) -> Result<Exit> {
         ReviewerCommand::Rotate(a) => rotate(ctx, &a.name),
         ReviewerCommand::Remove(a) => remove(ctx, &a.name),
         ReviewerCommand::Link(a) => link(ctx, &a.name),
+        ReviewerCommand::Notify(a) => notify(ctx, &a),
     }
     .map(|()| Exit::Success)
 }
@@ -33,6 +34,7 @@ fn add(ctx: &Ctx, a: &ReviewerAddArgs) -> Result<()> {
     let pg_role = a.pg_role.as_deref();
     os_user.map(|u| check_name("the OS user", u)).transpose()?;
     pg_role.map(|r| check_name("the role", r)).transpose()?;
+    let notify = a.notify.as_deref().map(channel).transpose()?;
     let store = ctx.create_store()?;
     let token = secret::token();
     let new = NewReviewer {
@@ -40,6 +42,7 @@ fn add(ctx: &Ctx, a: &ReviewerAddArgs) -> Result<()> {
         groups: &a.groups,
         os_user,
         pg_role,
+        notify,
     };
     store.add_reviewer(&new, &token)?;
     print(ctx, json!({"reviewer": name, "token": token}), &token);
@@ -120,6 +123,28 @@ fn link(ctx: &Ctx, name: &str) -> Result<()> {
     Ok(())
 }
 
+fn notify(ctx: &Ctx, a: &ReviewerNotifyArgs) -> Result<()> {
+    let url = a.url.as_deref().map(channel).transpose()?;
+    existing(ctx, &a.name)?.set_notify(&a.name, url)?;
+    let name = sanitize::one_line(&a.name);
+    ctx.out.info(&match url {
+        Some(url) => format!(
+            "serve tells reviewer {name} of new items at {}",
+            sanitize::one_line(url)
+        ),
+        None => format!("serve tells reviewer {name} of nothing"),
+    });
+    Ok(())
+}
+
+/// A channel's URL as given, once it reads as one (a usage error otherwise).
+fn channel(url: &str) -> Result<&str> {
+    match crate::notify::Channel::parse(url) {
+        Ok(_) => Ok(url),
+        Err(e) => fail(Error::usage(sanitize::one_line(&e))),
+    }
+}
+
 /// The store, which must exist for a reviewer to be named.
 fn existing(ctx: &Ctx, name: &str) -> Result<Box<dyn Store>> {
     ctx.existing_store()?.map_or_else(
@@ -143,6 +168,7 @@ fn as_json(r: &Reviewer) -> Value {
         "groups": r.groups,
         "osUser": r.os_user,
         "pgRole": r.pg_role,
+        "notify": r.notify,
         "createdAt": format::time(r.created_at),
         "rotatedAt": r.rotated_at.map(format::time),
         "removedAt": r.removed_at.map(format::time),
@@ -162,6 +188,9 @@ fn line(r: &Reviewer) -> String {
     }
     if let Some(role) = &r.pg_role {
         parts.push(format!("pg role: {}", sanitize::one_line(role)));
+    }
+    if let Some(url) = &r.notify {
+        parts.push(format!("notify: {}", sanitize::one_line(url)));
     }
     parts.push(format!("added {}", format::time(r.created_at)));
     if let Some(at) = r.rotated_at {

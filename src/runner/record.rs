@@ -306,6 +306,7 @@ mod tests {
             groups: &[],
             os_user: None,
             pg_role: None,
+            notify: None,
         };
         store.add_reviewer(&alice, "token-of-alice").unwrap();
         let rule = RuleSpec {

@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -35,7 +36,13 @@ pub struct Watcher {
 
 impl Watcher {
     /// Starts watching; `changes` counts each change of what is pending.
-    pub fn start(location: Location, hook: Option<Hook>, changes: watch::Sender<u64>) -> Watcher {
+    /// `poke` is told too (the notifier: `notifications`).
+    pub fn start(
+        location: Location,
+        hook: Option<Hook>,
+        changes: watch::Sender<u64>,
+        poke: SyncSender<()>,
+    ) -> Watcher {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         // What waits already is read before serve says it listens, so that an item added
@@ -49,7 +56,8 @@ impl Watcher {
         .join()
         .ok()
         .flatten();
-        let thread = std::thread::spawn(move || watch(&location, hook, &changes, &stopping, seen));
+        let thread =
+            std::thread::spawn(move || watch(&location, hook, &changes, &poke, &stopping, seen));
         Watcher {
             stop,
             thread: Some(thread),
@@ -79,6 +87,7 @@ fn watch(
     location: &Location,
     hook: Option<Hook>,
     changes: &watch::Sender<u64>,
+    poke: &SyncSender<()>,
     stop: &AtomicBool,
     mut seen: Option<Keys>,
 ) {
@@ -114,6 +123,8 @@ fn watch(
         if let Some(before) = &seen {
             if *before != now {
                 changes.send_modify(|n| *n += 1);
+                // Full: a look is due already.
+                let _ = poke.try_send(());
                 let new: Vec<PendingItem> = items
                     .into_iter()
                     .filter(|i| !before.contains(&(i.call.run_id.clone(), i.call.call_id.clone())))

@@ -28,6 +28,7 @@ use super::app::{self, App};
 use super::escalations::Escalator;
 use super::events::Watcher;
 use super::hooks::Hooks;
+use super::notifications::Notifier;
 use super::places::Places;
 use super::{
     Config, FIRST_BYTE, MAX_CONNECTIONS, MAX_HEADERS, REQUEST_TIMEOUT, SHUTDOWN_GRACE,
@@ -58,7 +59,8 @@ pub async fn serve(config: Config) -> Result<()> {
         .clone()
         .zip(hooks.clone())
         .map(|(cmd, hooks)| (serving.clone(), cmd, hooks));
-    let watcher = Watcher::start(serving.location.clone(), hook, changes_tx);
+    let notifier = Notifier::start(serving.location.clone(), config.ntfy_tokens.clone());
+    let watcher = Watcher::start(serving.location.clone(), hook, changes_tx, notifier.poker());
     let local = listener.local_addr()?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     let origins = match &config.public {
@@ -185,6 +187,7 @@ pub async fn serve(config: Config) -> Result<()> {
         );
     }
     drop(watcher);
+    drop(notifier);
     drop(escalator);
     // No hook outlives serve: what runs is killed, what waits is not run.
     if let Some(hooks) = hooks {

@@ -14,7 +14,8 @@
 //! shared state), `middleware` (security headers, body caps, the request log), `auth`
 //! (tokens, sessions, csrf, same origin, slowed sign-ins), `api` (Mastra's routes),
 //! `pages/` (HTML), `events` (what changed, for live pages and the hook), `hooks` (serve's
-//! own hooks, from one bounded queue), `escalations`, `decide` (decisions), `frames` (an
+//! own hooks, from one bounded queue), `escalations`, `notifications` (each allowed reviewer
+//! told of each new item on their channel, SPEC §17), `decide` (decisions), `frames` (an
 //! answer's event stream), `pool` (the store from async code, and the places of legs),
 //! `places` (bounded places, capped per key), `start` (the checks of `serve`'s flags).
 
@@ -29,6 +30,7 @@ mod frames;
 mod hooks;
 mod listen;
 mod middleware;
+mod notifications;
 mod pages;
 mod places;
 mod pool;
@@ -84,6 +86,8 @@ pub struct Config {
     /// `--on-escalate CMD`: serve's own command for each item whose escalation is due, in
     /// any run of the store (SPEC §14).
     pub on_escalate: Option<String>,
+    /// `--ntfy-token-file`'s tokens, by ntfy server (SPEC §17): never stored.
+    pub ntfy_tokens: crate::notify::Tokens,
 }
 
 /// Runs the inbox until SIGTERM or SIGINT, then finishes what is in flight and returns.

@@ -16,6 +16,8 @@ pub struct Checked {
     pub tls: Option<(PathBuf, PathBuf)>,
     /// The origin of `--public-url`.
     pub public: Option<String>,
+    /// `--ntfy-token-file`'s tokens.
+    pub ntfy_tokens: crate::notify::Tokens,
 }
 
 pub fn check(args: &ServeArgs) -> Result<Checked> {
@@ -36,7 +38,15 @@ pub fn check(args: &ServeArgs) -> Result<Checked> {
             "--behind-proxy needs --public-url https://...: the address people reach through the proxy",
         ));
     }
-    Ok(Checked { tls, public })
+    let ntfy_tokens = match &args.ntfy_token_file {
+        Some(path) => crate::notify::Tokens::read(path).map_err(Error::usage)?,
+        None => crate::notify::Tokens::default(),
+    };
+    Ok(Checked {
+        tls,
+        public,
+        ntfy_tokens,
+    })
 }
 
 /// The origin of a public URL (`scheme://host[:port]`, the default port left out), or a

@@ -9,10 +9,11 @@
 //! link signs in once, exactly once under concurrency. No SQL and no wording for people
 //! beyond the refusals.
 
-use super::backend::{Backend, Durability};
+use super::backend::{Backend, Durability, RunRow};
 use super::error::{Conflict, Error, NotFound, Result};
 use super::transitions::write;
 use super::{now_ms, secret};
+use crate::domain::CallState;
 
 /// A session ends after this long without a request...
 pub const SESSION_IDLE_MS: i64 = 12 * 3600 * 1000;
@@ -33,6 +34,9 @@ pub struct Reviewer {
     pub groups: Vec<String>,
     pub os_user: Option<String>,
     pub pg_role: Option<String>,
+    /// Where serve tells them of new items (`reviewer notify`): the channel's URL as
+    /// given, parsed where it is used (`crate::notify`).
+    pub notify: Option<String>,
     pub created_at: i64,
     pub rotated_at: Option<i64>,
     /// When they were removed; a removed reviewer is kept for the audit and signs in no more.
@@ -90,6 +94,15 @@ pub trait ReviewerTx {
     fn link(&mut self, secret_hash: &str) -> Result<Option<LinkRow>>;
     fn use_link(&mut self, secret_hash: &str, at: i64) -> Result<()>;
     fn setting(&mut self, key: &str) -> Result<Option<String>>;
+    /// Inserts the claim that `reviewer` is told of the run's call, unless one exists
+    /// (committed meanwhile included); whether it was inserted.
+    fn insert_notification(
+        &mut self,
+        run: &RunRow,
+        call_id: &str,
+        reviewer: &str,
+        at: i64,
+    ) -> Result<bool>;
     fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()>;
 }
 
@@ -118,6 +131,7 @@ pub struct NewReviewer<'a> {
     pub groups: &'a [String],
     pub os_user: Option<&'a str>,
     pub pg_role: Option<&'a str>,
+    pub notify: Option<&'a str>,
 }
 
 /// What recording a public URL did.
@@ -153,6 +167,7 @@ pub trait Reviewers: Backend {
                 groups: new.groups.to_vec(),
                 os_user: new.os_user.map(str::to_string),
                 pg_role: new.pg_role.map(str::to_string),
+                notify: new.notify.map(str::to_string),
                 created_at: now,
                 rotated_at: None,
                 removed_at: None,
@@ -198,6 +213,34 @@ pub trait Reviewers: Backend {
             row.reviewer.removed_at = Some(now);
             tx.end_access(name)?;
             tx.put_reviewer(&row)
+        })
+    }
+
+    /// Sets (or, with `None`, clears) where serve tells the reviewer of new items.
+    fn set_notify(&self, name: &str, channel: Option<&str>) -> Result<()> {
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            let mut row = active(tx, name)?;
+            row.reviewer.notify = channel.map(str::to_string);
+            tx.put_reviewer(&row)
+        })
+    }
+
+    /// Claims telling `reviewer` of a pending item (SPEC §17): of every serve on the store
+    /// that finds it, exactly one gets true and sends the notification. False when the item
+    /// is no longer pending.
+    fn claim_notification(&self, run_id: &str, call_id: &str, reviewer: &str) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let Some(run) = tx.lock_run(run_id)? else {
+                return Ok(false);
+            };
+            match tx.call(&run, call_id)? {
+                Some(c) if c.state == CallState::Pending => {}
+                _ => return Ok(false),
+            }
+            tx.reviewers()
+                .insert_notification(&run, call_id, reviewer, now)
         })
     }
 

@@ -129,6 +129,22 @@ fn attempts(
             ),
         ),
         ("forget the decisions", "TRUNCATE decisions".to_string()),
+        (
+            "send bob's notifications to itself",
+            "UPDATE reviewers SET notify = 'ntfy:https://evil.example/bob' WHERE name = 'bob'"
+                .to_string(),
+        ),
+        (
+            "claim bob was told (and silence him)",
+            format!(
+                "INSERT INTO notifications (run_id, call_id, reviewer, claimed_at) \
+             VALUES ('{run}', 'q', 'bob', {now})"
+            ),
+        ),
+        (
+            "forget who was told",
+            "DELETE FROM notifications".to_string(),
+        ),
     ];
     tries
         .into_iter()
@@ -156,7 +172,11 @@ fn held(env: &Env, run: &str) -> Vec<Vec<Option<String>>> {
         "SELECT policy, started_by, started_as FROM runs WHERE id = ?1",
         &[run],
     ));
-    rows.extend(env.rows("SELECT name, pg_role FROM reviewers ORDER BY name", &[]));
+    rows.extend(env.rows(
+        "SELECT name, pg_role, notify FROM reviewers ORDER BY name",
+        &[],
+    ));
+    rows.extend(env.rows("SELECT count(*) FROM notifications", &[]));
     rows.extend(env.rows("SELECT count(*) FROM decisions", &[]));
     rows.extend(env.rows("SELECT count(*) FROM policies", &[]));
     rows.extend(env.rows("SELECT count(*) FROM sessions", &[]));
@@ -214,9 +234,30 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
     out.assert_code(77);
     assert_shown!(env, out.stderr, @"error: PostgreSQL role [ROLE] maps to no reviewer, so it may not decide the question q of run [RUN]; its policy lets bob or carol decide");
 
+    // Nor may it choose where a reviewer is told of items (SPEC §17), or forge or forget
+    // who was told (a serve claims it; here the owner does).
+    let owner_store = store::open(&Location::resolve(Some(&env.store.url())), Access::Existing)
+        .unwrap()
+        .unwrap();
+    assert!(owner_store.claim_notification(&run, "q", "carol").unwrap());
+    drop(owner_store);
+    let before = held(&env, &run);
+    let out = as_role(
+        &runner,
+        &["reviewer", "notify", "bob", "ntfy:https://evil.example/bob"],
+    );
+    out.assert_code(1);
+    assert!(
+        out.stderr.starts_with(
+            "error: writing to the store: db error: ERROR: permission denied for table reviewers"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(held(&env, &run), before);
+
     // With plain SQL, nothing either: not with the grants of store grant, nor with all of
     // them on every table.
-    let before = held(&env, &run);
     let mut c = connect(&runner.url(&db));
     for (what, r) in attempts(&mut c, &run, &runner.name) {
         assert!(r.is_err(), "the runner could {what}");
@@ -307,7 +348,17 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
             .map(|r| r.name),
         Some("carol".to_string())
     );
+    // It claims telling a reviewer of an item, once (SPEC §17); a runner's role may not.
+    assert!(serve.claim_notification(&second, "q", "carol").unwrap());
+    assert!(!serve.claim_notification(&second, "q", "carol").unwrap());
     drop(serve);
+    let runner_store = store::open(&Location::resolve(Some(&runner.url(&db))), Access::Existing)
+        .unwrap()
+        .unwrap();
+    assert!(runner_store
+        .claim_notification(&second, "q", "bob")
+        .is_err());
+    drop(runner_store);
     decide(inbox.url(&db)).unwrap();
     assert_eq!(
         env.rows(

@@ -74,6 +74,7 @@ impl Fixture {
             groups,
             os_user,
             pg_role,
+            notify: None,
         };
         self.store
             .add_reviewer(&new, &format!("token-of-{name}"))

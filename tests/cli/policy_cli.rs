@@ -549,12 +549,16 @@ fn a_partial_approval_with_changes_shows_the_arguments_it_approved() {
 }
 
 /// The store as the previous schema left it (SQLite 9, PostgreSQL 13): no arguments with
-/// decisions and, on PostgreSQL, no claims, and the functions of migrations 12 and 13.
+/// decisions and, on PostgreSQL, no claims, and the functions of migrations 12 and 13 (nor
+/// what later migrations added: reviewers' channels and notification claims).
 fn as_the_previous_schema(env: &Env) {
     match &env.store {
         crate::db::TestDb::Sqlite(path) => rusqlite::Connection::open(path)
             .unwrap()
-            .execute_batch("ALTER TABLE decisions DROP COLUMN args; PRAGMA user_version = 9")
+            .execute_batch(
+                "DROP TABLE notifications; ALTER TABLE reviewers DROP COLUMN notify; \
+                 ALTER TABLE decisions DROP COLUMN args; PRAGMA user_version = 9",
+            )
             .unwrap(),
         crate::db::TestDb::Postgres { .. } => {
             let m12 = include_str!("../../src/store/postgres/migration12.sql");
@@ -566,6 +570,8 @@ fn as_the_previous_schema(env: &Env) {
                 DROP FUNCTION resolve_item(text, text, text, text, text, text, text, text, text, text, bigint, text);
                 ALTER TABLE decisions DROP COLUMN args;
                 ALTER TABLE calls DROP COLUMN claim;
+                DROP TABLE notifications;
+                ALTER TABLE reviewers DROP COLUMN notify;
                 DELETE FROM schema_version WHERE version > 13;
                 {}
                 {resolve_item}",

@@ -51,7 +51,8 @@ pub fn grant(client: &mut Client, g: &Grant) -> Result<()> {
     if g.serve {
         sql.push_str(&format!(
             " GRANT SELECT, UPDATE ON reviewers TO {role}; \
-             GRANT SELECT, INSERT, UPDATE, DELETE ON sessions, sign_in_links, settings TO {role};"
+             GRANT SELECT, INSERT, UPDATE, DELETE ON sessions, sign_in_links, settings TO {role}; \
+             GRANT SELECT, INSERT ON notifications TO {role};"
         ));
     }
     tx.batch_execute(&sql)?;

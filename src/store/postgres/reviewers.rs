@@ -8,13 +8,14 @@ use tokio_postgres::Row;
 use super::session::{Client, Param};
 use super::tx::PgTx;
 use crate::store::backend::statements;
+use crate::store::backend::RunRow;
 use crate::store::reviewers::{
     LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow,
 };
 use crate::store::Result;
 
 const COLUMNS: &str =
-    "name, groups, os_user, pg_role, token_hash, created_at, rotated_at, removed_at";
+    "name, groups, os_user, pg_role, token_hash, created_at, rotated_at, removed_at, notify";
 
 fn row(r: &Row) -> ReviewerRow {
     let groups: String = r.get(1);
@@ -27,6 +28,7 @@ fn row(r: &Row) -> ReviewerRow {
             created_at: r.get(5),
             rotated_at: r.get(6),
             removed_at: r.get(7),
+            notify: r.get(8),
         },
         token_hash: r.get(4),
     }
@@ -71,6 +73,7 @@ pub fn session_of(
                     created_at: r.get(9),
                     rotated_at: r.get(10),
                     removed_at: r.get(11),
+                    notify: r.get(12),
                 },
                 token_hash: r.get(8),
             }
@@ -122,11 +125,12 @@ impl ReviewerTx for PgTx<'_> {
         let groups = serde_json::to_string(&v.groups).unwrap_or_else(|_| "[]".into());
         let written = self.tx.execute(
             "INSERT INTO reviewers (name, groups, os_user, pg_role, token_hash, created_at, \
-             rotated_at, removed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             rotated_at, removed_at, notify) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
              ON CONFLICT (name) DO UPDATE SET groups = excluded.groups, \
              os_user = excluded.os_user, pg_role = excluded.pg_role, \
              token_hash = excluded.token_hash, created_at = excluded.created_at, \
-             rotated_at = excluded.rotated_at, removed_at = excluded.removed_at \
+             rotated_at = excluded.rotated_at, removed_at = excluded.removed_at, \
+                 notify = excluded.notify \
                  WHERE reviewers.removed_at IS NOT NULL",
             &[
                 &v.name,
@@ -137,6 +141,7 @@ impl ReviewerTx for PgTx<'_> {
                 &v.created_at,
                 &v.rotated_at,
                 &v.removed_at,
+                &v.notify,
             ],
         )?;
         Ok(written > 0)
@@ -147,7 +152,7 @@ impl ReviewerTx for PgTx<'_> {
         let groups = serde_json::to_string(&v.groups).unwrap_or_else(|_| "[]".into());
         self.tx.execute(
             "UPDATE reviewers SET groups = $2, os_user = $3, pg_role = $4, token_hash = $5, \
-             created_at = $6, rotated_at = $7, removed_at = $8 WHERE name = $1",
+             created_at = $6, rotated_at = $7, removed_at = $8, notify = $9 WHERE name = $1",
             &[
                 &v.name,
                 &groups,
@@ -157,6 +162,7 @@ impl ReviewerTx for PgTx<'_> {
                 &v.created_at,
                 &v.rotated_at,
                 &v.removed_at,
+                &v.notify,
             ],
         )?;
         Ok(())
@@ -260,6 +266,21 @@ impl ReviewerTx for PgTx<'_> {
                 &[&key],
             )?
             .map(|r| r.get(0)))
+    }
+
+    fn insert_notification(
+        &mut self,
+        run: &RunRow,
+        call_id: &str,
+        reviewer: &str,
+        at: i64,
+    ) -> Result<bool> {
+        let written = self.tx.execute(
+            "INSERT INTO notifications (run_id, call_id, reviewer, claimed_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            &[&run.id, &call_id, &reviewer, &at],
+        )?;
+        Ok(written > 0)
     }
 
     fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()> {

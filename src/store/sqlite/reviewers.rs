@@ -6,13 +6,14 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::tx::SqliteTx;
 use crate::store::backend::statements;
+use crate::store::backend::RunRow;
 use crate::store::reviewers::{
     LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow,
 };
 use crate::store::Result;
 
 const COLUMNS: &str =
-    "name, groups, os_user, pg_role, token_hash, created_at, rotated_at, removed_at";
+    "name, groups, os_user, pg_role, token_hash, created_at, rotated_at, removed_at, notify";
 
 fn row(r: &Row) -> rusqlite::Result<ReviewerRow> {
     let groups: String = r.get(1)?;
@@ -25,6 +26,7 @@ fn row(r: &Row) -> rusqlite::Result<ReviewerRow> {
             created_at: r.get(5)?,
             rotated_at: r.get(6)?,
             removed_at: r.get(7)?,
+            notify: r.get(8)?,
         },
         token_hash: r.get(4)?,
     })
@@ -121,11 +123,12 @@ impl ReviewerTx for SqliteTx<'_> {
             .tx
             .prepare_cached(
                 "INSERT INTO reviewers (name, groups, os_user, pg_role, token_hash, created_at, \
-                 rotated_at, removed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+                 rotated_at, removed_at, notify) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
                  ON CONFLICT (name) DO UPDATE SET groups = excluded.groups, \
                  os_user = excluded.os_user, pg_role = excluded.pg_role, \
                  token_hash = excluded.token_hash, created_at = excluded.created_at, \
-                 rotated_at = excluded.rotated_at, removed_at = excluded.removed_at \
+                 rotated_at = excluded.rotated_at, removed_at = excluded.removed_at, \
+                 notify = excluded.notify \
                  WHERE reviewers.removed_at IS NOT NULL",
             )?
             .execute(params![
@@ -136,7 +139,8 @@ impl ReviewerTx for SqliteTx<'_> {
                 r.token_hash,
                 v.created_at,
                 v.rotated_at,
-                v.removed_at
+                v.removed_at,
+                v.notify
             ])?;
         Ok(written > 0)
     }
@@ -146,7 +150,7 @@ impl ReviewerTx for SqliteTx<'_> {
         self.tx
             .prepare_cached(
                 "UPDATE reviewers SET groups = ?2, os_user = ?3, pg_role = ?4, token_hash = ?5, \
-                 created_at = ?6, rotated_at = ?7, removed_at = ?8 WHERE name = ?1",
+                 created_at = ?6, rotated_at = ?7, removed_at = ?8, notify = ?9 WHERE name = ?1",
             )?
             .execute(params![
                 v.name,
@@ -156,7 +160,8 @@ impl ReviewerTx for SqliteTx<'_> {
                 r.token_hash,
                 v.created_at,
                 v.rotated_at,
-                v.removed_at
+                v.removed_at,
+                v.notify
             ])?;
         Ok(())
     }
@@ -248,6 +253,23 @@ impl ReviewerTx for SqliteTx<'_> {
             .prepare_cached("SELECT value FROM settings WHERE key = ?1")?
             .query_row([key], |r| r.get(0))
             .optional()?)
+    }
+
+    fn insert_notification(
+        &mut self,
+        run: &RunRow,
+        call_id: &str,
+        reviewer: &str,
+        at: i64,
+    ) -> Result<bool> {
+        let written = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO notifications (run, call_id, reviewer, claimed_at) \
+                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![run.key, call_id, reviewer, at])?;
+        Ok(written > 0)
     }
 
     fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()> {

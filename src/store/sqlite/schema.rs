@@ -116,6 +116,19 @@ CREATE TABLE decisions (
     // 10: an approval with changes keeps the arguments it approved with its decision (their
     // canonical JSON, the text its digest is of), for the reviewers who decide after it.
     "ALTER TABLE decisions ADD COLUMN args TEXT;",
+    // 11: telling reviewers of new items (SPEC §17): each reviewer's channel, and the claims
+    // that make each (item, reviewer) notified once across every serve on the store.
+    "
+ALTER TABLE reviewers ADD COLUMN notify TEXT;
+CREATE TABLE notifications (
+    run INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    PRIMARY KEY (run, call_id, reviewer),
+    FOREIGN KEY (run, call_id) REFERENCES calls (run, call_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+",
 );
 
 /// How long a command waits for another one's write lock before it fails.

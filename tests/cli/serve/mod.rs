@@ -14,6 +14,7 @@ mod escalate;
 pub mod harness;
 mod links;
 mod load;
+mod notify;
 mod pages;
 mod policy;
 mod race_policy;
