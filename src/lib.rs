@@ -26,6 +26,7 @@ pub mod exit;
 pub mod items;
 pub mod limits;
 pub mod links;
+pub mod mcp;
 pub mod net;
 pub mod output;
 pub mod policy;

@@ -384,9 +384,9 @@ impl<'a> Local<'a> {
         }
     }
 
-    /// Whether the run is a one-step `ask` or `plan` run (no model).
+    /// Whether the run is a one-step `ask`, `plan` or `mcp` run (no model).
     fn is_one_shot(&mut self, run: &Run) -> bool {
-        matches!(run.agent_id.as_str(), "ask" | "plan")
+        super::oneshot::AGENTS.contains(&run.agent_id.as_str())
             && self.agent(run).is_ok_and(|a| a.model == NO_MODEL)
     }
 }
