@@ -12,6 +12,7 @@
 //! waiting at once; their runs stay pending in the store for any other frontend.
 
 mod calls;
+mod elicit;
 mod session;
 mod tools;
 mod wire;
@@ -267,15 +268,80 @@ impl<W: Write + Send> Server<'_, W> {
                 json!({"progressToken": token, "progress": n, "message": "waiting for a person to decide"}),
             )
         };
-        let closed = || self.closed.load(Ordering::SeqCst);
+        let done = AtomicBool::new(false);
+        let stop = || self.closed.load(Ordering::SeqCst) || done.load(Ordering::SeqCst);
         let watch = calls::Watch {
             store: store.as_ref(),
             run_id: &run_id,
             wait: self.setup.wait,
             progress: (!token.is_null()).then_some(&progress as &dyn Fn(u64)),
-            closed: &closed,
+            closed: &stop,
         };
-        calls::wait(&watch, &ctx.program())
+        std::thread::scope(|scope| {
+            if let Some(params) = self.form(store.as_ref(), &run_id) {
+                let (run_id, stop) = (run_id.as_str(), &stop);
+                scope.spawn(move || self.elicit(run_id, params, stop));
+            }
+            let result = calls::wait(&watch, &ctx.program());
+            done.store(true, Ordering::SeqCst);
+            result
+        })
+    }
+
+    /// The form that asks for the pending item of `run_id`, when the client answers forms
+    /// and the server's policy may let its own user decide (the store judges the decision
+    /// itself).
+    fn form(&self, store: &dyn crate::store::Store, run_id: &str) -> Option<Value> {
+        let policy = &self.setup.watched.review.policy;
+        let may = policy.is_empty()
+            || (policy.named.is_none() && policy.rule.as_ref().is_some_and(|r| r.allow_self));
+        let version = {
+            let session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            session.forms().filter(|_| may)?
+        };
+        let pending = store
+            .calls(run_id)
+            .ok()?
+            .into_iter()
+            .find(|c| c.kind.is_some() && c.state == crate::domain::CallState::Pending)?;
+        elicit::request(&pending, version)
+    }
+
+    /// Asks in the client's form (`params`) until it is answered there (recorded: the
+    /// call's wait sees it) or `stop` (the form is cancelled).
+    fn elicit(&self, run_id: &str, params: Value, stop: &(dyn Fn() -> bool + Sync)) {
+        let Some((id, rx)) = self.asked.open(self.out, "elicitation/create", params) else {
+            return;
+        };
+        let reply = loop {
+            if stop() {
+                let reason = "the item was decided, or the call stopped waiting";
+                self.out.notify(
+                    "notifications/cancelled",
+                    json!({"requestId": id, "reason": reason}),
+                );
+                break None;
+            }
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(reply) => break Some(reply),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break None,
+            }
+        };
+        self.asked.forget(&id);
+        let accepted = match reply {
+            Some(Ok(r)) if r["action"] == json!("accept") => r["content"].clone(),
+            Some(Err(e)) => return eprintln!("mcp: the form for run {run_id} failed: {e}"),
+            _ => return,
+        };
+        let ctx = self.setup.context();
+        let recorded = ctx
+            .create_store()
+            .and_then(|store| elicit::record(&ctx, store.as_ref(), run_id, &accepted));
+        if let Err(e) = recorded {
+            let e = crate::output::sanitize::one_line(&format!("{e:#}"));
+            eprintln!("mcp: the answer given in the form for run {run_id} was not recorded: {e}");
+        }
     }
 
     /// Where plans may be: the client's roots when it declares them, else the server's

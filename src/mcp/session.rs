@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -46,6 +46,14 @@ impl Session {
         }))
     }
 
+    /// The version to ask in when the client answers forms (`elicitation`, form mode; none
+    /// before 2025-06-18).
+    pub fn forms(&self) -> Option<&'static str> {
+        let declared = self.client.get("elicitation").filter(|e| e.is_object())?;
+        let form = declared.get("form").is_some() || declared.get("url").is_none();
+        self.version.filter(|v| *v != "2025-03-26" && form)
+    }
+
     /// The client declared `roots`.
     pub fn roots_declared(&self) -> bool {
         self.client.get("roots").is_some_and(Value::is_object)
@@ -68,6 +76,20 @@ impl Asked {
         params: Value,
         within: Duration,
     ) -> Option<Result<Value, Value>> {
+        let (id, rx) = self.open(out, method, params)?;
+        let got = rx.recv_timeout(within).ok();
+        self.forget(&id);
+        got
+    }
+
+    /// Sends `method` to the client: its id and where the response arrives (`forget` it
+    /// when done); `None` once the input ended.
+    pub fn open<W: Write>(
+        &self,
+        out: &Out<W>,
+        method: &str,
+        params: Value,
+    ) -> Option<(String, Receiver<Result<Value, Value>>)> {
         let (tx, rx) = channel();
         let id = {
             let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
@@ -80,9 +102,7 @@ impl Asked {
             id
         };
         out.request(&json!(id), method, params);
-        let got = rx.recv_timeout(within).ok();
-        self.forget(&id);
-        got
+        Some((id, rx))
     }
 
     /// Hands the client's response to whoever waits for it; an unknown id is ignored (a
@@ -95,7 +115,7 @@ impl Asked {
         }
     }
 
-    fn forget(&self, id: &str) {
+    pub fn forget(&self, id: &str) {
         let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         w.1.remove(id);
     }
@@ -132,5 +152,21 @@ mod tests {
         s.initialize(&json!({"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}}))
             .unwrap();
         assert!(s.roots_declared());
+        assert_eq!(s.forms(), None);
+        for (version, caps, forms) in [
+            ("2025-11-25", json!({"elicitation": {}}), Some("2025-11-25")),
+            (
+                "2025-11-25",
+                json!({"elicitation": {"form": {}, "url": {}}}),
+                Some("2025-11-25"),
+            ),
+            ("2025-11-25", json!({"elicitation": {"url": {}}}), None),
+            ("2025-06-18", json!({"elicitation": {}}), Some("2025-06-18")),
+            ("2025-03-26", json!({"elicitation": {}}), None),
+        ] {
+            s.initialize(&json!({"protocolVersion": version, "capabilities": caps}))
+                .unwrap();
+            assert_eq!(s.forms(), forms, "{version} {caps}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! across a restarted server; the server's policy.
 
 mod calls;
+mod forms;
 mod wire;
 
 use std::io::{BufRead, BufReader, Write};
