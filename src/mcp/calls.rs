@@ -94,8 +94,8 @@ pub fn settled(run_status: RunStatus, call: Option<&CallRecord>) -> Option<Value
 pub struct Watch<'a> {
     pub store: &'a dyn Store,
     pub run_id: &'a str,
-    /// `--wait`.
-    pub wait: Duration,
+    /// `--wait`; `None`: until decided (`tasks/result`).
+    pub wait: Option<Duration>,
     /// Called with the count so far every `PROGRESS_EVERY` (when the request asked).
     pub progress: Option<&'a dyn Fn(u64)>,
     /// The input ended: stop waiting now.
@@ -106,7 +106,8 @@ pub struct Watch<'a> {
 /// pending result (`program` answers it).
 pub fn wait(watch: &Watch, program: &str) -> Result<Value> {
     let started = Instant::now();
-    let deadline = started + watch.wait;
+    // A year stands for "until decided".
+    let deadline = started + watch.wait.unwrap_or(Duration::from_secs(365 * 24 * 3600));
     let mut told = 0;
     loop {
         watch.store.expire_due(store::now_ms())?;
@@ -140,24 +141,30 @@ pub fn wait(watch: &Watch, program: &str) -> Result<Value> {
 
 /// The result of a call still waiting for a person.
 fn pending(run_id: &str, item: Option<&CallRecord>, url: Option<&str>, program: &str) -> Value {
-    let run = crate::output::format::shell_quote(run_id);
     let mut text = format!("Pending: a person has not decided yet (run {run_id}).");
     if let Some(item) = item {
-        text.push_str(&format!(
-            " To decide it, {}",
-            crate::items::of(item.kind()).use_hint(program, &run)
-        ));
-        if let Some(url) = url {
-            text.push_str(&format!(
-                ", or open {}",
-                crate::links::item_url(url, run_id, &item.call_id)
-            ));
-        }
-        text.push('.');
+        text.push_str(&format!(" {}", how_to_answer(run_id, item, url, program)));
     }
     text.push_str(&format!(
         " Call {AWAIT_ANSWER} with {} to wait for the answer.",
         json!({"id": run_id})
     ));
     text_result(&text, false)
+}
+
+/// `To decide it, use: PROGRAM answer RUN[, or open URL].`
+pub fn how_to_answer(run_id: &str, item: &CallRecord, url: Option<&str>, program: &str) -> String {
+    let run = crate::output::format::shell_quote(run_id);
+    let mut text = format!(
+        "To decide it, {}",
+        crate::items::of(item.kind()).use_hint(program, &run)
+    );
+    if let Some(url) = url {
+        text.push_str(&format!(
+            ", or open {}",
+            crate::links::item_url(url, run_id, &item.call_id)
+        ));
+    }
+    text.push('.');
+    text
 }

@@ -13,7 +13,9 @@
 
 mod calls;
 mod elicit;
+mod handle;
 mod session;
+mod tasks;
 mod tools;
 mod wire;
 
@@ -29,7 +31,7 @@ use serde_json::{json, Value};
 use crate::domain::{Event, Sink, StoredEvent};
 use crate::report::Report;
 use crate::runner::start::Watched;
-use crate::runner::{oneshot, Context, StoreFrom};
+use crate::runner::{Context, StoreFrom};
 use crate::store::Location;
 use session::Session;
 use wire::{Incoming, Line, Out};
@@ -134,9 +136,13 @@ pub fn serve(setup: &Setup, input: &mut dyn BufRead, output: impl Write + Send) 
                 Err((id, code, message)) => out.error(&id, code, &message),
                 Ok(Incoming::Request { id, method, params }) if method == "tools/call" => {
                     let server = &server;
-                    if let Some(call) = server.tool_call(&id, &params) {
-                        scope.spawn(move || server.run_call(&id, &params, call));
+                    if let Some((name, task)) = server.tool_call(&id, &params) {
+                        scope.spawn(move || server.run_call(&id, &params, name, task));
                     }
+                }
+                Ok(Incoming::Request { id, method, params }) if method == "tasks/result" => {
+                    let server = &server;
+                    scope.spawn(move || server.task_result(&id, &params));
                 }
                 Ok(Incoming::Request { id, method, params }) => {
                     server.request(&id, &method, &params)
@@ -161,7 +167,14 @@ impl<W: Write + Send> Server<'_, W> {
                 Err(message) => self.out.error(id, wire::INVALID_PARAMS, &message),
             },
             "ping" => self.out.result(id, json!({})),
-            "tools/list" => self.out.result(id, tools::listed()),
+            "tools/list" => self.out.result(id, tools::listed(session.tasks())),
+            "tasks/get" | "tasks/cancel" if session.tasks() => {
+                drop(session);
+                match self.task(method, params) {
+                    Ok(task) => self.out.result(id, task),
+                    Err(message) => self.out.error(id, wire::INVALID_PARAMS, &message),
+                }
+            }
             _ => self.out.error(
                 id,
                 wire::METHOD_NOT_FOUND,
@@ -170,177 +183,6 @@ impl<W: Write + Send> Server<'_, W> {
                     crate::output::sanitize::one_line(method)
                 ),
             ),
-        }
-    }
-
-    /// The checked name of a `tools/call`, or `None` once it was answered with an error.
-    fn tool_call(&self, id: &Value, params: &Value) -> Option<String> {
-        let name = params["name"].as_str();
-        match name {
-            Some(n) if tools::specs().iter().any(|t| t.name == n) => Some(n.to_string()),
-            Some(n) => {
-                let n = crate::output::sanitize::one_line(n);
-                self.out
-                    .error(id, wire::INVALID_PARAMS, &format!("Unknown tool: {n}"));
-                None
-            }
-            None => {
-                self.out.error(
-                    id,
-                    wire::INVALID_PARAMS,
-                    "Invalid params: \"name\" must be a string",
-                );
-                None
-            }
-        }
-    }
-
-    /// A `tools/call` of tool `name`, on its own thread: checked, started, waited for.
-    fn run_call(&self, id: &Value, params: &Value, name: String) {
-        let args = params
-            .get("arguments")
-            .cloned()
-            .unwrap_or_else(|| json!({}));
-        let token = params["_meta"]["progressToken"].clone();
-        match self.answer_call(&name, &args, &token) {
-            Ok(result) => self.out.result(id, result),
-            Err(e) => {
-                eprintln!("mcp: {name}: {e:#}");
-                let text = format!(
-                    "error: {}",
-                    crate::output::sanitize::one_line(&format!("{e:#}"))
-                );
-                self.out.result(id, calls::text_result(&text, true));
-            }
-        }
-    }
-
-    fn answer_call(&self, name: &str, args: &Value, token: &Value) -> Result<Value> {
-        let roots = self.roots();
-        let call = match tools::call(name, args, &roots) {
-            Some(Ok(call)) => call,
-            Some(Err(invalid)) => return Ok(calls::object_result(&invalid)),
-            None => anyhow::bail!("no tool {name}"),
-        };
-        let ctx = self.setup.context();
-        let run_id = match call {
-            tools::Call::Start {
-                tool,
-                entry,
-                args,
-                prompt,
-                cwd,
-            } => {
-                let run_id = uuid::Uuid::new_v4().to_string();
-                let shot = oneshot::OneShot {
-                    agent_id: AGENT,
-                    tool,
-                    prompt,
-                    args,
-                    cwd: cwd.display().to_string(),
-                };
-                oneshot::begin(
-                    &ctx,
-                    shot,
-                    entry,
-                    self.setup.watched.clone(),
-                    false,
-                    &run_id,
-                )?;
-                run_id
-            }
-            tools::Call::Await(run_id) => run_id,
-        };
-        let store = ctx.create_store()?;
-        match store.run(&run_id)? {
-            Some(run) if run.agent_id == AGENT => {}
-            _ => {
-                let text = format!(
-                    "no call of this server has the id {}",
-                    crate::output::sanitize::one_line(&run_id)
-                );
-                return Ok(calls::text_result(&text, true));
-            }
-        }
-        let progress = |n: u64| {
-            self.out.notify(
-                "notifications/progress",
-                json!({"progressToken": token, "progress": n, "message": "waiting for a person to decide"}),
-            )
-        };
-        let done = AtomicBool::new(false);
-        let stop = || self.closed.load(Ordering::SeqCst) || done.load(Ordering::SeqCst);
-        let watch = calls::Watch {
-            store: store.as_ref(),
-            run_id: &run_id,
-            wait: self.setup.wait,
-            progress: (!token.is_null()).then_some(&progress as &dyn Fn(u64)),
-            closed: &stop,
-        };
-        std::thread::scope(|scope| {
-            if let Some(params) = self.form(store.as_ref(), &run_id) {
-                let (run_id, stop) = (run_id.as_str(), &stop);
-                scope.spawn(move || self.elicit(run_id, params, stop));
-            }
-            let result = calls::wait(&watch, &ctx.program());
-            done.store(true, Ordering::SeqCst);
-            result
-        })
-    }
-
-    /// The form that asks for the pending item of `run_id`, when the client answers forms
-    /// and the server's policy may let its own user decide (the store judges the decision
-    /// itself).
-    fn form(&self, store: &dyn crate::store::Store, run_id: &str) -> Option<Value> {
-        let policy = &self.setup.watched.review.policy;
-        let may = policy.is_empty()
-            || (policy.named.is_none() && policy.rule.as_ref().is_some_and(|r| r.allow_self));
-        let version = {
-            let session = self.session.lock().unwrap_or_else(|e| e.into_inner());
-            session.forms().filter(|_| may)?
-        };
-        let pending = store
-            .calls(run_id)
-            .ok()?
-            .into_iter()
-            .find(|c| c.kind.is_some() && c.state == crate::domain::CallState::Pending)?;
-        elicit::request(&pending, version)
-    }
-
-    /// Asks in the client's form (`params`) until it is answered there (recorded: the
-    /// call's wait sees it) or `stop` (the form is cancelled).
-    fn elicit(&self, run_id: &str, params: Value, stop: &(dyn Fn() -> bool + Sync)) {
-        let Some((id, rx)) = self.asked.open(self.out, "elicitation/create", params) else {
-            return;
-        };
-        let reply = loop {
-            if stop() {
-                let reason = "the item was decided, or the call stopped waiting";
-                self.out.notify(
-                    "notifications/cancelled",
-                    json!({"requestId": id, "reason": reason}),
-                );
-                break None;
-            }
-            match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(reply) => break Some(reply),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break None,
-            }
-        };
-        self.asked.forget(&id);
-        let accepted = match reply {
-            Some(Ok(r)) if r["action"] == json!("accept") => r["content"].clone(),
-            Some(Err(e)) => return eprintln!("mcp: the form for run {run_id} failed: {e}"),
-            _ => return,
-        };
-        let ctx = self.setup.context();
-        let recorded = ctx
-            .create_store()
-            .and_then(|store| elicit::record(&ctx, store.as_ref(), run_id, &accepted));
-        if let Err(e) = recorded {
-            let e = crate::output::sanitize::one_line(&format!("{e:#}"));
-            eprintln!("mcp: the answer given in the form for run {run_id} was not recorded: {e}");
         }
     }
 

@@ -38,9 +38,13 @@ impl Session {
             .unwrap_or(&VERSIONS[0]);
         self.version = Some(version);
         self.client = params["capabilities"].clone();
+        let mut capabilities = json!({"tools": {"listChanged": false}});
+        if self.tasks() {
+            capabilities["tasks"] = super::tasks::capability();
+        }
         Ok(json!({
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": false}},
+            "capabilities": capabilities,
             "serverInfo": {"name": "mastra-ask", "version": env!("CARGO_PKG_VERSION")},
             "instructions": INSTRUCTIONS,
         }))
@@ -52,6 +56,11 @@ impl Session {
         let declared = self.client.get("elicitation").filter(|e| e.is_object())?;
         let form = declared.get("form").is_some() || declared.get("url").is_none();
         self.version.filter(|v| *v != "2025-03-26" && form)
+    }
+
+    /// Tasks are served (2025-11-25).
+    pub fn tasks(&self) -> bool {
+        self.version == Some(VERSIONS[0])
     }
 
     /// The client declared `roots`.

@@ -59,13 +59,25 @@ fn request_approval() -> ToolSpec {
     }
 }
 
-/// `tools/list`'s entries.
-pub fn listed() -> Value {
+/// `tools/list`'s entries; with `tasks`, the human-input tools may be called as tasks.
+pub fn listed(tasks: bool) -> Value {
     let tools: Vec<Value> = specs()
         .into_iter()
-        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.parameters}))
+        .map(|t| {
+            let mut entry =
+                json!({"name": t.name, "description": t.description, "inputSchema": t.parameters});
+            if tasks && asks_a_person(&t.name) {
+                entry["execution"] = json!({"taskSupport": "optional"});
+            }
+            entry
+        })
         .collect();
     json!({ "tools": tools })
+}
+
+/// Whether a call of `tool` asks a person (and so may be a task).
+pub fn asks_a_person(tool: &str) -> bool {
+    tool != AWAIT_ANSWER
 }
 
 /// What a call asks for, once its input is checked.

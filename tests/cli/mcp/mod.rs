@@ -5,6 +5,7 @@
 
 mod calls;
 mod forms;
+mod tasks;
 mod wire;
 
 use std::io::{BufRead, BufReader, Write};

@@ -43,7 +43,7 @@ fn initialize_is_answered_in_each_served_version_and_ping_and_the_tools_listed()
         .map(|t| json!([t["name"], t["inputSchema"]["required"]]))
         .collect();
     crate::assert_shown!(env, shown(&[init, ping]) + &shown(&tools), @r#"
-    {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"mastra-ask","version":"[VERSION]"},"instructions":"Tools that ask a person: ask_user (a question), submit_plan (a Markdown plan file to approve), request_approval (may I do this?). A person answers here or in any of mastra-ask's frontends; a call that is not decided within the server's wait returns \"pending\" with a run id: call await_answer with it later."}}
+    {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"tasks":{"requests":{"tools":{"call":{}}},"cancel":{}}},"serverInfo":{"name":"mastra-ask","version":"[VERSION]"},"instructions":"Tools that ask a person: ask_user (a question), submit_plan (a Markdown plan file to approve), request_approval (may I do this?). A person answers here or in any of mastra-ask's frontends; a call that is not decided within the server's wait returns \"pending\" with a run id: call await_answer with it later."}}
     {"jsonrpc":"2.0","id":5,"result":{}}
     ["ask_user",["question"]]
     ["submit_plan",["path"]]
