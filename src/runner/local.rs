@@ -188,6 +188,18 @@ impl<'a> Local<'a> {
         let ends = self
             .is_one_shot(run)
             .then(|| super::oneshot::last_step(run.usage));
+        // A one-step run runs no tool: an approval's result is the decision itself.
+        let approved;
+        let resolution = match (&ends, &resolution.result) {
+            (Some(_), None) => {
+                approved = Resolution {
+                    result: Some(serde_json::json!("approved")),
+                    ..resolution.clone()
+                };
+                &approved
+            }
+            _ => resolution,
+        };
         let args = self.deciding.args.take();
         let decision = Decide {
             resolution,

@@ -4,6 +4,7 @@
 //! across a restarted server; the server's policy.
 
 mod calls;
+mod clients;
 mod forms;
 mod tasks;
 mod wire;
