@@ -83,10 +83,7 @@ pub fn settled(run_status: RunStatus, call: Option<&CallRecord>) -> Option<Value
             "nobody answered: the run of this call was cancelled",
             true,
         )),
-        _ => match &call.result {
-            Some(object) => Some(object_result(object)),
-            None => None,
-        },
+        _ => call.result.as_ref().map(object_result),
     }
 }
 

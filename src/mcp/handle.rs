@@ -104,7 +104,7 @@ impl<W: Write + Send> Server<'_, W> {
                     cwd,
                 };
                 let watched = self.setup.watched.clone();
-                oneshot::begin(&ctx, shot, entry, watched, false, &run_id)?;
+                oneshot::begin(&ctx, shot, *entry, watched, false, &run_id)?;
                 run_id
             }
             tools::Call::Await(run_id) => run_id,

@@ -69,10 +69,14 @@ impl Session {
     }
 }
 
+/// The client's response to a request: its result, or its error.
+type Reply = Result<Value, Value>;
+
 /// The requests this server sent and waits on, by id.
 #[derive(Default)]
 pub struct Asked {
-    waiting: Mutex<(u64, HashMap<String, Sender<Result<Value, Value>>>, bool)>,
+    /// The last id used, who waits for each response, and whether the input ended.
+    waiting: Mutex<(u64, HashMap<String, Sender<Reply>>, bool)>,
 }
 
 impl Asked {

@@ -87,7 +87,7 @@ pub enum Call {
     /// listings, and the working directory it runs in.
     Start {
         tool: &'static str,
-        entry: ToolEntry,
+        entry: Box<ToolEntry>,
         args: Value,
         prompt: String,
         cwd: PathBuf,
@@ -103,7 +103,7 @@ pub fn call(name: &str, args: &Value, roots: &[PathBuf]) -> Option<Result<Call, 
     Some(match name {
         ASK_USER => ask_user::question(args).map(|q| Call::Start {
             tool: ASK_USER,
-            entry: ToolEntry::Builtin(ASK_USER.into()),
+            entry: Box::new(ToolEntry::Builtin(ASK_USER.into())),
             args: args.clone(),
             prompt: q.text,
             cwd: roots[0].clone(),
@@ -137,7 +137,7 @@ fn plan(args: &Value, roots: &[PathBuf]) -> Result<Call, Value> {
     match submit_plan::evaluate(args, root) {
         ToolOutcome::Suspend { payload, .. } => Ok(Call::Start {
             tool: SUBMIT_PLAN,
-            entry: ToolEntry::Builtin(SUBMIT_PLAN.into()),
+            entry: Box::new(ToolEntry::Builtin(SUBMIT_PLAN.into())),
             args: args.clone(),
             prompt: format!("Review the plan {}", payload["path"].as_str().unwrap_or("")),
             cwd: root.clone(),
@@ -175,7 +175,7 @@ fn approval(args: &Value, cwd: &Path) -> Result<Call, Value> {
     };
     Ok(Call::Start {
         tool: REQUEST_APPROVAL,
-        entry: ToolEntry::Command(tool),
+        entry: Box::new(ToolEntry::Command(tool)),
         args: args.clone(),
         prompt: action,
         cwd: cwd.to_path_buf(),
