@@ -7,8 +7,9 @@
 //! here decides. Stdout carries protocol messages only: the run layer reports to `Quiet`
 //! (warnings on stderr), and every message is written whole by `wire::Out`.
 //!
-//! Requests are read on the main thread; each `tools/call` waits on a thread of its own, so
-//! `ping` and other requests are answered meanwhile. At the end of input the calls stop
+//! Requests are read on the main thread; each `tools/call` (and `tasks/result`) waits on a
+//! thread of its own, `MAX_WAITING` at most, so `ping` and other requests are answered
+//! meanwhile. At the end of input the calls stop
 //! waiting at once; their runs stay pending in the store for any other frontend.
 
 mod calls;
@@ -21,7 +22,7 @@ mod wire;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -101,7 +102,13 @@ struct Server<'a, W: Write> {
     asked: session::Asked,
     /// The input ended.
     closed: AtomicBool,
+    /// How many requests wait on threads of their own (`MAX_WAITING` at most).
+    waiting: AtomicUsize,
 }
+
+/// How many `tools/call` and `tasks/result` requests may wait at once; more are refused
+/// (-32603) until one ends.
+pub const MAX_WAITING: usize = 32;
 
 /// Serves one client on `input` and `output` until the input ends.
 pub fn serve(setup: &Setup, input: &mut dyn BufRead, output: impl Write + Send) -> Result<()> {
@@ -112,6 +119,7 @@ pub fn serve(setup: &Setup, input: &mut dyn BufRead, output: impl Write + Send) 
         session: Mutex::new(Session::default()),
         asked: session::Asked::default(),
         closed: AtomicBool::new(false),
+        waiting: AtomicUsize::new(0),
     };
     std::thread::scope(|scope| {
         loop {
@@ -134,15 +142,30 @@ pub fn serve(setup: &Setup, input: &mut dyn BufRead, output: impl Write + Send) 
             };
             match wire::parse(&text) {
                 Err((id, code, message)) => out.error(&id, code, &message),
+                Ok(Incoming::Request { id, method, .. })
+                    if matches!(method.as_str(), "tools/call" | "tasks/result")
+                        && server.waiting.load(Ordering::SeqCst) >= MAX_WAITING =>
+                {
+                    let what = format!("{MAX_WAITING} requests wait already: call again later");
+                    out.error(&id, wire::INTERNAL_ERROR, &what);
+                }
                 Ok(Incoming::Request { id, method, params }) if method == "tools/call" => {
                     let server = &server;
                     if let Some((name, task)) = server.tool_call(&id, &params) {
-                        scope.spawn(move || server.run_call(&id, &params, name, task));
+                        server.waiting.fetch_add(1, Ordering::SeqCst);
+                        scope.spawn(move || {
+                            server.run_call(&id, &params, name, task);
+                            server.waiting.fetch_sub(1, Ordering::SeqCst);
+                        });
                     }
                 }
                 Ok(Incoming::Request { id, method, params }) if method == "tasks/result" => {
                     let server = &server;
-                    scope.spawn(move || server.task_result(&id, &params));
+                    server.waiting.fetch_add(1, Ordering::SeqCst);
+                    scope.spawn(move || {
+                        server.task_result(&id, &params);
+                        server.waiting.fetch_sub(1, Ordering::SeqCst);
+                    });
                 }
                 Ok(Incoming::Request { id, method, params }) => {
                     server.request(&id, &method, &params)

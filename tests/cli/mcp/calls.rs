@@ -41,7 +41,10 @@ fn a_question_answered_from_another_process_is_the_calls_result() {
     crate::assert_shown!(env, format!("{rows:?}"), @r#"[[Some("ask_user"), Some("resolved"), Some("flag")]]"#);
     assert_eq!(env.status(&run), "completed");
     let out = c.close();
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (0, "", "")
+    );
 }
 
 #[test]
@@ -116,5 +119,62 @@ fn a_policy_that_keeps_the_clients_user_out_leaves_the_call_pending() {
     assert!(out.stderr.contains("alice"), "{out}");
     let r = c.call(2, "await_answer", json!({"id": run}));
     assert!(text(&r).starts_with("Pending:"), "{r}");
+    c.close();
+}
+
+/// The client's roots, when it declares them, are where plans may be (a relative path in
+/// the first; an absolute path in any); elsewhere is refused, nothing stored.
+#[test]
+fn plans_are_read_beneath_the_clients_roots() {
+    let env = Env::new();
+    env.write("proj/plan.md", "# In the root\n\nYes.\n");
+    env.write("work/plan.md", "# In the server's directory\n\nNo.\n");
+    let root = env.path("proj");
+    let mut c = Client::spawn(&env, &["--wait", "0s"]);
+    c.initialize("2025-11-25", json!({"roots": {}}));
+    let calls = [
+        json!({"path": "plan.md"}),
+        json!({"path": root.join("plan.md")}),
+        json!({"path": env.path("work/plan.md")}),
+    ];
+    let mut seen = Vec::new();
+    for (id, args) in (1..).zip(calls) {
+        c.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "submit_plan", "arguments": args}}));
+        let asked = c.next();
+        assert_eq!(asked["method"], json!("roots/list"), "{asked}");
+        let uri = format!("file://{}", root.display());
+        c.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [{"uri": uri, "name": "proj"}]}}));
+        let r = c.response(id);
+        let t = text(&r["result"]);
+        seen.push(match t.starts_with("Pending:") {
+            true => format!("pending: {}", env.show(&pending_run(&r["result"]))["cwd"]),
+            false => t,
+        });
+    }
+    crate::assert_shown!(env, seen.join("\n"), @r#"
+    pending: "[DIR]/proj"
+    pending: "[DIR]/proj"
+    {"content":"Failed to submit plan: [DIR]/work/plan.md is outside the working directory","isError":true}
+    "#);
+    c.close();
+}
+
+/// A call that waits says so every 10 s when its request has a progress token.
+#[test]
+fn a_waiting_call_with_a_progress_token_tells_its_progress() {
+    let env = Env::new();
+    let mut c = Client::spawn(&env, &["--wait", "5m"]);
+    c.initialize("2025-11-25", json!({}));
+    let params = json!({"name": "ask_user", "arguments": {"question": "Go?"}, "_meta": {"progressToken": "p1"}});
+    c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}));
+    let progress = c.next();
+    crate::assert_shown!(env, progress, @r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1,"message":"waiting for a person to decide"}}"#);
+    let run = pending_item(&env);
+    env.cmd(&["answer", &run, "yes"]).code(0);
+    let r = c.response(1);
+    assert_eq!(
+        text(&r["result"]),
+        r#"{"content":"User answered: yes","isError":false}"#
+    );
     c.close();
 }

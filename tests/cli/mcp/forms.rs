@@ -72,7 +72,10 @@ fn a_form_answered_in_the_client_is_the_answer_and_a_declined_one_records_nothin
     env.cmd(&["approve", &run]).code(0);
     assert_eq!(text(&c.response(2)["result"]), "approved");
     let out = c.close();
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (0, "", "")
+    );
 }
 
 #[test]

@@ -22,6 +22,8 @@ pub struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
+    /// Reads stdout until the server closes it.
+    reader: Option<std::thread::JoinHandle<()>>,
     /// Every line read from stdout, for the check that all were JSON-RPC messages.
     pub seen: Vec<Value>,
 }
@@ -40,7 +42,7 @@ impl Client {
             .unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if tx.send(line).is_err() {
@@ -52,6 +54,7 @@ impl Client {
             stdin: child.stdin.take(),
             child,
             lines: rx,
+            reader: Some(reader),
             seen: Vec::new(),
         }
     }
@@ -124,7 +127,9 @@ impl Client {
         r["result"].clone()
     }
 
-    /// Closes stdin; the server must exit within `PATIENCE`. Its exit and stderr.
+    /// Closes stdin; the server must exit within `PATIENCE`. Its exit, stderr, and on
+    /// stdout the messages it wrote after (calls still waiting end as pending), each one
+    /// JSON-RPC message.
     pub fn close(mut self) -> Out {
         drop(self.stdin.take());
         crate::common::exit_within(
@@ -132,15 +137,21 @@ impl Client {
             "the server exits at the end of input",
             PATIENCE,
         );
+        if let Some(reader) = self.reader.take() {
+            reader.join().unwrap();
+        }
         let rest: Vec<String> = self.lines.try_iter().collect();
-        assert!(rest.is_empty(), "stdout carried more: {rest:?}");
+        for line in &rest {
+            let v: Value = serde_json::from_str(line).expect("a JSON-RPC message");
+            assert_eq!(v["jsonrpc"], json!("2.0"), "{line}");
+        }
         let mut stderr = String::new();
         if let Some(mut e) = self.child.stderr.take() {
             std::io::Read::read_to_string(&mut e, &mut stderr).unwrap();
         }
         Out {
             code: self.child.wait().unwrap().code().unwrap_or(-1),
-            stdout: String::new(),
+            stdout: rest.iter().map(|l| format!("{l}\n")).collect(),
             stderr: printed(stderr.as_bytes()),
         }
     }

@@ -55,7 +55,10 @@ fn a_task_survives_a_killed_server_and_its_result_is_the_decision() {
     let result = c.request(2, "tasks/result", json!({"taskId": run}));
     crate::assert_shown!(env, result, @r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"content\":\"User answered: yes\",\"isError\":false}"}],"isError":false,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"[RUN]"}}}}"#);
     let out = c.close();
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (0, "", "")
+    );
 }
 
 #[test]

@@ -51,7 +51,10 @@ fn initialize_is_answered_in_each_served_version_and_ping_and_the_tools_listed()
     ["await_answer",["id"]]
     "#);
     let out = c.close();
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (0, "", "")
+    );
     assert!(!env.has_store(), "listing and pinging store nothing");
 }
 
@@ -95,7 +98,10 @@ fn garbage_unknown_methods_and_tools_oversized_lines_are_errors_and_the_server_g
     {"jsonrpc":"2.0","id":15,"result":{}}
     "#);
     let out = c.close();
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (0, "", "")
+    );
     assert!(!env.has_store(), "nothing is stored for bad input");
 }
 
@@ -123,4 +129,33 @@ fn bad_tool_input_is_mastras_validation_object_and_nothing_is_stored() {
     c.close();
     let runs = env.run(&["runs"]);
     assert_eq!(runs.stdout, "", "no run was started: {runs}");
+}
+
+/// At most 32 requests wait at once: the next is refused until one ends, and the server
+/// goes on.
+#[test]
+fn waiting_calls_are_capped() {
+    let env = Env::new();
+    let mut c = Client::spawn(&env, &["--wait", "5m"]);
+    c.initialize("2025-11-25", json!({}));
+    for id in 1..=32 {
+        let params = json!({"name": "ask_user", "arguments": {"question": format!("Q{id}?")}});
+        c.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+    }
+    let refused = c.request(
+        33,
+        "tools/call",
+        json!({"name": "ask_user", "arguments": {"question": "Q33?"}}),
+    );
+    crate::assert_shown!(env, refused, @r#"{"jsonrpc":"2.0","id":33,"error":{"code":-32603,"message":"32 requests wait already: call again later"}}"#);
+    assert_eq!(c.request(34, "ping", json!({}))["result"], json!({}));
+    // At the end of input the waiting calls end as pending: their runs stay in the store.
+    let out = c.close();
+    assert_eq!(out.code, 0, "{out}");
+    let pending = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("Pending: "))
+        .count();
+    assert_eq!(pending, 32, "{out}");
 }
