@@ -129,6 +129,7 @@ impl<W: Write + Send> Server<'_, W> {
 
     /// Waits up to `wait` (`None`: until decided) for the run's item, asking in the
     /// client's form meanwhile where it may.
+    /// During `tasks/result` (`wait` is `None`) the form is tied to its task.
     fn wait_for(&self, run_id: &str, token: &Value, wait: Option<Duration>) -> Result<Value> {
         let ctx = self.setup.context();
         let store = ctx.create_store()?;
@@ -147,7 +148,10 @@ impl<W: Write + Send> Server<'_, W> {
             closed: &stop,
         };
         std::thread::scope(|scope| {
-            if let Some(params) = self.form(store.as_ref(), run_id) {
+            if let Some(mut params) = self.form(store.as_ref(), run_id) {
+                if wait.is_none() {
+                    params["_meta"] = json!({ tasks::RELATED: {"taskId": run_id} });
+                }
                 let stop = &stop;
                 scope.spawn(move || self.elicit(run_id, params, stop));
             }
@@ -179,8 +183,9 @@ impl<W: Write + Send> Server<'_, W> {
     /// Asks in the client's form (`params`) until it is answered there (recorded: the
     /// call's wait sees it) or `stop` (the form is cancelled).
     fn elicit(&self, run_id: &str, params: Value, stop: &(dyn Fn() -> bool + Sync)) {
+        self.open_forms(run_id, true);
         let Some((id, rx)) = self.asked.open(self.out, "elicitation/create", params) else {
-            return;
+            return self.open_forms(run_id, false);
         };
         let reply = loop {
             if stop() {
@@ -196,6 +201,7 @@ impl<W: Write + Send> Server<'_, W> {
             }
         };
         self.asked.forget(&id);
+        self.open_forms(run_id, false);
         let accepted = match reply {
             Some(Ok(r)) if r["action"] == json!("accept") => r["content"].clone(),
             Some(Err(e)) => return eprintln!("mcp: the form for run {run_id} failed: {e}"),
@@ -211,6 +217,38 @@ impl<W: Write + Send> Server<'_, W> {
         }
     }
 
+    /// Notes that a form for `run_id` is open (`true`) or closed: a task is
+    /// `input_required` only while one is.
+    fn open_forms(&self, run_id: &str, open: bool) {
+        let mut forms = self.forms.lock().unwrap_or_else(|e| e.into_inner());
+        match open {
+            true => *forms.entry(run_id.to_string()).or_default() += 1,
+            false => {
+                if let Some(n) = forms.get_mut(run_id) {
+                    *n -= 1;
+                    if *n == 0 {
+                        forms.remove(run_id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The task of `run`, `input_required` while a form for it is open here.
+    fn task_of(&self, run: &Run, item: Option<&CallRecord>, said: Option<&str>) -> Value {
+        let mut task = tasks::task(run, item, said);
+        let open = self
+            .forms
+            .lock()
+            .map(|f| f.contains_key(&run.id))
+            .unwrap_or(false);
+        if open && task["status"] == json!("working") {
+            task["status"] = json!("input_required");
+            task["statusMessage"] = json!("a form for it is open in this client");
+        }
+        task
+    }
+
     /// The `CreateTaskResult` of a call just started as a task.
     fn created(&self, run_id: &str) -> Result<Value> {
         let ctx = self.setup.context();
@@ -224,7 +262,7 @@ impl<W: Write + Send> Server<'_, W> {
             .map(|i| calls::how_to_answer(run_id, i, url.as_deref(), &ctx.program()));
         let told = format!("A person was asked (run {run_id}); the answer is this task's result.");
         Ok(json!({
-            "task": tasks::task(&run, item.as_ref(), said.as_deref()),
+            "task": self.task_of(&run, item.as_ref(), said.as_deref()),
             "_meta": { IMMEDIATE: told },
         }))
     }
@@ -255,9 +293,9 @@ impl<W: Write + Send> Server<'_, W> {
                 .run_of(store.as_ref(), run_id)
                 .map_err(failed)?
                 .ok_or_else(unknown)?;
-            return Ok(tasks::task(&run, item.as_ref(), None));
+            return Ok(self.task_of(&run, item.as_ref(), None));
         }
-        Ok(tasks::task(&run, item.as_ref(), None))
+        Ok(self.task_of(&run, item.as_ref(), None))
     }
 
     /// `tasks/result`, on its own thread: the call's result once decided, tied to its task.

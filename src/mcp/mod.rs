@@ -104,6 +104,8 @@ struct Server<'a, W: Write> {
     closed: AtomicBool,
     /// How many requests wait on threads of their own (`MAX_WAITING` at most).
     waiting: AtomicUsize,
+    /// The runs whose item a form of this client asks for now, and how many forms.
+    forms: Mutex<std::collections::HashMap<String, usize>>,
 }
 
 /// How many `tools/call` and `tasks/result` requests may wait at once; more are refused
@@ -120,6 +122,7 @@ pub fn serve(setup: &Setup, input: &mut dyn BufRead, output: impl Write + Send) 
         asked: session::Asked::default(),
         closed: AtomicBool::new(false),
         waiting: AtomicUsize::new(0),
+        forms: Mutex::default(),
     };
     std::thread::scope(|scope| {
         loop {

@@ -1,7 +1,8 @@
 //! Tasks (SPEC §16, 2025-11-25 sessions only): a task-augmented `tools/call` of a
 //! human-input tool returns at once with a task whose id is its run's; the task's state is
 //! the run's, read from the store each time (so tasks survive a restart of the server):
-//! `working` while a person decides, `completed` once decided, `failed` for an expired item
+//! `working` while a person decides (`input_required` while a form of this client asks for
+//! it: the server's `handle`), `completed` once decided, `failed` for an expired item
 //! or an error result, `cancelled` for a cancelled run. `tasks/result` waits for the
 //! decision; `tasks/cancel` cancels the run. Nothing is kept in memory.
 

@@ -109,3 +109,45 @@ fn a_cancelled_task_cancels_its_run_and_what_takes_no_task_is_refused() {
     assert!(text(&r["result"]).starts_with("Pending:"), "{r}");
     c.close();
 }
+
+/// With a client that answers forms, `tasks/result` asks in its form (tied to the task), the
+/// task is `input_required` while the form is open, and `working` again once declined.
+#[test]
+fn a_task_is_input_required_while_its_form_is_open() {
+    let env = Env::new();
+    let mut c = Client::spawn(&env, &[]);
+    c.initialize("2025-11-25", json!({"elicitation": {}}));
+    let created = task_call(&mut c, 1, "ask_user", json!({"question": "Ship?"}));
+    let run = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(created["result"]["task"]["status"], json!("working"));
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": run}}));
+    let asked = c.next();
+    assert_eq!(asked["method"], json!("elicitation/create"), "{asked}");
+    assert_eq!(
+        asked["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        json!(run)
+    );
+    let got = c.request(3, "tasks/get", json!({"taskId": run}));
+    assert_eq!(got["result"]["status"], json!("input_required"), "{got}");
+    c.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}}));
+    let mut id = 3;
+    crate::common::poll(
+        "the task works again once the form is declined",
+        crate::common::PATIENCE,
+        || {
+            id += 1;
+            c.request(id, "tasks/get", json!({"taskId": run}))["result"]["status"]
+                == json!("working")
+        },
+    );
+    env.cmd(&["answer", &run, "yes"]).code(0);
+    let result = c.response(2);
+    assert_eq!(
+        text(&result["result"]),
+        r#"{"content":"User answered: yes","isError":false}"#
+    );
+    c.close();
+}
