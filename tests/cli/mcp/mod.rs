@@ -26,6 +26,8 @@ pub struct Client {
     reader: Option<std::thread::JoinHandle<()>>,
     /// Every line read from stdout, for the check that all were JSON-RPC messages.
     pub seen: Vec<Value>,
+    /// Responses read while waiting for another.
+    stash: Vec<Value>,
 }
 
 impl Client {
@@ -56,6 +58,7 @@ impl Client {
             lines: rx,
             reader: Some(reader),
             seen: Vec::new(),
+            stash: Vec::new(),
         }
     }
 
@@ -74,10 +77,17 @@ impl Client {
     /// The next message the server wrote (every line must be one JSON-RPC 2.0 message).
     #[track_caller]
     pub fn next(&mut self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(PATIENCE)
-            .expect("the server wrote a line in time");
+        let line = match self.lines.recv_timeout(PATIENCE) {
+            Ok(line) => line,
+            Err(_) => {
+                let _ = self.child.kill();
+                let mut stderr = String::new();
+                if let Some(mut e) = self.child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+                }
+                panic!("the server wrote no line within {PATIENCE:?}; its stderr:\n{stderr}");
+            }
+        };
         let v: Value = serde_json::from_str(&printed(line.as_bytes()))
             .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line:?}"));
         assert_eq!(v["jsonrpc"], json!("2.0"), "{v}");
@@ -93,13 +103,19 @@ impl Client {
         self.response(id)
     }
 
-    /// The response to request `id`.
+    /// The response to request `id`: responses to other requests that come first are kept
+    /// for their turn; notifications and requests of the server in between are skipped.
     #[track_caller]
     pub fn response(&mut self, id: i64) -> Value {
+        if let Some(at) = self.stash.iter().position(|v| v["id"] == json!(id)) {
+            return self.stash.remove(at);
+        }
         loop {
             let v = self.next();
-            if v["id"] == json!(id) && v.get("method").is_none() {
-                return v;
+            match (v["id"] == json!(id), v.get("method").is_some()) {
+                (true, false) => return v,
+                (false, false) => self.stash.push(v),
+                _ => {}
             }
         }
     }
