@@ -27,6 +27,14 @@ pub fn text_result(text: &str, is_error: bool) -> Value {
     json!({"content": [{"type": "text", "text": text}], "isError": is_error})
 }
 
+/// The text of a result's first block.
+pub fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// A tool's result object (`{"content": ..., "isError": ...}`) as the model gets it: its
 /// JSON text, an error when it says so.
 pub fn object_result(object: &Value) -> Value {

@@ -62,7 +62,11 @@ impl<W: Write + Send> Server<'_, W> {
             .cloned()
             .unwrap_or_else(|| json!({}));
         let token = params["_meta"]["progressToken"].clone();
-        let result = self.start(&name, &args).and_then(|started| match started {
+        let result = match name == tools::APPROVAL_PROMPT {
+            true => self.prompt_call(&args, &token),
+            false => self.start(&name, &args),
+        };
+        let result = result.and_then(|started| match started {
             Started::Answered(result) => Ok(result),
             Started::Run(run_id) if task => self.created(&run_id),
             Started::Run(run_id) => self.wait_for(&run_id, &token, Some(self.setup.wait)),
@@ -87,26 +91,7 @@ impl<W: Write + Send> Server<'_, W> {
         };
         let ctx = self.setup.context();
         let run_id = match call {
-            tools::Call::Start {
-                tool,
-                entry,
-                args,
-                prompt,
-                cwd,
-            } => {
-                let run_id = uuid::Uuid::new_v4().to_string();
-                let cwd = cwd.display().to_string();
-                let shot = oneshot::OneShot {
-                    agent_id: AGENT,
-                    tool,
-                    prompt,
-                    args,
-                    cwd,
-                };
-                let watched = self.setup.watched.clone();
-                oneshot::begin(&ctx, shot, *entry, watched, false, &run_id)?;
-                run_id
-            }
+            start @ tools::Call::Start { .. } => self.begin(start)?,
             tools::Call::Await(run_id) => run_id,
         };
         Ok(match self.run_of(ctx.create_store()?.as_ref(), &run_id)? {
@@ -116,6 +101,51 @@ impl<W: Write + Send> Server<'_, W> {
                 Started::Answered(calls::text_result(&text, true))
             }
         })
+    }
+
+    /// Starts the one-step run of a checked call: its id.
+    fn begin(&self, call: tools::Call) -> Result<String> {
+        let tools::Call::Start {
+            tool,
+            entry,
+            args,
+            prompt,
+            cwd,
+        } = call
+        else {
+            anyhow::bail!("nothing to start");
+        };
+        let run_id = uuid::Uuid::new_v4().to_string();
+        let cwd = cwd.display().to_string();
+        let shot = oneshot::OneShot {
+            agent_id: AGENT,
+            tool,
+            prompt,
+            args,
+            cwd,
+        };
+        let watched = self.setup.watched.clone();
+        oneshot::begin(&self.setup.context(), shot, *entry, watched, false, &run_id)?;
+        Ok(run_id)
+    }
+
+    /// `approval_prompt`: checked, then its item found or made, and waited for
+    /// (`permission`).
+    fn prompt_call(&self, args: &Value, token: &Value) -> Result<Started> {
+        let roots = self.roots();
+        let asked = match tools::call(tools::APPROVAL_PROMPT, args, &roots) {
+            Some(Ok(tools::Call::Start { args, .. })) => args,
+            Some(Err(invalid)) => return Ok(Started::Answered(calls::object_result(&invalid))),
+            _ => anyhow::bail!("no tool {}", tools::APPROVAL_PROMPT),
+        };
+        let start = || match tools::call(tools::APPROVAL_PROMPT, args, &roots) {
+            Some(Ok(call)) => self.begin(call),
+            _ => anyhow::bail!("the call no longer checks"),
+        };
+        let cwd = roots[0].display().to_string();
+        Ok(Started::Answered(
+            self.permission(&asked, &cwd, &start, token)?,
+        ))
     }
 
     /// The run of a call of this server (agent `mcp`), with its item.
@@ -130,7 +160,12 @@ impl<W: Write + Send> Server<'_, W> {
     /// Waits up to `wait` (`None`: until decided) for the run's item, asking in the
     /// client's form meanwhile where it may.
     /// During `tasks/result` (`wait` is `None`) the form is tied to its task.
-    fn wait_for(&self, run_id: &str, token: &Value, wait: Option<Duration>) -> Result<Value> {
+    pub(super) fn wait_for(
+        &self,
+        run_id: &str,
+        token: &Value,
+        wait: Option<Duration>,
+    ) -> Result<Value> {
         let ctx = self.setup.context();
         let store = ctx.create_store()?;
         let progress = |n: u64| {

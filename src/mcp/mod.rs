@@ -15,6 +15,7 @@
 mod calls;
 mod elicit;
 mod handle;
+mod permission;
 mod session;
 mod tasks;
 mod tools;

@@ -2,7 +2,7 @@
 //! input checked (Mastra's validation object for bad input, as the model would get it from
 //! the tool itself), then a one-step run of agent `mcp` to start, or the run an
 //! `await_answer` names. `ask_user` and `submit_plan` are the tools of `tools/`, schemas and
-//! checks alike; `request_approval` is an approval item (a command tool that needs
+//! checks alike; `request_approval` and `approval_prompt` are approval items (a command tool that needs
 //! approval and never runs: its one-step run ends when the item is decided).
 
 use std::path::{Path, PathBuf};
@@ -15,6 +15,7 @@ use crate::tools::schema::{self, Problems};
 use crate::tools::{ask_user, submit_plan, ToolEntry, ToolSpec};
 
 pub const REQUEST_APPROVAL: &str = "request_approval";
+pub const APPROVAL_PROMPT: &str = "approval_prompt";
 pub const AWAIT_ANSWER: &str = "await_answer";
 
 /// The longest `action`, `details` or run id accepted.
@@ -26,6 +27,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ask_user::spec(),
         submit_plan::spec(),
         request_approval(),
+        approval_prompt(),
         ToolSpec {
             name: AWAIT_ANSWER.into(),
             description: "Wait for the answer to an earlier call of this server that returned \
@@ -59,6 +61,27 @@ fn request_approval() -> ToolSpec {
     }
 }
 
+fn approval_prompt() -> ToolSpec {
+    ToolSpec {
+        name: APPROVAL_PROMPT.into(),
+        description: "Claude Code's permission prompt (--permission-prompt-tool): asks a \
+            person whether a tool call may run. The result is the JSON text \
+            {\"behavior\":\"allow\",\"updatedInput\":{...}} or {\"behavior\":\"deny\",\"message\":\"...\"}; \
+            while nobody decided it denies, and the same call retried later finds the decision."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "tool_name": {"type": "string", "minLength": 1, "description": "The tool that asks to run."},
+                "input": {"type": "object", "description": "Its input."},
+                "tool_use_id": {"type": "string"}
+            },
+            "required": ["tool_name", "input"],
+            "additionalProperties": false
+        }),
+    }
+}
+
 /// `tools/list`'s entries; with `tasks`, the human-input tools may be called as tasks.
 pub fn listed(tasks: bool) -> Value {
     let tools: Vec<Value> = specs()
@@ -75,9 +98,10 @@ pub fn listed(tasks: bool) -> Value {
     json!({ "tools": tools })
 }
 
-/// Whether a call of `tool` asks a person (and so may be a task).
+/// Whether a call of `tool` may be a task: one that asks a person and can wait
+/// (`approval_prompt` answers Claude Code, which takes no task).
 pub fn asks_a_person(tool: &str) -> bool {
-    tool != AWAIT_ANSWER
+    tool != AWAIT_ANSWER && tool != APPROVAL_PROMPT
 }
 
 /// What a call asks for, once its input is checked.
@@ -110,6 +134,7 @@ pub fn call(name: &str, args: &Value, roots: &[PathBuf]) -> Option<Result<Call, 
         }),
         SUBMIT_PLAN => plan(args, roots),
         REQUEST_APPROVAL => approval(args, &roots[0]),
+        APPROVAL_PROMPT => prompt(args, &roots[0]),
         AWAIT_ANSWER => {
             let mut p = Problems::default();
             let id = schema::object(args, "root", &["id"], &mut p)
@@ -182,6 +207,50 @@ fn approval(args: &Value, cwd: &Path) -> Result<Call, Value> {
     })
 }
 
+/// `approval_prompt`: `{tool_name, input, tool_use_id?}`, an approval item like
+/// `request_approval`'s; what is asked is the tool and its input (the id differs on retry).
+fn prompt(args: &Value, cwd: &Path) -> Result<Call, Value> {
+    let mut p = Problems::default();
+    let map = schema::object(args, "root", &["tool_name", "input", "tool_use_id"], &mut p);
+    let name = map
+        .and_then(|m| schema::required(m, "tool_name", &mut p))
+        .and_then(|v| schema::string(v, "tool_name", true, MAX_TEXT, &mut p));
+    match map.and_then(|m| schema::required(m, "input", &mut p)) {
+        Some(Value::Object(_)) | None => {}
+        Some(other) => p.add(
+            "input",
+            format!("Expected object, received {}", schema::type_name(other)),
+        ),
+    }
+    if let Some(id) = map.and_then(|m| schema::field(m, "tool_use_id")) {
+        schema::string(id, "tool_use_id", false, MAX_TEXT, &mut p);
+    }
+    let name = match name {
+        Some(n) if p.is_empty() => n.to_string(),
+        _ => return Err(p.into_result(APPROVAL_PROMPT, args)),
+    };
+    let asked = json!({"tool_name": name, "input": args["input"]});
+    let spec = approval_prompt();
+    let tool = CommandTool {
+        name: spec.name,
+        description: spec.description,
+        input_schema: spec.parameters,
+        // Never run: deciding the item ends the one-step run.
+        command: vec!["false".into()],
+        require_approval: true,
+        timeout_ms: None,
+        env: Vec::new(),
+        review: None,
+    };
+    Ok(Call::Start {
+        tool: APPROVAL_PROMPT,
+        entry: Box::new(ToolEntry::Command(tool)),
+        args: asked,
+        prompt: format!("May {name} run?"),
+        cwd: cwd.to_path_buf(),
+    })
+}
+
 /// The directories of the client's `roots/list` result that are `file:` URIs of
 /// directories here.
 pub fn roots_of(listed: &Value) -> Vec<PathBuf> {
@@ -232,7 +301,13 @@ mod tests {
         let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names,
-            [ASK_USER, SUBMIT_PLAN, REQUEST_APPROVAL, AWAIT_ANSWER]
+            [
+                ASK_USER,
+                SUBMIT_PLAN,
+                REQUEST_APPROVAL,
+                APPROVAL_PROMPT,
+                AWAIT_ANSWER
+            ]
         );
     }
 

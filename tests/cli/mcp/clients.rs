@@ -108,7 +108,7 @@ fn typescript_sdk_lists_the_tools_bad_input_is_a_result_and_an_unknown_tool_an_e
     let env = Env::new();
     let lines = run(&env, true, "list", None, &[]);
     crate::assert_shown!(env, shown(&lines[1..]), @r#"
-    {"step":"tools","tools":[["ask_user",["question"],"optional"],["submit_plan",["path"],"optional"],["request_approval",["action"],"optional"],["await_answer",["id"],null]]}
+    {"step":"tools","tools":[["ask_user",["question"],"optional"],["submit_plan",["path"],"optional"],["request_approval",["action"],"optional"],["approval_prompt",["tool_name","input"],null],["await_answer",["id"],null]]}
     {"step":"result","tool":"ask_user","isError":true,"text":"{\"error\":true,\"message\":\"Tool input validation failed for ask_user. Please fix the following errors and try again:\\n- question: String must contain at least 1 non-blank character\\n\\nProvided arguments: {\\n  \\\"question\\\": \\\"\\\"\\n}\",\"validationErrors\":{\"question\":[\"String must contain at least 1 non-blank character\"]}}"}
     {"step":"result","tool":"submit_plan","isError":true,"text":"{\"content\":\"Failed to submit plan: .ssh/id.md cannot be a plan: it is in a hidden folder (.ssh); a model's path may not start a name with a dot, except .mastracode/plans/\",\"isError\":true}"}
     {"step":"result","tool":"request_approval","isError":true,"text":"{\"error\":true,\"message\":\"Tool input validation failed for request_approval. Please fix the following errors and try again:\\n- action: Required\\n\\nProvided arguments: {}\",\"validationErrors\":{\"action\":[\"Required\"]}}"}
@@ -126,7 +126,7 @@ fn python_sdk_lists_the_tools_bad_input_is_a_result_and_an_unknown_tool_an_error
     let lines = run(&env, false, "list", None, &[]);
     crate::assert_shown!(env, shown(&lines), @r#"
     {"step":"connected","version":"2025-11-25","server":"mastra-ask"}
-    {"step":"tools","tools":[["ask_user",["question"]],["submit_plan",["path"]],["request_approval",["action"]],["await_answer",["id"]]]}
+    {"step":"tools","tools":[["ask_user",["question"]],["submit_plan",["path"]],["request_approval",["action"]],["approval_prompt",["tool_name","input"]],["await_answer",["id"]]]}
     {"step":"result","tool":"ask_user","isError":true,"text":"{\"error\":true,\"message\":\"Tool input validation failed for ask_user. Please fix the following errors and try again:\\n- question: String must contain at least 1 non-blank character\\n\\nProvided arguments: {\\n  \\\"question\\\": \\\"\\\"\\n}\",\"validationErrors\":{\"question\":[\"String must contain at least 1 non-blank character\"]}}"}
     {"step":"result","tool":"submit_plan","isError":true,"text":"{\"content\":\"Failed to submit plan: .ssh/id.md cannot be a plan: it is in a hidden folder (.ssh); a model's path may not start a name with a dot, except .mastracode/plans/\",\"isError\":true}"}
     {"step":"result","tool":"request_approval","isError":true,"text":"{\"error\":true,\"message\":\"Tool input validation failed for request_approval. Please fix the following errors and try again:\\n- action: Required\\n\\nProvided arguments: {}\",\"validationErrors\":{\"action\":[\"Required\"]}}"}

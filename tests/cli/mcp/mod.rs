@@ -6,6 +6,7 @@
 mod calls;
 mod clients;
 mod forms;
+mod permission;
 mod tasks;
 mod wire;
 

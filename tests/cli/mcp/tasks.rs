@@ -30,7 +30,7 @@ fn a_task_survives_a_killed_server_and_its_result_is_the_decision() {
         .collect();
     assert_eq!(
         json!(support),
-        json!([["ask_user", {"taskSupport": "optional"}], ["submit_plan", {"taskSupport": "optional"}], ["request_approval", {"taskSupport": "optional"}], ["await_answer", null]])
+        json!([["ask_user", {"taskSupport": "optional"}], ["submit_plan", {"taskSupport": "optional"}], ["request_approval", {"taskSupport": "optional"}], ["approval_prompt", null], ["await_answer", null]])
     );
     let created = task_call(
         &mut c,

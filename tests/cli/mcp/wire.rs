@@ -48,6 +48,7 @@ fn initialize_is_answered_in_each_served_version_and_ping_and_the_tools_listed()
     ["ask_user",["question"]]
     ["submit_plan",["path"]]
     ["request_approval",["action"]]
+    ["approval_prompt",["tool_name","input"]]
     ["await_answer",["id"]]
     "#);
     let out = c.close();
