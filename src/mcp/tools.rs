@@ -2,8 +2,9 @@
 //! input checked (Mastra's validation object for bad input, as the model would get it from
 //! the tool itself), then a one-step run of agent `mcp` to start, or the run an
 //! `await_answer` names. `ask_user` and `submit_plan` are the tools of `tools/`, schemas and
-//! checks alike; `request_approval` and `approval_prompt` are approval items (a command tool that needs
-//! approval and never runs: its one-step run ends when the item is decided).
+//! checks alike; `request_approval` and `approval_prompt` are approval items (a command
+//! tool that needs approval and never runs: its one-step run ends when the item is
+//! decided).
 
 use std::path::{Path, PathBuf};
 
