@@ -127,6 +127,28 @@ pub fn record(ctx: &Context, store: &dyn Store, run_id: &str, content: &Value) -
 mod tests {
     use super::*;
 
+    fn question(payload: Value, version: &str) -> Value {
+        let call = CallRecord {
+            kind: Some(ItemKind::Question),
+            payload: crate::domain::Payload::Own(payload),
+            ..CallRecord::fixture("r", "c", "ask_user", json!({}))
+        };
+        request(&call, version).unwrap()["requestedSchema"]["properties"]["answer"].clone()
+    }
+
+    #[test]
+    fn a_single_select_is_one_of_titled_choices_and_for_2025_06_18_an_enum() {
+        let payload = json!({"question": "Which?", "options": [{"label": "A"}, {"label": "B"}], "selectionMode": "single_select"});
+        assert_eq!(
+            question(payload.clone(), "2025-11-25"),
+            json!({"type": "string", "title": "Answer", "oneOf": [{"const": "A", "title": "A"}, {"const": "B", "title": "B"}]})
+        );
+        assert_eq!(
+            question(payload, "2025-06-18"),
+            json!({"type": "string", "title": "Answer", "enum": ["A", "B"]})
+        );
+    }
+
     #[test]
     fn forms_carry_answers_in_each_kinds_own_shape() {
         let Answer::Data(d) = answer(ItemKind::Plan, &json!({"approve": false, "feedback": " "}))

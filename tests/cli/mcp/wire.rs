@@ -160,3 +160,21 @@ fn waiting_calls_are_capped() {
         .count();
     assert_eq!(pending, 32, "{out}");
 }
+
+/// An `--on-suspend` hook that prints runs for each call's item, and what it prints never
+/// reaches the protocol's stdout.
+#[test]
+fn a_hook_that_prints_leaves_stdout_to_the_protocol() {
+    let env = Env::new();
+    let hook = "cat > hook.json; echo noise";
+    let mut c = Client::spawn(&env, &["--on-suspend", hook, "--wait", "0s"]);
+    c.initialize("2025-11-25", json!({}));
+    let r = c.call(1, "ask_user", json!({"question": "Go?"}));
+    assert!(super::text(&r).starts_with("Pending:"), "{r}");
+    let out = c.close();
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+    let told: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.path("work/hook.json")).unwrap())
+            .unwrap();
+    assert_eq!(told["agentId"], json!("mcp"));
+}
