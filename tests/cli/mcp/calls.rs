@@ -178,3 +178,18 @@ fn a_waiting_call_with_a_progress_token_tells_its_progress() {
     );
     c.close();
 }
+
+/// Once `serve --public-url` recorded the inbox's address, a pending result names the
+/// item's page too.
+#[test]
+fn a_pending_result_names_the_items_page_once_serve_recorded_its_address() {
+    let env = Env::new();
+    let mut served =
+        crate::serve::harness::Served::start(&env, &["--public-url", "https://inbox.example.com/"]);
+    assert_eq!(served.terminate(), 0);
+    let mut c = Client::spawn(&env, &["--wait", "0s"]);
+    c.initialize("2025-11-25", json!({}));
+    let r = c.call(1, "ask_user", json!({"question": "Go?"}));
+    crate::assert_shown!(env, text(&r), @r#"Pending: a person has not decided yet (run [RUN]). To decide it, use: mastra-ask answer [RUN], or open https://inbox.example.com/runs/[RUN]/items/[CALL]. Call await_answer with {"id":"[RUN]"} to wait for the answer."#);
+    c.close();
+}
