@@ -257,6 +257,8 @@ pub enum Command {
     Agents,
     /// The reviewers' inbox: web pages and Mastra's agent API over this store
     Serve(ServeArgs),
+    /// An MCP server over stdio: ask_user, submit_plan and approvals for any MCP client
+    Mcp(McpArgs),
     /// The people who may sign in to serve: add, list, rotate, remove, link
     #[command(subcommand)]
     Reviewer(ReviewerCommand),
@@ -634,6 +636,20 @@ pub struct ToolArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct McpArgs {
+    /// How long a tool call waits for a person before it returns "pending" (then the
+    /// client calls await_answer)
+    #[arg(long, value_name = "DUR", default_value = "50s", value_parser = duration)]
+    pub wait: Duration,
+    /// Pending items expire this long after they are created (the run then fails, unless
+    /// --on-expiry says otherwise)
+    #[arg(long, value_name = "DUR", value_parser = positive_duration)]
+    pub expires_in: Option<Duration>,
+    #[command(flatten)]
+    pub review: ReviewFlags,
+}
+
+#[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Where to listen; an address that is not loopback needs TLS (--tls-cert) or
     /// --behind-proxy
@@ -993,6 +1009,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "HTTPS of its own, on a shared PostgreSQL store",
                 "mastra-ask --db postgres://ci@db.example.com/agents serve --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem --public-url https://inbox.example.com:8443",
+            ),
+        ],
+    ),
+    (
+        "mcp",
+        &[
+            (
+                "What an MCP client's config runs: anyone at this store may answer",
+                "mastra-ask mcp",
+            ),
+            (
+                "Only alice may decide the calls' items; a call waits 30s, then says pending",
+                "mastra-ask mcp --reviewer alice --wait 30s",
             ),
         ],
     ),

@@ -349,8 +349,8 @@ impl CallState {
     }
 }
 
-/// How a person gave an answer: on the command line (`flag`, `json`), at a prompt, or
-/// through `serve` (`web` pages, the `api`, SPEC §13).
+/// How a person gave an answer: on the command line (`flag`, `json`), at a prompt,
+/// through `serve` (`web` pages, the `api`, SPEC §13), or in an MCP client (`mcp`, §16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
     Flag,
@@ -358,6 +358,8 @@ pub enum Via {
     Prompt,
     Web,
     Api,
+    /// In the MCP client's own form (`mastra-ask mcp`'s elicitation).
+    Mcp,
 }
 
 impl Via {
@@ -368,6 +370,7 @@ impl Via {
             Via::Prompt => "prompt",
             Via::Web => "web",
             Via::Api => "api",
+            Via::Mcp => "mcp",
         }
     }
 }

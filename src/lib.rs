@@ -27,6 +27,7 @@ pub mod hook;
 pub mod items;
 pub mod limits;
 pub mod links;
+pub mod mcp;
 pub mod net;
 pub mod notify;
 pub mod output;

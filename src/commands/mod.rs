@@ -12,6 +12,7 @@ mod ask;
 mod cancel;
 mod generate;
 mod hook;
+mod mcp;
 mod pending;
 mod plan;
 mod policy;
@@ -78,6 +79,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Man(a) => generate::man(ctx, a),
         Command::Agents => agents::run(ctx),
         Command::Serve(a) => serve::run(ctx, a),
+        Command::Mcp(a) => mcp::run(ctx, a),
         Command::Reviewer(a) => reviewer::run(ctx, a),
         Command::Policy(a) => policy::run(ctx, a),
         Command::Store(a) => store_grant::run(ctx, a),
@@ -146,6 +148,7 @@ fn name(command: &Command) -> &'static str {
         Command::Man(_) => "man",
         Command::Agents => "agents",
         Command::Serve(_) => "serve",
+        Command::Mcp(_) => "mcp",
         Command::Reviewer(_) => "reviewer",
         Command::Policy(_) => "policy",
         Command::Store(_) => "store",

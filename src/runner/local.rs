@@ -189,6 +189,18 @@ impl<'a> Local<'a> {
         let ends = self
             .is_one_shot(run)
             .then(|| super::oneshot::last_step(run.usage));
+        // A one-step run runs no tool: an approval's result is the decision itself.
+        let approved;
+        let resolution = match (&ends, &resolution.result) {
+            (Some(_), None) => {
+                approved = Resolution {
+                    result: Some(serde_json::json!("approved")),
+                    ..resolution.clone()
+                };
+                &approved
+            }
+            _ => resolution,
+        };
         let args = self.deciding.args.take();
         let decision = Decide {
             resolution,
@@ -388,9 +400,9 @@ impl<'a> Local<'a> {
         }
     }
 
-    /// Whether the run is a one-step `ask` or `plan` run (no model).
+    /// Whether the run is a one-step `ask`, `plan` or `mcp` run (no model).
     fn is_one_shot(&mut self, run: &Run) -> bool {
-        matches!(run.agent_id.as_str(), "ask" | "plan")
+        super::oneshot::AGENTS.contains(&run.agent_id.as_str())
             && self.agent(run).is_ok_and(|a| a.model == NO_MODEL)
     }
 }

@@ -1,6 +1,6 @@
-//! `ask` and `plan`: one-step runs for shell scripts, on the same machinery as agent runs
-//! (same store, `pending`, `answer`, `review`). They have no model: the run suspends on its
-//! one item at once, and resolving the item completes it.
+//! `ask` and `plan`: one-step runs for shell scripts, and `mcp`'s calls (SPEC §16), on the
+//! same machinery as agent runs (same store, `pending`, `answer`, `review`). They have no
+//! model: the run suspends on its one item at once, and resolving the item completes it.
 
 use std::collections::HashSet;
 
@@ -17,9 +17,12 @@ use crate::exit::Exit;
 use crate::providers::{ModelCall, NoModel, Response, NO_MODEL};
 use crate::tools::ToolEntry;
 
+/// The agents whose runs are one step.
+pub const AGENTS: [&str; 3] = ["ask", "plan", "mcp"];
+
 /// What a one-step run asks for.
 pub struct OneShot {
-    /// `ask` or `plan`: the run's agent id.
+    /// `ask`, `plan` or `mcp`: the run's agent id.
     pub agent_id: &'static str,
     /// The one tool it calls: `ask_user` or `submit_plan`.
     pub tool: &'static str,
@@ -31,13 +34,30 @@ pub struct OneShot {
 /// Starts the run; without `--wait` prints its id and exits 75, with it blocks until the
 /// item is resolved and prints the outcome (`outcome`).
 pub fn start(ctx: &Context, shot: OneShot, mut watched: Watched) -> Result<Exit> {
-    let (id, tool) = (shot.agent_id, shot.tool);
+    // At a terminal the person answers right here, so the outcome is printed as with --wait.
+    watched.wait |= ctx.interactive();
+    let print_id = !watched.wait && !ctx.report.json();
+    let entry = ToolEntry::Builtin(shot.tool.into());
+    let run_id = uuid::Uuid::new_v4().to_string();
+    begin(ctx, shot, entry, watched, print_id, &run_id)
+}
+
+/// Starts the run `run_id` whose one call is to `entry` (a built-in, or a command tool that
+/// needs approval and never runs: resolving its item ends the run).
+pub fn begin(
+    ctx: &Context,
+    shot: OneShot,
+    entry: ToolEntry,
+    watched: Watched,
+    print_id: bool,
+    run_id: &str,
+) -> Result<Exit> {
     let agent = AgentDef {
-        id: id.into(),
+        id: shot.agent_id.into(),
         name: None,
         instructions: String::new(),
         model: NO_MODEL.into(),
-        tools: vec![ToolEntry::Builtin(tool.into())],
+        tools: vec![entry],
         max_steps: 1,
         model_settings: Default::default(),
         review: None,
@@ -47,16 +67,13 @@ pub fn start(ctx: &Context, shot: OneShot, mut watched: Watched) -> Result<Exit>
             text: None,
             calls: vec![ModelCall {
                 id: None,
-                name: tool.into(),
+                name: shot.tool.into(),
                 args: Ok(shot.args),
             }],
             usage: Default::default(),
         }),
     };
-    // At a terminal the person answers right here, so the outcome is printed as with --wait.
-    watched.wait |= ctx.interactive();
-    let wait = watched.wait;
-    start::start(
+    start::start_as(
         ctx,
         Start {
             agent: &agent,
@@ -64,8 +81,9 @@ pub fn start(ctx: &Context, shot: OneShot, mut watched: Watched) -> Result<Exit>
             prompt: &shot.prompt,
             provider: Box::new(provider),
             watched,
-            print_id: !wait && !ctx.report.json(),
+            print_id,
         },
+        run_id,
     )
 }
 

@@ -45,10 +45,15 @@ pub struct Start<'a> {
 }
 
 pub fn start(ctx: &Context, s: Start) -> Result<Exit> {
+    start_as(ctx, s, &uuid::Uuid::new_v4().to_string())
+}
+
+/// `start`, under an id the frontend chose (an MCP call names its run before it exists).
+pub fn start_as(ctx: &Context, s: Start, run_id: &str) -> Result<Exit> {
+    let run_id = run_id.to_string();
     let watched = s.watched;
     let store = ctx.create_store()?;
     let deadline = watched.timeout.map(|t| std::time::Instant::now() + t);
-    let run_id = uuid::Uuid::new_v4().to_string();
     let lease = lease::mine();
     // A waiter is registered with the run itself: no answer can come before it.
     let waiting = watched.wait.then(lease::mine);

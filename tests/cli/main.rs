@@ -20,6 +20,7 @@ mod ids;
 mod invariants;
 mod kill_loop;
 mod mastra;
+mod mcp;
 mod model_paths;
 mod net;
 mod pg_grants;
