@@ -187,18 +187,7 @@ fn approval(args: &Value, cwd: &Path) -> Result<Call, Value> {
         Some(a) if p.is_empty() => a.to_string(),
         _ => return Err(p.into_result(REQUEST_APPROVAL, args)),
     };
-    let spec = request_approval();
-    let tool = CommandTool {
-        name: spec.name,
-        description: spec.description,
-        input_schema: spec.parameters,
-        // Never run: deciding the item ends the one-step run.
-        command: vec!["false".into()],
-        require_approval: true,
-        timeout_ms: None,
-        env: Vec::new(),
-        review: None,
-    };
+    let tool = never_run(request_approval());
     Ok(Call::Start {
         tool: REQUEST_APPROVAL,
         entry: Box::new(ToolEntry::Command(tool)),
@@ -206,6 +195,21 @@ fn approval(args: &Value, cwd: &Path) -> Result<Call, Value> {
         prompt: action,
         cwd: cwd.to_path_buf(),
     })
+}
+
+/// The approval item's tool as a command tool that waits for approval and never runs:
+/// deciding the item ends the one-step run.
+fn never_run(spec: ToolSpec) -> CommandTool {
+    CommandTool {
+        name: spec.name,
+        description: spec.description,
+        input_schema: spec.parameters,
+        command: vec!["false".into()],
+        require_approval: true,
+        timeout_ms: None,
+        env: Vec::new(),
+        review: None,
+    }
 }
 
 /// `approval_prompt`: `{tool_name, input, tool_use_id?}`, an approval item like
@@ -231,18 +235,7 @@ fn prompt(args: &Value, cwd: &Path) -> Result<Call, Value> {
         _ => return Err(p.into_result(APPROVAL_PROMPT, args)),
     };
     let asked = json!({"tool_name": name, "input": args["input"]});
-    let spec = approval_prompt();
-    let tool = CommandTool {
-        name: spec.name,
-        description: spec.description,
-        input_schema: spec.parameters,
-        // Never run: deciding the item ends the one-step run.
-        command: vec!["false".into()],
-        require_approval: true,
-        timeout_ms: None,
-        env: Vec::new(),
-        review: None,
-    };
+    let tool = never_run(approval_prompt());
     Ok(Call::Start {
         tool: APPROVAL_PROMPT,
         entry: Box::new(ToolEntry::Command(tool)),

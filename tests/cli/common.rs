@@ -487,6 +487,13 @@ pub fn assert_one_line_error(out: &Out, needle: &str) {
 }
 
 /// Whether process `pid` runs (a zombie, left for its new parent to reap, is as good as gone).
+/// The running test's own name (the last part of its path), e.g. `mastra_...`.
+pub fn test_name() -> String {
+    let thread = std::thread::current();
+    let name = thread.name().unwrap_or("");
+    name.rsplit("::").next().unwrap_or("").to_string()
+}
+
 pub fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .map(|s| {

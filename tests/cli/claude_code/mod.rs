@@ -30,13 +30,7 @@ fn program() -> PathBuf {
 
 /// The real Claude Code when it is installed; says why not otherwise (and fails in CI).
 pub fn installed() -> Option<PathBuf> {
-    let thread = std::thread::current();
-    let test = thread
-        .name()
-        .unwrap_or("")
-        .rsplit("::")
-        .next()
-        .unwrap_or("");
+    let test = crate::common::test_name();
     assert!(
         test.starts_with("claude_"),
         "the test {test:?} runs the real Claude Code: name it claude_..."

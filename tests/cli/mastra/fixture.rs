@@ -53,13 +53,7 @@ pub const MARK: &str = "needs tests/fixtures/mastra-server installed";
 /// Refuses a test not named `mastra_...`: only those carry the mark that lists them as
 /// ignored where the fixture is not installed (a fresh clone).
 fn only_for_marked_tests() {
-    let thread = std::thread::current();
-    let test = thread
-        .name()
-        .unwrap_or("")
-        .rsplit("::")
-        .next()
-        .unwrap_or("");
+    let test = crate::common::test_name();
     assert!(
         test.starts_with("mastra_"),
         "the test {test:?} uses the Mastra fixture: name it mastra_... and mark it \
