@@ -20,7 +20,12 @@ use crate::store::Who;
 use crate::tools::ask_user::Mode;
 
 /// How `answer` is used, for the hint of a usage error.
-const USAGE: &str = "mastra-ask answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE";
+fn usage(ctx: &Ctx) -> String {
+    format!(
+        "{} answer RUN ANSWER (free text or a label; - reads stdin), or RUN --multi LABEL..., or RUN --json VALUE",
+        ctx.program()
+    )
+}
 
 /// What `answer` answers.
 const KINDS: [ItemKind; 2] = [ItemKind::Question, ItemKind::Other];
@@ -39,7 +44,7 @@ pub fn run(ctx: &Ctx, args: AnswerArgs) -> Result<Exit> {
             let kinds = kinds_to_prompt(advance.place(), run, call);
             return advance.prompt_chosen(run, call, kinds);
         }
-        None => return fail(missing_answer(advance.place(), run)),
+        None => return fail(missing_answer(ctx, advance.place(), run)),
     };
     if run.is_none() {
         return fail(which_run(ctx, advance.place(), &args));
@@ -103,13 +108,13 @@ fn kinds_to_prompt(
 
 /// No answer given, and no terminal to ask at. A lone positional is RUN (SPEC §5): say so
 /// when it names no run.
-fn missing_answer(place: &mut dyn Place, run: Option<&str>) -> Error {
+fn missing_answer(ctx: &Ctx, place: &mut dyn Place, run: Option<&str>) -> Error {
     match run {
         Some(r) if place.load(r).is_err() => Error::usage(format!(
             "\"{r}\" names no run: a lone argument is taken as RUN, and no answer was given"
         ))
-        .with_hint(USAGE),
-        _ => Error::usage("no answer given").with_hint(USAGE),
+        .with_hint(usage(ctx)),
+        _ => Error::usage("no answer given").with_hint(usage(ctx)),
     }
 }
 
@@ -127,6 +132,6 @@ fn which_run(ctx: &Ctx, place: &mut dyn Place, args: &AnswerArgs) -> Error {
                 ctx.program()
             ))
         }
-        None => Error::usage("which run? pass RUN").with_hint(USAGE),
+        None => Error::usage("which run? pass RUN").with_hint(usage(ctx)),
     }
 }

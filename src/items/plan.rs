@@ -193,12 +193,13 @@ pub fn decided(decision: &Decision, plan: &Plan, by: &str, via: Via) -> Resoluti
 }
 
 /// Says so when the plan file now differs from the submitted version being decided on.
-pub fn warn_if_changed(report: &dyn Report, run: &Run, plan: &Plan) {
+/// `program`: the command as a person can paste it (`Context::program`).
+pub fn warn_if_changed(report: &dyn Report, run: &Run, plan: &Plan, program: &str) {
     let now_on_disk = read_plan(std::path::Path::new(&run.cwd), &plan.path)
         .map(|text| Plan::from_text(&plan.path, &text));
     if now_on_disk.as_ref() != Ok(plan) {
         report.warn(&format!(
-            "{} changed on disk since it was submitted; this decision is on the submitted version (see: mastra-ask show {})",
+            "{} changed on disk since it was submitted; this decision is on the submitted version (see: {program} show {})",
             sanitize::one_line(&plan.path),
             run.id
         ));

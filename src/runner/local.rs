@@ -702,7 +702,7 @@ impl Plans for Local<'_> {
     fn plan(&self, item: &Item, _approving: bool) -> Result<Result<Plan, String>> {
         let plan = plan_of(item)?;
         if let Some(run) = self.read.run() {
-            warn_if_changed(self.ctx.report, run, &plan);
+            warn_if_changed(self.ctx.report, run, &plan, &self.ctx.program());
         }
         Ok(Ok(plan))
     }
