@@ -774,6 +774,10 @@ pub struct PolicySetArgs {
     /// The run's starter may answer and approve its own items too
     #[arg(long)]
     pub allow_self: bool,
+    /// Keep it as the minimum for every run of this agent (e.g. claude-code): a run's own
+    /// review may tighten it, never weaken it (one per agent)
+    #[arg(long, value_name = "AGENT")]
+    pub for_agent: Option<String>,
 }
 
 #[derive(Debug, Args)]

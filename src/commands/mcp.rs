@@ -21,7 +21,8 @@ pub fn run(ctx: &Ctx, args: McpArgs) -> Result<Exit> {
     // A policy nobody can satisfy is refused now, not at the first call.
     if !watched.review.policy.is_empty() {
         use crate::store::Policies;
-        ctx.create_store()?.resolve_policy(&watched.review.policy)?;
+        ctx.create_store()?
+            .resolve_policy(&watched.review.policy, "mcp")?;
     }
     let setup = Setup {
         location: ctx.location.clone(),

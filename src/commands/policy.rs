@@ -31,7 +31,7 @@ fn set(ctx: &Ctx, a: &PolicySetArgs) -> Result<Exit> {
     spec.check()
         .map_err(|e| Error::usage(e.replace("review.", "--")))?;
     let store = ctx.create_store()?;
-    let rule = store.set_policy(&a.name, &spec)?;
+    let rule = store.set_policy(&a.name, &spec, a.for_agent.as_deref())?;
     if ctx.out.is_json() {
         ctx.out.json_line(&json!({
             "name": a.name,
@@ -39,10 +39,16 @@ fn set(ctx: &Ctx, a: &PolicySetArgs) -> Result<Exit> {
             "members": rule.reviewers,
             "approvals": rule.approvals,
             "allowSelf": rule.allow_self,
+            "forAgent": a.for_agent,
         }));
     }
+    let minimum = a
+        .for_agent
+        .as_deref()
+        .map(|agent| format!(" (the minimum for agent {})", sanitize::one_line(agent)))
+        .unwrap_or_default();
     ctx.out.info(&format!(
-        "policy {} set: {}",
+        "policy {} set{minimum}: {}",
         sanitize::one_line(&a.name),
         who(&rule)
     ));
@@ -96,6 +102,9 @@ fn as_json(p: &NamedPolicy, rule: &crate::store::Result<Rule>) -> serde_json::Va
         "createdAt": format::time(p.created_at),
         "updatedAt": format::time(p.updated_at),
     });
+    if let Some(agent) = &p.for_agent {
+        v["forAgent"] = json!(agent);
+    }
     match rule {
         Ok(r) => v["members"] = json!(r.reviewers),
         Err(e) => v["error"] = json!(e.to_string()),
@@ -111,8 +120,13 @@ fn line(p: &NamedPolicy, rule: &crate::store::Result<Rule>) -> String {
             sanitize::one_line(&e.to_string())
         ),
     };
+    let minimum = p
+        .for_agent
+        .as_deref()
+        .map(|agent| format!("  (the minimum for agent {})", sanitize::one_line(agent)))
+        .unwrap_or_default();
     format!(
-        "{}  {}  {now}",
+        "{}  {}  {now}{minimum}",
         sanitize::one_line(&p.name),
         sanitize::one_line(&p.rule.reviewers.join(" "))
     )

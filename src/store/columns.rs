@@ -237,15 +237,19 @@ pub fn decision(c: &dyn Columns) -> Read<DecisionRow> {
     })
 }
 
-/// Columns of a named policy: name, rule (JSON), created_at, updated_at.
+/// Columns of a named policy: `NAMED_POLICY_COLUMNS`.
 pub fn named_policy(c: &dyn Columns) -> Read<NamedPolicy> {
     Ok(NamedPolicy {
         name: text(c, 0)?,
         rule: from_json::<RuleSpec>(&text(c, 1)?)?,
         created_at: int(c, 2)?,
         updated_at: int(c, 3)?,
+        for_agent: c.text(4)?,
     })
 }
+
+/// What `named_policy` reads, in order.
+pub const NAMED_POLICY_COLUMNS: &str = "name, rule, created_at, updated_at, for_agent";
 
 /// Columns of a run: id, agent_id, agent (JSON), cwd, status, output, finish_reason, error,
 /// input_tokens, output_tokens, total_tokens, lease_token, lease_host, lease_pid,

@@ -51,6 +51,9 @@ pub struct NamedPolicy {
     pub rule: RuleSpec,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The agent it is the minimum of (SPEC §15): every run of that agent is at least as
+    /// strict, whatever the run's own review says.
+    pub for_agent: Option<String>,
 }
 
 /// The row operations on policies, decisions and escalations within one write transaction.
@@ -72,7 +75,10 @@ pub trait PolicyTx {
     fn insert_decision(&mut self, run: &RunRow, row: &DecisionRow) -> Result<()>;
     fn named(&mut self, name: &str) -> Result<Option<NamedPolicy>>;
     fn all_named(&mut self) -> Result<Vec<NamedPolicy>>;
-    /// Inserts or replaces a named policy.
+    /// The minimum policy of `agent`, if one is kept.
+    fn minimum(&mut self, agent: &str) -> Result<Option<NamedPolicy>>;
+    /// Inserts or replaces a named policy; one that is an agent's minimum takes that place
+    /// from any other.
     fn put_named(&mut self, policy: &NamedPolicy) -> Result<()>;
     /// Whether there was one to delete.
     fn delete_named(&mut self, name: &str) -> Result<bool>;
@@ -162,11 +168,79 @@ pub(super) fn resolve_spec(
     tx: &mut dyn Tx,
     spec: &PolicySpec,
     starter: Option<&str>,
+    agent: &str,
+) -> Result<Option<Policy>> {
+    let tx = tx.policies();
+    let Some(minimum) = tx.minimum(agent)? else {
+        return resolve_own(tx, spec, starter);
+    };
+    let what = format!("policy {} (the minimum for agent {agent})", minimum.name);
+    let floor = resolve_rule(&tx.members()?, &minimum.rule, &what, starter)?;
+    let Some(own) = resolve_own(tx, spec, starter)? else {
+        return Ok(Some(Policy {
+            rule: Some(floor),
+            tools: Default::default(),
+            name: Some(minimum.name),
+        }));
+    };
+    let tighten = |rule: &Rule| tightened(&floor, rule, &what, starter);
+    Ok(Some(Policy {
+        rule: Some(own.rule.as_ref().map_or(Ok(floor.clone()), tighten)?),
+        tools: own
+            .tools
+            .iter()
+            .map(|(tool, rule)| Ok((tool.clone(), tighten(rule)?)))
+            .collect::<Result<_>>()?,
+        name: own.name,
+    }))
+}
+
+/// `rule` made at least as strict as `floor` (SPEC §15: a run's own review tightens its
+/// agent's minimum, never weakens it): only reviewers both allow, the larger number of
+/// approvals, self-approval only where both allow it. Nobody left to decide is refused.
+fn tightened(floor: &Rule, rule: &Rule, what: &str, starter: Option<&str>) -> Result<Rule> {
+    let reviewers: Vec<String> = rule
+        .reviewers
+        .iter()
+        .filter(|r| floor.reviewers.contains(r))
+        .cloned()
+        .collect();
+    let spec = RuleSpec {
+        reviewers: reviewers.clone(),
+        approvals: rule.approvals.max(floor.approvals),
+        allow_self: rule.allow_self && floor.allow_self,
+    };
+    if reviewers.is_empty() {
+        return Err(Error::usage(format!(
+            "the run's review leaves nobody {what} allows: it may only tighten it (its reviewers are {})",
+            floor.reviewers.join(", ")
+        )));
+    }
+    let members: Vec<Member> = reviewers
+        .iter()
+        .map(|name| Member {
+            name: name.clone(),
+            groups: Vec::new(),
+            created_at: 0,
+        })
+        .collect();
+    resolve_rule(
+        &members,
+        &spec,
+        &format!("the run's review within {what}"),
+        starter,
+    )
+}
+
+/// The policy the run's own review (its flags, its agent file, `--policy NAME`) gives it.
+fn resolve_own(
+    tx: &mut dyn PolicyTx,
+    spec: &PolicySpec,
+    starter: Option<&str>,
 ) -> Result<Option<Policy>> {
     if spec.is_empty() {
         return Ok(None);
     }
-    let tx = tx.policies();
     let members = tx.members()?;
     if let Some(name) = &spec.named {
         let named = tx.named(name)?.ok_or_else(|| {
@@ -450,7 +524,7 @@ fn who_may(rule: &Rule, kind: ItemKind) -> String {
 pub trait Policies: Backend {
     /// Keeps `rule` as policy `name` (replacing one of that name); its members as of now.
     /// The rule must resolve now: unknown names and empty groups are usage errors.
-    fn set_policy(&self, name: &str, rule: &RuleSpec) -> Result<Rule> {
+    fn set_policy(&self, name: &str, rule: &RuleSpec, for_agent: Option<&str>) -> Result<Rule> {
         if !is_name(name) {
             return Err(Error::usage(format!(
                 "policy name {name:?} is not a name mastra-ask takes: 1 to 64 letters, digits, `.`, `_`, `-` or `@`, not starting with `-`"
@@ -466,6 +540,7 @@ pub trait Policies: Backend {
                 rule: rule.clone(),
                 created_at,
                 updated_at: now,
+                for_agent: for_agent.map(str::to_string),
             })?;
             Ok(resolved)
         })
@@ -500,11 +575,11 @@ pub trait Policies: Backend {
         })
     }
 
-    /// What a run started now under `spec` would store (the resolver of `create_run`), by
-    /// someone who is no reviewer of it.
-    fn resolve_policy(&self, spec: &PolicySpec) -> Result<Option<Policy>> {
+    /// What a run of `agent` started now under `spec` would store (the resolver of
+    /// `create_run`), by someone who is no reviewer of it.
+    fn resolve_policy(&self, spec: &PolicySpec, agent: &str) -> Result<Option<Policy>> {
         write(self, Durability::Deferred, |tx| {
-            resolve_spec(tx, spec, None)
+            resolve_spec(tx, spec, None, agent)
         })
     }
 }

@@ -1069,7 +1069,7 @@ fn insert_new(
 ) -> Result<(RunRow, Vec<StoredEvent>, Run)> {
     let lease = renewed(run.lease, now);
     let started_by = identity::check(tx, &run.review.starter)?;
-    let policy = policy::resolve_spec(tx, &run.review.policy, started_by.reviewer())?;
+    let policy = policy::resolve_spec(tx, &run.review.policy, started_by.reviewer(), run.agent_id)?;
     let insert = RunInsert {
         new: run,
         lease: &lease,

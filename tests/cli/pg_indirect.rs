@@ -551,3 +551,64 @@ fn an_approval_that_recorded_no_digest_runs_no_tool() {
         "ran {\"env\":\"prod\"}\n"
     );
 }
+
+/// An agent's minimum policy (SPEC §15) holds against the runner's role: a run it starts
+/// through the program with no review of its own is under the minimum, and one it inserts
+/// with plain SQL under no policy, or a weaker one, is refused.
+#[test]
+fn a_runner_role_cannot_start_a_run_under_less_than_its_agent_s_minimum() {
+    let Some(admin) = server() else { return };
+    let s = Store::new(&admin);
+    s.grant_all();
+    s.env
+        .run(&[
+            "policy",
+            "set",
+            "floor",
+            "--reviewer",
+            "alice",
+            "--for-agent",
+            "dep",
+        ])
+        .assert_code(0);
+    let run = s.suspended("open.json");
+    let policy = s.env.rows("SELECT policy FROM runs WHERE id = ?1", &[&run]);
+    let policy: serde_json::Value = serde_json::from_str(policy[0][0].as_deref().unwrap()).unwrap();
+    assert_eq!(
+        (&policy["rule"]["reviewers"], &policy["name"]),
+        (&json!(["alice"]), &json!("floor")),
+        "{policy}"
+    );
+
+    let name = s.runner.name.clone();
+    let mut c = s.runner_sql();
+    c.batch_execute(&format!(
+        "CREATE TEMP TABLE r AS SELECT * FROM runs WHERE id = '{run}'; \
+         UPDATE pg_temp.r SET id = 'forged'"
+    ))
+    .unwrap();
+    let weaker = [
+        "NULL".to_string(),
+        format!("'{{\"rule\":{{\"reviewers\":[\"alice\",\"{name}\"],\"approvals\":1}}}}'"),
+        "'{\"rule\":{\"reviewers\":[\"alice\"],\"approvals\":1,\"allowSelf\":true}}'".to_string(),
+    ];
+    for policy in weaker {
+        assert_eq!(
+            tried(
+                &mut c,
+                &format!(
+                    "UPDATE pg_temp.r SET policy = {policy}; INSERT INTO runs SELECT * FROM pg_temp.r"
+                )
+            ),
+            refusal(format!(
+                "the role {name} may not create run forged of agent dep under a policy weaker than the minimum the store keeps for it"
+            )),
+            "{policy}"
+        );
+    }
+    assert_eq!(
+        s.env
+            .count("SELECT count(*) FROM runs WHERE id = 'forged'", &[]),
+        0
+    );
+}

@@ -546,7 +546,7 @@ fn a_tool_s_own_review_governs_its_approvals_and_a_named_policy_governs_all() {
 
     // Named policies: set (checked now), listed, used by a run, removed.
     let f = Fixture::new();
-    let e = f.s().set_policy("release", &only("zed")).unwrap_err();
+    let e = f.s().set_policy("release", &only("zed"), None).unwrap_err();
     assert!(
         e.to_string().starts_with("policy release: no reviewer zed"),
         "{e}"
@@ -560,6 +560,7 @@ fn a_tool_s_own_review_governs_its_approvals_and_a_named_policy_governs_all() {
                 approvals: 2,
                 allow_self: false,
             },
+            None,
         )
         .unwrap();
     assert_eq!(rule.reviewers.len(), 5);
@@ -593,7 +594,7 @@ fn a_tool_s_own_review_governs_its_approvals_and_a_named_policy_governs_all() {
     };
     assert!(f
         .s()
-        .resolve_policy(&missing)
+        .resolve_policy(&missing, "tester")
         .unwrap_err()
         .to_string()
         .starts_with("no policy release"));
@@ -838,4 +839,87 @@ fn eight_reviewers_racing_on_the_last_approval_resolve_it_once() {
     let run = f.s().run(RUN).unwrap().unwrap();
     assert_eq!(run.status.as_str(), "running");
     assert!(names.contains(&run.lease.unwrap().token));
+}
+
+/// An agent's minimum policy (SPEC §15, `policy set NAME ... --for-agent AGENT`): a run of
+/// that agent with no review of its own gets it; its own review only tightens it (only
+/// the reviewers both allow, the larger number of approvals, self-approval where both
+/// allow it), and one that would leave nobody to decide is refused; other agents' runs
+/// are not touched; one agent has one minimum.
+#[test]
+fn an_agents_minimum_policy_is_tightened_never_weakened() {
+    let f = Fixture::new();
+    let floor = RuleSpec {
+        reviewers: vec!["group:release".into()],
+        approvals: 2,
+        allow_self: false,
+    };
+    f.s().set_policy("floor", &floor, Some("tester")).unwrap();
+    let own = |reviewers: &[&str], approvals: u32, allow_self: bool| PolicySpec {
+        rule: Some(RuleSpec {
+            reviewers: reviewers.iter().map(|r| r.to_string()).collect(),
+            approvals,
+            allow_self,
+        }),
+        ..Default::default()
+    };
+    let resolved = |spec: &PolicySpec, agent: &str| {
+        let policy = f.s().resolve_policy(spec, agent).unwrap().unwrap();
+        let rule = policy.rule.unwrap();
+        (rule.reviewers, rule.approvals, rule.allow_self, policy.name)
+    };
+    let release: Vec<String> = ["alice", "bob", "carol", "erin", "local"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(
+        resolved(&PolicySpec::default(), "tester"),
+        (release, 2, false, Some("floor".into()))
+    );
+    assert_eq!(
+        resolved(&own(&["alice", "bob", "dave"], 1, true), "tester"),
+        (vec!["alice".into(), "bob".into()], 2, false, None)
+    );
+    let e = f
+        .s()
+        .resolve_policy(&own(&["dave"], 1, false), "tester")
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the run's review leaves nobody policy floor (the minimum for agent tester) allows: it may only tighten it (its reviewers are alice, bob, carol, erin, local)"
+    );
+    assert_eq!(
+        resolved(&own(&["dave"], 1, false), "someone-else"),
+        (vec!["dave".into()], 1, false, None)
+    );
+
+    // A run started with no review of its own is under the minimum.
+    f.start(&RunReview::local(PolicySpec::default()), None)
+        .unwrap();
+    let stored = f.s().run(RUN).unwrap().unwrap().gate.policy.unwrap();
+    assert_eq!(
+        (stored.rule.unwrap().approvals, stored.name.as_deref()),
+        (2, Some("floor"))
+    );
+
+    // One minimum per agent: keeping another moves it.
+    let dave = RuleSpec {
+        reviewers: vec!["dave".into()],
+        approvals: 1,
+        allow_self: false,
+    };
+    f.s().set_policy("floor2", &dave, Some("tester")).unwrap();
+    let kept: Vec<(String, Option<String>)> = f
+        .s()
+        .list_policies()
+        .unwrap()
+        .into_iter()
+        .map(|(p, _)| (p.name, p.for_agent))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("floor".to_string(), None),
+            ("floor2".to_string(), Some("tester".to_string()))
+        ]
+    );
 }

@@ -550,13 +550,15 @@ fn a_partial_approval_with_changes_shows_the_arguments_it_approved() {
 
 /// The store as the previous schema left it (SQLite 9, PostgreSQL 13): no arguments with
 /// decisions and, on PostgreSQL, no claims, and the functions of migrations 12 and 13 (nor
-/// what later migrations added: reviewers' channels and notification claims).
+/// what later migrations added: reviewers' channels and notification claims, agents'
+/// minimum policies).
 fn as_the_previous_schema(env: &Env) {
     match &env.store {
         crate::db::TestDb::Sqlite(path) => rusqlite::Connection::open(path)
             .unwrap()
             .execute_batch(
-                "DROP TABLE notifications; ALTER TABLE reviewers DROP COLUMN notify; \
+                "DROP INDEX policies_for_agent; ALTER TABLE policies DROP COLUMN for_agent; \
+                 DROP TABLE notifications; ALTER TABLE reviewers DROP COLUMN notify; \
                  ALTER TABLE decisions DROP COLUMN args; PRAGMA user_version = 9",
             )
             .unwrap(),
@@ -572,6 +574,10 @@ fn as_the_previous_schema(env: &Env) {
                 ALTER TABLE calls DROP COLUMN claim;
                 DROP TABLE notifications;
                 ALTER TABLE reviewers DROP COLUMN notify;
+                DROP TRIGGER minimum ON runs;
+                DROP FUNCTION guard_minimum();
+                DROP FUNCTION meets_minimum(text, text);
+                ALTER TABLE policies DROP COLUMN for_agent;
                 DELETE FROM schema_version WHERE version > 13;
                 {}
                 {resolve_item}",

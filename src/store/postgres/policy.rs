@@ -8,7 +8,7 @@ use super::read::{decoded, PgRow, DECISION_COLUMNS};
 use super::tx::{to_json, PgTx};
 use crate::domain::review::canonical_json;
 use crate::store::backend::RunRow;
-use crate::store::columns;
+use crate::store::columns::{self, NAMED_POLICY_COLUMNS};
 use crate::store::policy::{DecisionRow, Member, NamedPolicy, PolicyTx};
 use crate::store::{damage, Error, Result};
 
@@ -117,7 +117,7 @@ impl PolicyTx for PgTx<'_> {
     fn named(&mut self, name: &str) -> Result<Option<NamedPolicy>> {
         self.tx
             .query_opt(
-                "SELECT name, rule, created_at, updated_at FROM policies WHERE name = $1",
+                &format!("SELECT {NAMED_POLICY_COLUMNS} FROM policies WHERE name = $1"),
                 &[&name],
             )?
             .as_ref()
@@ -128,7 +128,7 @@ impl PolicyTx for PgTx<'_> {
     fn all_named(&mut self) -> Result<Vec<NamedPolicy>> {
         self.tx
             .query(
-                "SELECT name, rule, created_at, updated_at FROM policies ORDER BY name",
+                &format!("SELECT {NAMED_POLICY_COLUMNS} FROM policies ORDER BY name"),
                 &[],
             )?
             .iter()
@@ -136,11 +136,33 @@ impl PolicyTx for PgTx<'_> {
             .collect()
     }
 
+    fn minimum(&mut self, agent: &str) -> Result<Option<NamedPolicy>> {
+        self.tx
+            .query_opt(
+                &format!("SELECT {NAMED_POLICY_COLUMNS} FROM policies WHERE for_agent = $1"),
+                &[&agent],
+            )?
+            .as_ref()
+            .map(named)
+            .transpose()
+    }
+
     fn put_named(&mut self, p: &NamedPolicy) -> Result<()> {
         self.tx.execute(
-            "INSERT INTO policies (name, rule, created_at, updated_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (name) DO UPDATE SET rule = excluded.rule, updated_at = excluded.updated_at",
-            &[&p.name, &to_json(&p.rule), &p.created_at, &p.updated_at],
+            "UPDATE policies SET for_agent = NULL WHERE for_agent = $1 AND name <> $2",
+            &[&p.for_agent, &p.name],
+        )?;
+        self.tx.execute(
+            "INSERT INTO policies (name, rule, created_at, updated_at, for_agent) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE SET rule = excluded.rule, \
+             updated_at = excluded.updated_at, for_agent = excluded.for_agent",
+            &[
+                &p.name,
+                &to_json(&p.rule),
+                &p.created_at,
+                &p.updated_at,
+                &p.for_agent,
+            ],
         )?;
         Ok(())
     }

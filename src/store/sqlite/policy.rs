@@ -10,7 +10,7 @@ use super::read::{decoded, SqlRow, DECISION_COLUMNS};
 use super::tx::SqliteTx;
 use crate::domain::review::canonical_json;
 use crate::store::backend::RunRow;
-use crate::store::columns;
+use crate::store::columns::{self, NAMED_POLICY_COLUMNS};
 use crate::store::policy::{DecisionRow, Member, NamedPolicy, PolicyTx};
 use crate::store::{damage, Error, Result};
 
@@ -108,9 +108,9 @@ impl PolicyTx for SqliteTx<'_> {
     fn named(&mut self, name: &str) -> Result<Option<NamedPolicy>> {
         let row = self
             .tx
-            .prepare_cached(
-                "SELECT name, rule, created_at, updated_at FROM policies WHERE name = ?1",
-            )?
+            .prepare_cached(&format!(
+                "SELECT {NAMED_POLICY_COLUMNS} FROM policies WHERE name = ?1"
+            ))?
             .query_row([name], |r| Ok(columns::named_policy(&SqlRow(r))))
             .optional()?;
         row.map(|p| p.map_err(|e| unreadable(name, e))).transpose()
@@ -119,9 +119,9 @@ impl PolicyTx for SqliteTx<'_> {
     fn all_named(&mut self) -> Result<Vec<NamedPolicy>> {
         let rows: Vec<(String, columns::Read<NamedPolicy>)> = self
             .tx
-            .prepare_cached(
-                "SELECT name, rule, created_at, updated_at FROM policies ORDER BY name",
-            )?
+            .prepare_cached(&format!(
+                "SELECT {NAMED_POLICY_COLUMNS} FROM policies ORDER BY name"
+            ))?
             .query_map([], |r| {
                 let row = SqlRow(r);
                 Ok((r.get(0)?, columns::named_policy(&row)))
@@ -132,18 +132,36 @@ impl PolicyTx for SqliteTx<'_> {
             .collect()
     }
 
+    fn minimum(&mut self, agent: &str) -> Result<Option<NamedPolicy>> {
+        let row = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {NAMED_POLICY_COLUMNS} FROM policies WHERE for_agent = ?1"
+            ))?
+            .query_row([agent], |r| Ok(columns::named_policy(&SqlRow(r))))
+            .optional()?;
+        row.map(|p| p.map_err(|e| unreadable(agent, e))).transpose()
+    }
+
     fn put_named(&mut self, p: &NamedPolicy) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT INTO policies (name, rule, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE \
-                 SET rule = excluded.rule, updated_at = excluded.updated_at",
+                "UPDATE policies SET for_agent = NULL WHERE for_agent = ?1 AND name <> ?2",
+            )?
+            .execute(params![p.for_agent, p.name])?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO policies (name, rule, created_at, updated_at, for_agent) \
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (name) DO UPDATE \
+                 SET rule = excluded.rule, updated_at = excluded.updated_at, \
+                 for_agent = excluded.for_agent",
             )?
             .execute(params![
                 p.name,
                 to_json(&p.rule),
                 p.created_at,
-                p.updated_at
+                p.updated_at,
+                p.for_agent
             ])?;
         Ok(())
     }

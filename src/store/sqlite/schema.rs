@@ -129,6 +129,12 @@ CREATE TABLE notifications (
     FOREIGN KEY (run, call_id) REFERENCES calls (run, call_id) ON DELETE CASCADE
 ) WITHOUT ROWID;
 ",
+    // 12: an agent's minimum policy (SPEC §15, `policy set NAME ... --for-agent AGENT`):
+    // every run of that agent is at least as strict; one per agent.
+    "
+ALTER TABLE policies ADD COLUMN for_agent TEXT;
+CREATE UNIQUE INDEX policies_for_agent ON policies (for_agent) WHERE for_agent IS NOT NULL;
+",
 );
 
 /// How long a command waits for another one's write lock before it fails.

@@ -509,3 +509,42 @@ fn on_a_phone_a_claude_code_approval_reads_like_our_own_and_one_tap_allows_it() 
         allowed.stdout
     );
 }
+
+/// The owner's minimum policy for Claude Code (`policy set ... --for-agent claude-code`):
+/// a session the hook starts with no policy flags is under it, and flags that would leave
+/// nobody it allows are a denial, never an ungoverned session.
+#[test]
+fn the_owner_s_minimum_for_claude_code_governs_every_session() {
+    let env = Env::new();
+    for name in ["alice", "bob", "carol"] {
+        env.cmd(&["reviewer", "add", name]).code(0);
+    }
+    env.cmd(&[
+        "policy",
+        "set",
+        "floor",
+        "--reviewer",
+        "alice",
+        "--reviewer",
+        "bob",
+        "--for-agent",
+        "claude-code",
+    ])
+    .code(0);
+    let carol = bash(&env, "make deploy", "toolu_c");
+    assert_shown!(env, hook(&env, &["--reviewer", "carol"], &carol), @r#"
+    [exit 0]
+    --- stdout
+    {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"mastra-ask could not gate this call, so it may not run: the run's review leaves nobody policy floor (the minimum for agent claude-code) allows: it may only tighten it (its reviewers are alice, bob)"}}
+    "#);
+    let asked = bash(&env, "make deploy", "toolu_m");
+    hook(&env, &[], &asked).assert_code(0);
+    assert_shown!(env, env.cmd(&["pending"]).code(0), @r#"
+    [exit 0]
+    --- stdout
+    [RUN]  toolu_m approval: Bash {"command":"make deploy"}  [AGE] ago
+        0 of 1 approval; waiting for 1 from alice or bob
+        mastra-ask approve [RUN]
+        mastra-ask decline [RUN] --reason <reason>
+    "#);
+}
