@@ -9,6 +9,7 @@
 //! it asks for the fixture), as the Mastra fixture's tests are named `mastra_...`.
 
 mod hook_cli;
+mod mcp_client;
 mod model;
 mod questions;
 mod sessions;
