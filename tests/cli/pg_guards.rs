@@ -32,7 +32,8 @@ fn one_guard_function_refuses_each_table_s_writers_as_before() {
         guards.iter().map(|(_, f)| f.as_str()).collect();
     assert_eq!(
         functions.into_iter().collect::<Vec<_>>(),
-        ["guard_calls", "guard_runs", "guard_writes"],
+        // guard_minimum: an agent's minimum policy on new runs (migration 16).
+        ["guard_calls", "guard_minimum", "guard_runs", "guard_writes"],
         "{guards:?}"
     );
     let mut c = postgres::Client::connect(&runner.url(&db), postgres::NoTls).unwrap();
