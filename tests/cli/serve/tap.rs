@@ -4,7 +4,8 @@
 //! and only "Open" elsewhere (free text, plans, public channels); the "phone" then posts an
 //! action's URL: a GET decides nothing, racing taps decide exactly once, a secret used twice
 //! is refused, a second decision is told who decided, a removed reviewer's tap is refused, a
-//! 2-of-N policy answers "1 of 2"; secrets are stored hashed and never logged.
+//! 2-of-N policy answers "1 of 2", a rotation or a channel change voids a secret, which
+//! lasts an hour or until its item expires; secrets are stored hashed and never logged.
 
 use serde_json::{json, Value};
 
@@ -263,4 +264,40 @@ fn a_first_of_two_approvals_is_answered_1_of_2() {
     assert_shown!(env, format!("{status} {text}"), @"200 Approve: recorded; 1 of 2 approvals: alice approved; waiting for 1 more from bob");
     assert_eq!(item_state(&env, &run, "c1").0, "pending");
     assert_eq!(published(&server, "carol").len(), 0);
+}
+
+#[test]
+fn a_secret_lasts_an_hour_or_until_its_item_expires_and_a_rotation_voids_it() {
+    let env = Env::new();
+    let server = ntfy();
+    let served = serving(&env, &server, &["alice", "bob"]);
+    let soon = approval(&env, &["--expires-in", "10m"]);
+    let later = approval(&env, &[]);
+    let alice = notification(&env, &server, "alice", 2);
+    notification(&env, &server, "bob", 2);
+    let lasts = |run: &str| {
+        env.rows(
+            &format!(
+                "SELECT DISTINCT coalesce(t.expires_at - c.expires_at, t.expires_at - t.created_at) \
+                 FROM taps t JOIN calls c ON c.call_id = t.call_id AND c.{0} WHERE t.{0}",
+                env.of_run()
+            ),
+            &[run],
+        )
+    };
+    // Until the item expires (in 10 minutes), else an hour.
+    assert_eq!(lasts(&soon), vec![vec![Some("0".to_string())]]);
+    assert_eq!(lasts(&later), vec![vec![Some("3600000".to_string())]]);
+
+    env.cmd(&["reviewer", "rotate", "alice"]).code(0);
+    let (status, text) = tap(&served, &tap_path(&alice, "Approve"));
+    assert_shown!(env, format!("{status} {text}"), @"403 this action is no longer valid: it was used, it expired, or its reviewer changed; open the item in the inbox instead");
+    let left = env.rows(
+        "SELECT reviewer, count(*) FROM taps GROUP BY reviewer ORDER BY reviewer",
+        &[],
+    );
+    assert_eq!(
+        left,
+        vec![vec![Some("bob".to_string()), Some("4".to_string())]]
+    );
 }
