@@ -301,3 +301,41 @@ fn a_secret_lasts_an_hour_or_until_its_item_expires_and_a_rotation_voids_it() {
         vec![vec![Some("bob".to_string()), Some("4".to_string())]]
     );
 }
+
+/// On a phone (headless Chromium at 375×812): the confirmation page a GET shows fits the
+/// screen, and its button decides.
+#[test]
+fn the_confirmation_page_on_a_phone_decides_with_its_button() {
+    if !super::webdriver::available() {
+        return;
+    }
+    let env = Env::new();
+    let server = ntfy();
+    let served = serving(&env, &server, &["alice"]);
+    let run = approval(&env, &[]);
+    let body = notification(&env, &server, "alice", 1);
+    let driver = super::webdriver::Driver::start();
+    let phone = driver.browser(375, 812);
+    phone.go(&served.url(&tap_path(&body, "Approve")));
+    let button = phone.find("button[type=submit].primary");
+    let (x, y, w, h) = phone.rect(&button);
+    assert!(
+        x >= 0.0 && x + w <= 375.0 && y >= 0.0 && y + h <= 812.0 && h >= 44.0,
+        "{:?}",
+        (x, y, w, h)
+    );
+    let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-phone-tap.png");
+    std::fs::write(&shot, phone.screenshot()).unwrap();
+    assert_eq!(item_state(&env, &run, "c1").0, "pending");
+    phone.submit(&button);
+    assert!(
+        phone.source().contains("Approve: recorded"),
+        "{}",
+        phone.source()
+    );
+    assert_eq!(
+        item_state(&env, &run, "c1").2,
+        json!("tap"),
+        "decided via tap"
+    );
+}
