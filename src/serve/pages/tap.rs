@@ -1,10 +1,10 @@
 //! One tap from a phone (SPEC §17): `/tap/SECRET`, the URL of a notification's one-tap
 //! action. The secret is the credential (no session, csrf field or same origin): it names
 //! one decision of one reviewer on one item (`Reviewers::tap`). A GET only shows a page with
-//! one button that posts it (a link preview decides nothing); a POST uses the secret once
-//! and decides as its reviewer, via `tap`, through the one door every frontend decides
-//! through (`decide::decide`: the policy, "1 of 2", someone first), and answers in a short
-//! plain text a notification can show. Every refused secret slows its address (the sign-in
+//! one button that posts it, under what the item asks (a link preview decides nothing); a
+//! POST uses the secret once and decides as its reviewer, via `tap`, through the one door
+//! every frontend decides through (`decide::decide`: the policy, "1 of 2", someone first),
+//! and answers in a short plain text a notification can show. Every refused secret slows its address (the sign-in
 //! limiter), and unknown, used and expired secrets are answered alike. The path is never
 //! logged with its secret (`middleware`).
 
@@ -18,6 +18,7 @@ use maud::html;
 use super::layout::{frame, problem, respond, segment};
 use super::text;
 use crate::domain::Via;
+use crate::items::ItemView;
 use crate::output::sanitize;
 use crate::runner::Outcome;
 use crate::serve::app::Shared;
@@ -56,8 +57,10 @@ pub async fn confirm(
     let action = format!("/tap/{}", segment(&secret));
     match live(&app, peer, &headers, secret, false).await {
         Ok(Some(tap)) => {
+            let asks = asks(&app, &tap).await;
             let body = html! {
                 h1 { (text::line(&tap.label)) "?" }
+                @if let Some(asks) = asks { p { strong { (text::line(&asks)) } } }
                 p { "As " strong { (text::line(&tap.reviewer)) } ", on tool call "
                     code { (text::line(&tap.call_id)) } " of run " code { (text::line(&tap.run_id)) } "." }
                 form.decide method="post" action=(action) {
@@ -69,6 +72,22 @@ pub async fn confirm(
         Ok(None) => problem(StatusCode::FORBIDDEN, None, "Not valid", VOID),
         Err(e) => super::layout::failed(None, &e),
     }
+}
+
+/// What the tap's item asks, in a few words (its kind's headline), when it can be read.
+async fn asks(app: &Shared, tap: &TapRow) -> Option<String> {
+    let target = Target {
+        run_id: tap.run_id.clone(),
+        call_id: Some(tap.call_id.clone()),
+        agent_id: None,
+    };
+    let found = app.pool.with(move |s| {
+        Ok(decide::find(s, &target).ok().map(|(run, item)| {
+            let view = ItemView::call(&item, &run.agent_id, 1);
+            crate::items::of(item.kind()).headline(&view).text
+        }))
+    });
+    found.await.ok().flatten()
 }
 
 pub async fn decide(

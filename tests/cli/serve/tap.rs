@@ -113,6 +113,11 @@ fn an_approval_is_decided_by_one_tap_exactly_once_under_racing_taps() {
         "{}",
         page.body
     );
+    assert!(
+        page.body.contains("<p><strong>tag_release</strong></p>"),
+        "{}",
+        page.body
+    );
     assert_eq!(item_state(&env, &run, "c1").0, "pending");
 
     // Two taps at once: one decides, the other is refused.
