@@ -360,6 +360,8 @@ pub enum Via {
     Api,
     /// In the MCP client's own form (`mastra-ask mcp`'s elicitation).
     Mcp,
+    /// A one-tap action of a notification (SPEC §17).
+    Tap,
 }
 
 impl Via {
@@ -371,6 +373,7 @@ impl Via {
             Via::Web => "web",
             Via::Api => "api",
             Via::Mcp => "mcp",
+            Via::Tap => "tap",
         }
     }
 }

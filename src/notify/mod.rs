@@ -42,4 +42,21 @@ pub struct Note {
     pub headline: String,
     /// Its page (`--public-url`), when one is recorded.
     pub url: Option<String>,
+    /// The decisions it may offer as one-tap actions (on a private channel only).
+    pub taps: Vec<TapChoice>,
+}
+
+/// A one-tap decision a notification may offer: its button's label, and the form fields it
+/// decides with (urlencoded, as the item's page sends them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TapChoice {
+    pub label: String,
+    pub sends: String,
+}
+
+/// A one-tap action as published: its label and the URL it posts to (`PUBLIC_URL/tap/SECRET`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    pub label: String,
+    pub url: String,
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::Note;
+use super::{Action, Note};
 use crate::net::{Agents, Origin, Timeouts};
 use crate::output::events::short;
 
@@ -66,9 +66,9 @@ impl Topic {
         format!("{}:{}", self.origin.host, self.origin.port)
     }
 
-    /// What is published for `note`: with its text and title when `private`, else only
-    /// the kind, the agent, the age and "Open".
-    pub fn body(&self, note: &Note, private: bool) -> Value {
+    /// What is published for `note`: with its text and title and `taps` (one-tap actions,
+    /// each an http POST) when `private`, else only the kind, the agent, the age and "Open".
+    pub fn body(&self, note: &Note, private: bool, taps: &[Action]) -> Value {
         let title = format!("{} waits: {}", note.kind, short(&note.agent));
         let message = match private {
             true => short(&note.headline),
@@ -85,10 +85,21 @@ impl Topic {
             "message": message,
             "priority": 4,
         });
+        let mut actions: Vec<Value> = match private {
+            true => taps
+                .iter()
+                .map(|t| {
+                    json!({"action": "http", "label": t.label, "url": t.url, "method": "POST", "clear": true})
+                })
+                .collect(),
+            false => Vec::new(),
+        };
         if let Some(url) = &note.url {
             body["click"] = json!(url);
-            body["actions"] =
-                json!([{"action": "view", "label": "Open", "url": url, "clear": true}]);
+            actions.push(json!({"action": "view", "label": "Open", "url": url, "clear": true}));
+        }
+        if !actions.is_empty() {
+            body["actions"] = json!(actions);
         }
         body
     }
@@ -168,9 +179,15 @@ mod tests {
             age: "2m".into(),
             headline: "the secret plan".into(),
             url: Some("https://inbox.example/runs/r/items/c".into()),
+            taps: Vec::new(),
         };
-        let public = t.body(&note, false).to_string();
+        let tap = [Action {
+            label: "Approve".into(),
+            url: "https://inbox.example/tap/s3cret".into(),
+        }];
+        let public = t.body(&note, false, &tap).to_string();
         assert!(!public.contains("secret"), "{public}");
-        assert!(t.body(&note, true).to_string().contains("the secret plan"));
+        let private = t.body(&note, true, &tap).to_string();
+        assert!(private.contains("the secret plan") && private.contains("/tap/s3cret"));
     }
 }

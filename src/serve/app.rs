@@ -86,6 +86,10 @@ pub fn router(app: Shared) -> Router {
             get(pages::login::link_form).post(pages::login::with_link),
         )
         .route("/logout", post(pages::login::logout))
+        .route(
+            "/tap/{secret}",
+            get(pages::tap::confirm).post(pages::tap::decide),
+        )
         .route("/", get(pages::inbox::page))
         .route("/events", get(pages::inbox::events))
         .route("/runs/{run}", get(pages::run::page))

@@ -49,11 +49,14 @@ pub async fn headers(request: Request, next: Next) -> Response {
     response
 }
 
-/// The path as logged: printable, and without a sign-in link's secret.
+/// The path as logged: printable, and without a sign-in link's or a one-tap secret.
 fn logged_path(path: &str) -> String {
-    let path = match path.strip_prefix("/login/") {
-        Some(_) => "/login/…",
-        None => path,
+    let path = if path.starts_with("/login/") {
+        "/login/…"
+    } else if path.starts_with("/tap/") {
+        "/tap/…"
+    } else {
+        path
     };
     crate::output::sanitize::one_line(path)
 }

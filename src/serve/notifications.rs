@@ -5,7 +5,9 @@
 //! a policy, every one), it queues a notification. A sender thread claims each in the
 //! store's transaction (`claim_notification`: once per item and reviewer across every serve
 //! on the store) and publishes it, trying a failing channel `ATTEMPTS` times with a growing
-//! pause, and logging each failure (never a token).
+//! pause, and logging each failure (never a token). A private channel also gets one-tap
+//! actions where a decision needs no reading (`taps`): a secret per decision, stored hashed
+//! with the claim's reviewer (`Reviewers::add_taps`), posted to `PUBLIC_URL/tap/SECRET`.
 //!
 //! It never holds up a request or the watcher (threads and store connections of its own, a
 //! bounded queue: what does not fit is offered again at the next look, never lost), and it
@@ -19,11 +21,13 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::pool;
-use crate::items::ItemView;
-use crate::notify::{Channel, Note, Tokens};
+use crate::domain::ItemKind;
+use crate::items::form::Field;
+use crate::items::{Item, ItemView};
+use crate::notify::{Action, Channel, Note, TapChoice, Tokens};
 use crate::output::{format, sanitize};
 use crate::policy::ItemGate;
-use crate::store::{now_ms, Location, Reviewers, Store};
+use crate::store::{now_ms, secret, Location, NewTap, Reviewers, Store};
 
 /// How often the pending items are looked at without a change seen.
 const EVERY: Duration = Duration::from_secs(5);
@@ -35,10 +39,14 @@ const FIRST_PAUSE: Duration = Duration::from_millis(500);
 /// How often a pause checks that serve is stopping.
 const TICK: Duration = Duration::from_millis(100);
 
+/// A one-tap action's label is shortened to this many characters.
+const TAP_LABEL: usize = 24;
+
 /// One notification to send: the item, the reviewer, their channel and what they are told.
 struct Send {
     run_id: String,
     call_id: String,
+    expires_at: Option<i64>,
     reviewer: String,
     channel: Channel,
     note: Note,
@@ -154,9 +162,10 @@ fn offer(
             let send = Send {
                 run_id: key.0.clone(),
                 call_id: key.1.clone(),
+                expires_at: view.expires_at,
                 reviewer: name.clone(),
                 channel: channel.clone(),
-                note: note(&view, now),
+                note: note(&view, taps(item), now),
             };
             match queue.try_send(send) {
                 Ok(()) => {
@@ -172,8 +181,62 @@ fn offer(
     Ok(())
 }
 
+/// The decisions of `item` that need no reading, from its kind's form: an approval's
+/// buttons, and a single-select question's options when it has at most two; none for
+/// anything else (free text, multi select, plans and server items, which must be read).
+fn taps(item: &crate::store::PendingItem) -> Vec<TapChoice> {
+    let sends = |name: &str, value: &str| {
+        form_urlencoded::Serializer::new(String::new())
+            .append_pair(name, value)
+            .finish()
+    };
+    let kind = item.call.kind();
+    let form = crate::items::of(kind).form(&Item::stored(item.clone()));
+    match kind {
+        ItemKind::Approval => form
+            .buttons
+            .iter()
+            .filter_map(|b| {
+                let (name, value) = b.sends?;
+                Some(TapChoice {
+                    label: b.label.to_string(),
+                    sends: sends(name, value),
+                })
+            })
+            .collect(),
+        ItemKind::Question => match form.fields.first() {
+            Some(Field::Pick {
+                name,
+                multi: false,
+                options,
+                ..
+            }) if options.len() <= 2 => options
+                .iter()
+                .map(|o| TapChoice {
+                    label: shortened(&o.label),
+                    sends: sends(name, &o.label),
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+        ItemKind::Plan | ItemKind::Other => Vec::new(),
+    }
+}
+
+/// An option's label as a button shows it: one line, at most `TAP_LABEL` characters.
+fn shortened(label: &str) -> String {
+    let line = sanitize::one_line(label);
+    match line.char_indices().nth(TAP_LABEL) {
+        Some(_) => {
+            let cut: String = line.chars().take(TAP_LABEL - 1).collect();
+            format!("{cut}…")
+        }
+        None => line,
+    }
+}
+
 /// What a reviewer is told of `item`, from its kind's headline.
-fn note(item: &ItemView, now: i64) -> Note {
+fn note(item: &ItemView, taps: Vec<TapChoice>, now: i64) -> Note {
     let headline = crate::items::of(item.kind).headline(item);
     Note {
         kind: item.kind.noun().to_string(),
@@ -184,6 +247,7 @@ fn note(item: &ItemView, now: i64) -> Note {
             .map_or_else(String::new, |at| format::age(at, now)),
         headline: headline.text,
         url: item.url.map(str::to_string),
+        taps,
     }
 }
 
@@ -209,7 +273,13 @@ fn send_all(location: &Location, tokens: &Tokens, queued: &Receiver<Send>, stop:
             None => Err(crate::store::Error::usage("the store could not be opened")),
         };
         match claimed {
-            Ok(true) => publish(&send, tokens, &what, stop),
+            Ok(true) => {
+                let taps = match store.as_deref() {
+                    Some(s) => hand_out(s, &send, tokens, &what),
+                    None => Vec::new(),
+                };
+                publish(&send, tokens, &taps, &what, stop)
+            }
             Ok(false) => {}
             Err(e) => {
                 eprintln!("warning: {what} failed: {e}");
@@ -219,11 +289,57 @@ fn send_all(location: &Location, tokens: &Tokens, queued: &Receiver<Send>, stop:
     }
 }
 
+/// The one-tap actions of a notification to a private channel: a fresh secret for each of
+/// the item's `taps`, stored (hashed) for the reviewer; none for any other channel, or
+/// without a public URL, or when they could not be stored (logged: "Open" still goes).
+fn hand_out(store: &dyn Store, send: &Send, tokens: &Tokens, what: &str) -> Vec<Action> {
+    let Channel::Ntfy(topic) = &send.channel;
+    if send.note.taps.is_empty() || tokens.get(&topic.server()).is_none() {
+        return Vec::new();
+    }
+    let base = match store.public_url() {
+        Ok(Some(base)) => base,
+        Ok(None) => return Vec::new(),
+        Err(e) => {
+            eprintln!("warning: {what}: its one-tap actions were not stored: {e}");
+            return Vec::new();
+        }
+    };
+    let secrets: Vec<String> = send.note.taps.iter().map(|_| secret::generate()).collect();
+    let new: Vec<NewTap> = send
+        .note
+        .taps
+        .iter()
+        .zip(&secrets)
+        .map(|(t, s)| NewTap {
+            secret: s,
+            label: &t.label,
+            sends: &t.sends,
+        })
+        .collect();
+    let item = (send.run_id.as_str(), send.call_id.as_str());
+    match store.add_taps(item, send.expires_at, &send.reviewer, &new) {
+        Ok(true) => {}
+        Ok(false) => return Vec::new(),
+        Err(e) => {
+            eprintln!("warning: {what}: its one-tap actions were not stored: {e}");
+            return Vec::new();
+        }
+    }
+    let base = base.trim_end_matches('/');
+    new.iter()
+        .map(|t| Action {
+            label: t.label.to_string(),
+            url: format!("{base}/tap/{}", t.secret),
+        })
+        .collect()
+}
+
 /// Publishes one notification, trying again after a failure.
-fn publish(send: &Send, tokens: &Tokens, what: &str, stop: &AtomicBool) {
+fn publish(send: &Send, tokens: &Tokens, taps: &[Action], what: &str, stop: &AtomicBool) {
     let Channel::Ntfy(topic) = &send.channel;
     let token = tokens.get(&topic.server());
-    let body = topic.body(&send.note, token.is_some());
+    let body = topic.body(&send.note, token.is_some(), taps);
     let mut pause = FIRST_PAUSE;
     for attempt in 1..=ATTEMPTS {
         let Err(e) = topic.publish(&body, token) else {

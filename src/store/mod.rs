@@ -40,8 +40,8 @@ pub use location::Location;
 pub use policy::{NamedPolicy, Policies};
 pub use redact::{pasteable, redact};
 pub use reviewers::{
-    check_name, NewReviewer, PublicUrl, Reviewer, Reviewers, LINK_MS, SESSION_IDLE_MS,
-    SESSION_MAX_MS,
+    check_name, NewReviewer, NewTap, PublicUrl, Reviewer, Reviewers, TapRow, LINK_MS,
+    SESSION_IDLE_MS, SESSION_MAX_MS, TAP_MS,
 };
 pub use transitions::{Decide, Store, EXPIRED};
 

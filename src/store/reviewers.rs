@@ -1,12 +1,13 @@
-//! The people who may sign in to `serve` (SPEC §13), their sessions and sign-in links, and
-//! the inbox's settings (the recorded public URL): the rows a backend provides
-//! (`ReviewerTx`) and the transitions over them, written once for both backends
-//! (`Reviewers`).
+//! The people who may sign in to `serve` (SPEC §13), their sessions, sign-in links and
+//! one-tap secrets (SPEC §17), and the inbox's settings (the recorded public URL): the rows a
+//! backend provides (`ReviewerTx`) and the transitions over them, written once for both
+//! backends (`Reviewers`).
 //!
 //! Every secret reaches this module in clear and leaves it hashed (`secret.rs`): the store
-//! never holds a token, a link secret or a session id, only their hashes. Rotating a
-//! reviewer's token ends their sessions and links; removing a reviewer ends all three; a
-//! link signs in once, exactly once under concurrency. No SQL and no wording for people
+//! never holds a token, a link secret, a one-tap secret or a session id, only their hashes.
+//! Rotating a reviewer's token ends their sessions, links and one-tap secrets; removing a
+//! reviewer ends all four, and changing their channel ends their one-tap secrets; a link
+//! signs in once and a one-tap secret is used once, exactly once under concurrency. No SQL and no wording for people
 //! beyond the refusals.
 
 use super::backend::{Backend, Durability, RunRow};
@@ -21,6 +22,8 @@ pub const SESSION_IDLE_MS: i64 = 12 * 3600 * 1000;
 pub const SESSION_MAX_MS: i64 = 7 * 24 * 3600 * 1000;
 /// A sign-in link is valid this long.
 pub const LINK_MS: i64 = 15 * 60 * 1000;
+/// A one-tap secret is valid this long at most (less when its item expires sooner).
+pub const TAP_MS: i64 = 3600 * 1000;
 /// A session's last use is written at most this often (a request is a read, not a write).
 const TOUCH_MS: i64 = 60 * 1000;
 
@@ -66,6 +69,28 @@ pub struct LinkRow {
     pub used_at: Option<i64>,
 }
 
+/// A one-tap secret's row (SPEC §17): who decides what on which item with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TapRow {
+    pub run_id: String,
+    pub call_id: String,
+    pub reviewer: String,
+    /// The button's label, as the notification showed it.
+    pub label: String,
+    /// The form fields it decides with (`approved=true`, `answer=Yes`), urlencoded.
+    pub sends: String,
+    pub expires_at: i64,
+    pub used_at: Option<i64>,
+}
+
+/// A one-tap decision to hand out: the secret (in clear, for the notification only), its
+/// label and the form fields it sends.
+pub struct NewTap<'a> {
+    pub secret: &'a str,
+    pub label: &'a str,
+    pub sends: &'a str,
+}
+
 /// The row operations on reviewers, sessions, links and settings within one write
 /// transaction. Rows read here are locked until the transaction ends.
 pub trait ReviewerTx {
@@ -85,7 +110,7 @@ pub trait ReviewerTx {
     fn session(&mut self, id_hash: &str) -> Result<Option<SessionRow>>;
     fn touch_session(&mut self, id_hash: &str, at: i64) -> Result<()>;
     fn delete_session(&mut self, id_hash: &str) -> Result<()>;
-    /// Deletes the reviewer's sessions and sign-in links.
+    /// Deletes the reviewer's sessions, sign-in links and one-tap secrets.
     fn end_access(&mut self, reviewer: &str) -> Result<()>;
     /// Deletes sessions last seen before `idle_before` or created before `created_before`,
     /// and links that expired before `now`.
@@ -104,6 +129,12 @@ pub trait ReviewerTx {
         at: i64,
     ) -> Result<bool>;
     fn put_setting(&mut self, key: &str, value: &str, at: i64) -> Result<()>;
+    fn insert_tap(&mut self, secret_hash: &str, run: &RunRow, row: &TapRow, at: i64) -> Result<()>;
+    /// The tap's row, locked.
+    fn tap(&mut self, secret_hash: &str) -> Result<Option<TapRow>>;
+    fn use_tap(&mut self, secret_hash: &str, at: i64) -> Result<()>;
+    /// Deletes the reviewer's one-tap secrets (their channel changed).
+    fn delete_taps(&mut self, reviewer: &str) -> Result<()>;
 }
 
 /// A reviewer's name, a group or an identity (`what`) as the store keeps it: what can be
@@ -222,6 +253,7 @@ pub trait Reviewers: Backend {
             let tx = tx.reviewers();
             let mut row = active(tx, name)?;
             row.reviewer.notify = channel.map(str::to_string);
+            tx.delete_taps(name)?;
             tx.put_reviewer(&row)
         })
     }
@@ -241,6 +273,66 @@ pub trait Reviewers: Backend {
             }
             tx.reviewers()
                 .insert_notification(&run, call_id, reviewer, now)
+        })
+    }
+
+    /// Stores one-tap secrets for `reviewer` on a pending item (SPEC §17), valid `TAP_MS`
+    /// or until the item expires, whichever is first; false (nothing stored) when the item
+    /// is no longer pending or the reviewer is gone. `item_expires`: the item's expiry.
+    fn add_taps(
+        &self,
+        (run_id, call_id): (&str, &str),
+        item_expires: Option<i64>,
+        reviewer: &str,
+        taps: &[NewTap],
+    ) -> Result<bool> {
+        let now = now_ms();
+        write(self, Durability::Durable, |tx| {
+            let Some(run) = tx.lock_run(run_id)? else {
+                return Ok(false);
+            };
+            match tx.call(&run, call_id)? {
+                Some(c) if c.state == CallState::Pending => {}
+                _ => return Ok(false),
+            }
+            let expires_at = item_expires.map_or(now + TAP_MS, |e| e.min(now + TAP_MS));
+            let tx = tx.reviewers();
+            if active(tx, reviewer).is_err() {
+                return Ok(false);
+            }
+            for t in taps {
+                let row = TapRow {
+                    run_id: run_id.to_string(),
+                    call_id: call_id.to_string(),
+                    reviewer: reviewer.to_string(),
+                    label: t.label.to_string(),
+                    sends: t.sends.to_string(),
+                    expires_at,
+                    used_at: None,
+                };
+                tx.insert_tap(&secret::hash(t.secret), &run, &row, now)?;
+            }
+            Ok(true)
+        })
+    }
+
+    /// The live one-tap secret `tap_secret` (unused, unexpired, its reviewer active), and,
+    /// with `spend`, uses it: of two uses, concurrent ones included, only the first gets it.
+    fn tap(&self, tap_secret: &str, spend: bool) -> Result<Option<TapRow>> {
+        let (hash, now) = (secret::hash(tap_secret), now_ms());
+        write(self, Durability::Durable, |tx| {
+            let tx = tx.reviewers();
+            let Some(tap) = tx.tap(&hash)? else {
+                return Ok(None);
+            };
+            if tap.used_at.is_some() || tap.expires_at <= now || active(tx, &tap.reviewer).is_err()
+            {
+                return Ok(None);
+            }
+            if spend {
+                tx.use_tap(&hash, now)?;
+            }
+            Ok(Some(tap))
         })
     }
 

@@ -145,6 +145,19 @@ fn attempts(
             "forget who was told",
             "DELETE FROM notifications".to_string(),
         ),
+        (
+            "forge a one-tap secret for bob",
+            format!(
+                "INSERT INTO taps (secret_hash, run_id, call_id, reviewer, label, sends, \
+             expires_at, created_at) VALUES ('x', '{run}', 'q', 'bob', 'yes', 'answer=yes', \
+             {now} + 3600000, {now})"
+            ),
+        ),
+        (
+            "give carol's one-tap secret to bob",
+            "UPDATE taps SET reviewer = 'bob', used_at = NULL".to_string(),
+        ),
+        ("void the one-tap secrets", "DELETE FROM taps".to_string()),
     ];
     tries
         .into_iter()
@@ -177,6 +190,10 @@ fn held(env: &Env, run: &str) -> Vec<Vec<Option<String>>> {
         &[],
     ));
     rows.extend(env.rows("SELECT count(*) FROM notifications", &[]));
+    rows.extend(env.rows(
+        "SELECT secret_hash, reviewer, sends, used_at FROM taps ORDER BY secret_hash",
+        &[],
+    ));
     rows.extend(env.rows("SELECT count(*) FROM decisions", &[]));
     rows.extend(env.rows("SELECT count(*) FROM policies", &[]));
     rows.extend(env.rows("SELECT count(*) FROM sessions", &[]));
@@ -240,6 +257,14 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
         .unwrap()
         .unwrap();
     assert!(owner_store.claim_notification(&run, "q", "carol").unwrap());
+    let tap = store::NewTap {
+        secret: "carol-s-secret",
+        label: "yes",
+        sends: "answer=yes",
+    };
+    assert!(owner_store
+        .add_taps((&run, "q"), None, "carol", &[tap])
+        .unwrap());
     drop(owner_store);
     let before = held(&env, &run);
     let out = as_role(
@@ -262,6 +287,12 @@ fn a_runner_role_cannot_decide_around_the_policy_and_the_reviewer_s_role_can() {
     for (what, r) in attempts(&mut c, &run, &runner.name) {
         assert!(r.is_err(), "the runner could {what}");
     }
+    // Nor read the one-tap secrets' rows (their hashes, whose they are, what they decide).
+    let read = c.query("SELECT * FROM taps", &[]).unwrap_err();
+    assert_eq!(
+        read.as_db_error().map(|e| e.message()),
+        Some("permission denied for table taps")
+    );
     assert_eq!(held(&env, &run), before);
     let mut owner = connect(&env.store.url());
     owner

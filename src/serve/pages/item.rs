@@ -379,7 +379,7 @@ fn answer_of(form: &Form) -> Result<Answer, String> {
     Ok(answer_of_fields(form))
 }
 
-fn answer_of_fields(form: &Form) -> Answer {
+pub(super) fn answer_of_fields(form: &Form) -> Answer {
     if let Some(approved) = form.get("approved") {
         let reason = form
             .get("reason")

@@ -4,7 +4,7 @@
 //!
 //! `layout` is the frame of every page, `assets` the one stylesheet and the one script,
 //! `login` signing in and out, `inbox` what waits (and its live updates), `run` one run,
-//! `item` one item with its form.
+//! `item` one item with its form, `tap` a notification's one-tap decision.
 
 pub mod assets;
 pub mod inbox;
@@ -13,4 +13,5 @@ pub mod layout;
 pub mod login;
 pub mod markdown;
 pub mod run;
+pub mod tap;
 pub mod text;

@@ -52,7 +52,8 @@ pub fn grant(client: &mut Client, g: &Grant) -> Result<()> {
         sql.push_str(&format!(
             " GRANT SELECT, UPDATE ON reviewers TO {role}; \
              GRANT SELECT, INSERT, UPDATE, DELETE ON sessions, sign_in_links, settings TO {role}; \
-             GRANT SELECT, INSERT ON notifications TO {role};"
+             GRANT SELECT, INSERT ON notifications TO {role}; \
+             GRANT SELECT, INSERT, UPDATE, DELETE ON taps TO {role};"
         ));
     }
     tx.batch_execute(&sql)?;

@@ -10,7 +10,7 @@ use super::tx::PgTx;
 use crate::store::backend::statements;
 use crate::store::backend::RunRow;
 use crate::store::reviewers::{
-    LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow,
+    LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow, TapRow,
 };
 use crate::store::Result;
 
@@ -213,7 +213,7 @@ impl ReviewerTx for PgTx<'_> {
             "DELETE FROM sign_in_links WHERE reviewer = $1",
             &[&reviewer],
         )?;
-        Ok(())
+        self.delete_taps(reviewer)
     }
 
     fn delete_stale(&mut self, idle_before: i64, created_before: i64, now: i64) -> Result<()> {
@@ -223,6 +223,8 @@ impl ReviewerTx for PgTx<'_> {
         )?;
         self.tx
             .execute("DELETE FROM sign_in_links WHERE expires_at < $1", &[&now])?;
+        self.tx
+            .execute("DELETE FROM taps WHERE expires_at < $1", &[&now])?;
         Ok(())
     }
 
@@ -290,6 +292,58 @@ impl ReviewerTx for PgTx<'_> {
              updated_at = excluded.updated_at",
             &[&key, &value, &at],
         )?;
+        Ok(())
+    }
+
+    fn insert_tap(&mut self, secret_hash: &str, run: &RunRow, t: &TapRow, at: i64) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO taps (secret_hash, run_id, call_id, reviewer, label, sends, expires_at, \
+             used_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[
+                &secret_hash,
+                &run.id,
+                &t.call_id,
+                &t.reviewer,
+                &t.label,
+                &t.sends,
+                &t.expires_at,
+                &t.used_at,
+                &at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn tap(&mut self, secret_hash: &str) -> Result<Option<TapRow>> {
+        Ok(self
+            .tx
+            .query_opt(
+                "SELECT run_id, call_id, reviewer, label, sends, expires_at, used_at FROM taps \
+                 WHERE secret_hash = $1 FOR UPDATE",
+                &[&secret_hash],
+            )?
+            .map(|r| TapRow {
+                run_id: r.get(0),
+                call_id: r.get(1),
+                reviewer: r.get(2),
+                label: r.get(3),
+                sends: r.get(4),
+                expires_at: r.get(5),
+                used_at: r.get(6),
+            }))
+    }
+
+    fn use_tap(&mut self, secret_hash: &str, at: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE taps SET used_at = $2 WHERE secret_hash = $1",
+            &[&secret_hash, &at],
+        )?;
+        Ok(())
+    }
+
+    fn delete_taps(&mut self, reviewer: &str) -> Result<()> {
+        self.tx
+            .execute("DELETE FROM taps WHERE reviewer = $1", &[&reviewer])?;
         Ok(())
     }
 }

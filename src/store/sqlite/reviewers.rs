@@ -8,7 +8,7 @@ use super::tx::SqliteTx;
 use crate::store::backend::statements;
 use crate::store::backend::RunRow;
 use crate::store::reviewers::{
-    LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow,
+    LinkRow, NewReviewer, Reviewer, ReviewerRow, ReviewerTx, SessionRow, TapRow,
 };
 use crate::store::Result;
 
@@ -201,7 +201,7 @@ impl ReviewerTx for SqliteTx<'_> {
         self.tx
             .prepare_cached("DELETE FROM sign_in_links WHERE reviewer = ?1")?
             .execute([reviewer])?;
-        Ok(())
+        self.delete_taps(reviewer)
     }
 
     fn delete_stale(&mut self, idle_before: i64, created_before: i64, now: i64) -> Result<()> {
@@ -210,6 +210,9 @@ impl ReviewerTx for SqliteTx<'_> {
             .execute(params![idle_before, created_before])?;
         self.tx
             .prepare_cached("DELETE FROM sign_in_links WHERE expires_at < ?1")?
+            .execute([now])?;
+        self.tx
+            .prepare_cached("DELETE FROM taps WHERE expires_at < ?1")?
             .execute([now])?;
         Ok(())
     }
@@ -280,6 +283,61 @@ impl ReviewerTx for SqliteTx<'_> {
                  updated_at = excluded.updated_at",
             )?
             .execute(params![key, value, at])?;
+        Ok(())
+    }
+
+    fn insert_tap(&mut self, secret_hash: &str, run: &RunRow, t: &TapRow, at: i64) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO taps (secret_hash, run, call_id, reviewer, label, sends, expires_at, \
+                 used_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                secret_hash,
+                run.key,
+                t.call_id,
+                t.reviewer,
+                t.label,
+                t.sends,
+                t.expires_at,
+                t.used_at,
+                at
+            ])?;
+        Ok(())
+    }
+
+    fn tap(&mut self, secret_hash: &str) -> Result<Option<TapRow>> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT r.id, t.call_id, t.reviewer, t.label, t.sends, t.expires_at, t.used_at \
+                 FROM taps t JOIN runs r ON r.key = t.run WHERE t.secret_hash = ?1",
+            )?
+            .query_row([secret_hash], |r| {
+                Ok(TapRow {
+                    run_id: r.get(0)?,
+                    call_id: r.get(1)?,
+                    reviewer: r.get(2)?,
+                    label: r.get(3)?,
+                    sends: r.get(4)?,
+                    expires_at: r.get(5)?,
+                    used_at: r.get(6)?,
+                })
+            })
+            .optional()?)
+    }
+
+    fn use_tap(&mut self, secret_hash: &str, at: i64) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE taps SET used_at = ?2 WHERE secret_hash = ?1")?
+            .execute(params![secret_hash, at])?;
+        Ok(())
+    }
+
+    fn delete_taps(&mut self, reviewer: &str) -> Result<()> {
+        self.tx
+            .prepare_cached("DELETE FROM taps WHERE reviewer = ?1")?
+            .execute([reviewer])?;
         Ok(())
     }
 }

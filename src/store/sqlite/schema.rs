@@ -135,6 +135,23 @@ CREATE TABLE notifications (
 ALTER TABLE policies ADD COLUMN for_agent TEXT;
 CREATE UNIQUE INDEX policies_for_agent ON policies (for_agent) WHERE for_agent IS NOT NULL;
 ",
+    // 13: one-tap decisions (SPEC §17): a secret per (item, decision, reviewer), kept as
+    // its hash, single use, void after `expires_at`; the form fields it decides with.
+    "
+CREATE TABLE taps (
+    secret_hash TEXT PRIMARY KEY,
+    run INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    label TEXT NOT NULL,
+    sends TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER,
+    created_at INTEGER NOT NULL,
+    FOREIGN KEY (run, call_id) REFERENCES calls (run, call_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX taps_by_reviewer ON taps (reviewer);
+",
 );
 
 /// How long a command waits for another one's write lock before it fails.

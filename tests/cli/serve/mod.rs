@@ -19,4 +19,5 @@ mod pages;
 mod policy;
 mod race_policy;
 mod reviewers;
+mod tap;
 pub mod webdriver;

@@ -18,17 +18,17 @@ use crate::common::{assert_same_store, never, Env};
 use crate::fake_server::{FakeServer, Recorded, Reply};
 
 /// A fake ntfy server that accepts every publication.
-fn ntfy() -> FakeServer {
+pub(super) fn ntfy() -> FakeServer {
     FakeServer::serving(|_| Reply::ok(json!({"id": "m1", "event": "message"})))
 }
 
 /// `ntfy:` and the topic's URL on `server`.
-fn channel(server: &FakeServer, topic: &str) -> String {
+pub(super) fn channel(server: &FakeServer, topic: &str) -> String {
     format!("ntfy:{}/{topic}", server.root_url())
 }
 
 /// A token file (private unless `mode` says otherwise) giving `token` for `server`.
-fn token_file(env: &Env, server: &FakeServer, token: &str, mode: u32) -> String {
+pub(super) fn token_file(env: &Env, server: &FakeServer, token: &str, mode: u32) -> String {
     let host = server.root_url().trim_start_matches("http://").to_string();
     let path = env.write(
         "work/ntfy-tokens",
@@ -39,7 +39,7 @@ fn token_file(env: &Env, server: &FakeServer, token: &str, mode: u32) -> String 
 }
 
 /// The publications `server` received for `topic`.
-fn published(server: &FakeServer, topic: &str) -> Vec<Recorded> {
+pub(super) fn published(server: &FakeServer, topic: &str) -> Vec<Recorded> {
     server
         .requests()
         .into_iter()
