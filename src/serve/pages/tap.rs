@@ -74,7 +74,8 @@ pub async fn confirm(
     }
 }
 
-/// What the tap's item asks, in a few words (its kind's headline), when it can be read.
+/// What the tap's item asks, in a few words (its kind's headline, with an approval's
+/// arguments), when it can be read.
 async fn asks(app: &Shared, tap: &TapRow) -> Option<String> {
     let target = Target {
         run_id: tap.run_id.clone(),
@@ -84,7 +85,12 @@ async fn asks(app: &Shared, tap: &TapRow) -> Option<String> {
     let found = app.pool.with(move |s| {
         Ok(decide::find(s, &target).ok().map(|(run, item)| {
             let view = ItemView::call(&item, &run.agent_id, 1);
-            crate::items::of(item.kind()).headline(&view).text
+            let h = crate::items::of(item.kind()).headline(&view);
+            // An approval's arguments too: what runs is what is approved.
+            match h.detail {
+                Some(detail) => format!("{} {detail}", h.text),
+                None => h.text,
+            }
         }))
     });
     found.await.ok().flatten()

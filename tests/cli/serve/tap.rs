@@ -114,7 +114,8 @@ fn an_approval_is_decided_by_one_tap_exactly_once_under_racing_taps() {
         page.body
     );
     assert!(
-        page.body.contains("<p><strong>tag_release</strong></p>"),
+        page.body
+            .contains("<p><strong>tag_release {&quot;version&quot;:&quot;v2&quot;}</strong></p>"),
         "{}",
         page.body
     );
