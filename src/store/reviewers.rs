@@ -10,7 +10,7 @@
 //! signs in once and a one-tap secret is used once, exactly once under concurrency. No SQL and no wording for people
 //! beyond the refusals.
 
-use super::backend::{Backend, Durability, RunRow};
+use super::backend::{Backend, Durability, RunRow, Tx};
 use super::error::{Conflict, Error, NotFound, Result};
 use super::transitions::write;
 use super::{now_ms, secret};
@@ -264,13 +264,9 @@ pub trait Reviewers: Backend {
     fn claim_notification(&self, run_id: &str, call_id: &str, reviewer: &str) -> Result<bool> {
         let now = now_ms();
         write(self, Durability::Durable, |tx| {
-            let Some(run) = tx.lock_run(run_id)? else {
+            let Some(run) = still_pending(tx, run_id, call_id)? else {
                 return Ok(false);
             };
-            match tx.call(&run, call_id)? {
-                Some(c) if c.state == CallState::Pending => {}
-                _ => return Ok(false),
-            }
             tx.reviewers()
                 .insert_notification(&run, call_id, reviewer, now)
         })
@@ -288,13 +284,9 @@ pub trait Reviewers: Backend {
     ) -> Result<bool> {
         let now = now_ms();
         write(self, Durability::Durable, |tx| {
-            let Some(run) = tx.lock_run(run_id)? else {
+            let Some(run) = still_pending(tx, run_id, call_id)? else {
                 return Ok(false);
             };
-            match tx.call(&run, call_id)? {
-                Some(c) if c.state == CallState::Pending => {}
-                _ => return Ok(false),
-            }
             let expires_at = item_expires.map_or(now + TAP_MS, |e| e.min(now + TAP_MS));
             let tx = tx.reviewers();
             if active(tx, reviewer).is_err() {
@@ -511,4 +503,15 @@ fn active(tx: &mut dyn ReviewerTx, name: &str) -> Result<ReviewerRow> {
             }
             .into()
         })
+}
+
+/// Run `run_id`, locked in this transaction, while its call `call_id` is pending.
+fn still_pending(tx: &mut dyn Tx, run_id: &str, call_id: &str) -> Result<Option<RunRow>> {
+    let Some(run) = tx.lock_run(run_id)? else {
+        return Ok(None);
+    };
+    Ok(match tx.call(&run, call_id)? {
+        Some(c) if c.state == CallState::Pending => Some(run),
+        _ => None,
+    })
 }
