@@ -530,6 +530,9 @@ pub trait Policies: Backend {
                 "policy name {name:?} is not a name mastra-ask takes: 1 to 64 letters, digits, `.`, `_`, `-` or `@`, not starting with `-`"
             )));
         }
+        if let Some(agent) = for_agent {
+            super::reviewers::check_name("agent id", agent)?;
+        }
         let now = now_ms();
         write(self, Durability::Durable, |tx| {
             let tx = tx.policies();

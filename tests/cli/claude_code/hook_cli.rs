@@ -531,6 +531,20 @@ fn the_owner_s_minimum_for_claude_code_governs_every_session() {
         "claude-code",
     ])
     .code(0);
+    let bad = env.cmd(&[
+        "policy",
+        "set",
+        "x",
+        "--reviewer",
+        "alice",
+        "--for-agent",
+        "claude code\u{1b}",
+    ]);
+    assert_shown!(env, bad.code(2), @r"
+    [exit 2]
+    --- stderr
+    error: agent id $'claude code\x1b' is not a name mastra-ask takes: 1 to 64 letters, digits, `.`, `_`, `-` or `@`, not starting with `-`
+    ");
     let carol = bash(&env, "make deploy", "toolu_c");
     assert_shown!(env, hook(&env, &["--reviewer", "carol"], &carol), @r#"
     [exit 0]
