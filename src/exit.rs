@@ -29,7 +29,7 @@ pub const TABLE: [(Exit, i32, &str); 13] = [
     (Exit::Rejected, 5, "the plan was rejected (a plan run: `plan --wait`, `wait`)"),
     (Exit::Cancelled, 6, "the run was cancelled"),
     (Exit::Suspended, 75, "suspended: the run waits for human input"),
-    (Exit::Forbidden, 77, "not permitted: a policy does not let this identity make this decision; nothing changed"),
+    (Exit::Forbidden, 77, "not permitted: a policy does not let this identity make this decision, or a deciding command runs inside Claude Code (`CLAUDECODE=1`, or `CLAUDE_CODE_SESSION_ID` naming the run); nothing changed"),
     (Exit::TimedOut, 124, "timed out (`--timeout`), items expired"),
     (Exit::HungUp, 129, "the waiter of a one-step run got SIGHUP: its run was cancelled (a `run --wait` waiter: it stopped waiting)"),
     (Exit::Interrupted, 130, "interrupted; nothing recorded (the waiter of a one-step run got SIGINT: its run was cancelled)"),
