@@ -166,6 +166,19 @@ pub struct Cli {
     )]
     pub on_suspend: Option<String>,
 
+    /// Run `sh -c CMD` once per resolved item, with its JSON line on stdin (of every process
+    /// on the store, the first to claim the item runs it)
+    #[arg(
+        long,
+        global = true,
+        value_name = "CMD",
+        value_hint = ValueHint::CommandString,
+        env = "MASTRA_ASK_ON_RESOLVE",
+        hide_env_values = true,
+        help_heading = GLOBAL
+    )]
+    pub on_resolve: Option<String>,
+
     /// Work on the runs of a Mastra server (its path is the API prefix, default /api):
     /// agents, pending, answer, review, approve, decline, run and wait. The token comes from
     /// MASTRA_SERVER_TOKEN or --server-token-file
@@ -1092,11 +1105,12 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("MASTRA_ASK_DB", "The store, as --db: a SQLite file or a postgres:// URL."),
     ("MASTRA_ASK_OUTPUT", "text or json, as -o."),
     ("MASTRA_ASK_ON_SUSPEND", "A command to run per new pending item, as --on-suspend."),
+    ("MASTRA_ASK_ON_RESOLVE", "A command to run once per resolved item, as --on-resolve."),
     ("MASTRA_ASK_ON_ESCALATE", "A waiter's or serve's command to run per escalated item, as --on-escalate."),
     ("MASTRA_ASK_MODEL", "The model spec of run, as --model."),
     ("MASTRA_ASK_USER", "Who resolves items [default: the login name, $USER or $LOGNAME]."),
-    ("MASTRA_ASK_RUN_ID", "Set for the --on-suspend command: the item's run id."),
-    ("MASTRA_ASK_TOOL_CALL_ID", "Set for the --on-suspend command: the item's tool call id."),
+    ("MASTRA_ASK_RUN_ID", "Set for the --on-suspend and --on-resolve commands: the item's run id."),
+    ("MASTRA_ASK_TOOL_CALL_ID", "Set for the --on-suspend and --on-resolve commands: the item's tool call id."),
     ("MASTRA_ASK_API_KEY", "The key for openai-compatible/ model servers (Authorization: Bearer)."),
     ("MASTRA_ASK_STREAM", "0 asks models for one JSON response instead of a stream [default: 1]."),
     ("MASTRA_ASK_CONNECT_TIMEOUT", "Longest wait to connect to a model server [default: 10s]."),

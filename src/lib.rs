@@ -102,6 +102,7 @@ fn run() -> Exit {
             db_flag,
             store_from,
             on_suspend: cli.on_suspend.clone(),
+            on_resolve: cli.on_resolve.clone(),
             interactive: runner::at_a_terminal(cli.no_input),
             server,
             report: &out,

@@ -110,6 +110,10 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 pub const MAX_SCRIPT_DELAY: Duration = Duration::from_secs(3600);
 /// An `--on-suspend` hook, after which its process group is killed.
 pub const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
+/// How far back `--on-resolve` looks for resolved items whose hook no process ran (SPEC
+/// §17): a process started with it on an old store does not run it for every item ever
+/// resolved, only for those of the last day.
+pub const RESOLVE_CATCH_UP: Duration = Duration::from_secs(24 * 3600);
 /// A command tool's call when its `timeoutMs` does not say otherwise.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest `timeoutMs` a command tool may have.

@@ -65,6 +65,7 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs, verdict: Verdict) -> Result<Exit> {
         let call = sanitize::one_line(item.call_id());
         ctx.report.info(&format!("  {call} {line}"));
     }
+    crate::runner::resolved::told(ctx, store.as_ref(), Some(&run_id));
     match then {
         Some(outcome) => {
             let policy = Policy::acting(ctx, drive, who);

@@ -29,6 +29,7 @@ pub fn run(ctx: &Ctx, args: McpArgs) -> Result<Exit> {
         db_flag: ctx.db_flag.clone(),
         store_from: ctx.store_from,
         on_suspend: ctx.on_suspend.clone(),
+        on_resolve: ctx.on_resolve.clone(),
         wait: args.wait,
         watched,
         cwd: std::env::current_dir()?,

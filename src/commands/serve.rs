@@ -38,6 +38,7 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Exit> {
         behind_proxy: args.behind_proxy,
         on_suspend: ctx.on_suspend.clone().filter(|c| !c.trim().is_empty()),
         on_escalate: args.on_escalate.clone().filter(|c| !c.trim().is_empty()),
+        on_resolve: ctx.on_resolve.clone().filter(|c| !c.trim().is_empty()),
         ntfy_tokens: checked.ntfy_tokens,
     })?;
     Ok(Exit::Success)

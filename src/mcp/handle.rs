@@ -192,6 +192,7 @@ impl<W: Write + Send> Server<'_, W> {
             }
             let result = calls::wait(&watch, &ctx.program());
             done.store(true, Ordering::SeqCst);
+            crate::runner::resolved::told(&ctx, store.as_ref(), Some(run_id));
             result
         })
     }

@@ -49,6 +49,8 @@ pub struct Setup {
     pub db_flag: Option<String>,
     pub store_from: StoreFrom,
     pub on_suspend: Option<String>,
+    /// `--on-resolve CMD`: run for a call's item once it is resolved (SPEC §17).
+    pub on_resolve: Option<String>,
     /// `--wait`: how long a call waits for a person before it returns "pending".
     pub wait: Duration,
     /// The review, expiry and escalation of every run a call starts.
@@ -64,6 +66,7 @@ impl Setup {
             db_flag: self.db_flag.clone(),
             store_from: self.store_from,
             on_suspend: self.on_suspend.clone(),
+            on_resolve: self.on_resolve.clone(),
             interactive: false,
             server: None,
             report: &Quiet,

@@ -6,7 +6,8 @@
 //!
 //! - runs the next leg when it is this process's to run (or, as a waiter that may drive,
 //!   takes over a run whose driver is gone), and runs the `--on-suspend` hook for the items
-//!   a leg of its own left waiting;
+//!   a leg of its own left waiting, and the `--on-resolve` hook for the items resolved
+//!   (here, by others, at a deadline) that no process has told of yet;
 //! - prompts for a pending item when a person is at the terminal, and records the answer;
 //! - waits, as a waiter, for others to answer, until the run ends or the deadline passes;
 //! - otherwise says what the run waits for, or how it ended (`end`), as the exit code.
@@ -25,7 +26,7 @@ use super::prompt;
 use super::record::Outcome;
 use super::target;
 use super::view::{announce_items, resolved_line};
-use super::{notify, Context};
+use super::{notify, resolved, Context};
 use crate::agent::AgentDef;
 use crate::domain::{ItemKind, Resolution};
 use crate::error::{fail, Error};
@@ -221,7 +222,19 @@ impl<'a> Advance<'a> {
             item.kind(),
             &resolution.resume_data,
         ));
+        self.told_resolved();
         Ok(outcome)
+    }
+
+    /// Runs this process's `--on-resolve` command for the items of the run resolved (here or
+    /// elsewhere) whose hook no process has run yet (SPEC §17).
+    pub fn told_resolved(&self) {
+        if resolved::command(self.ctx).is_none() {
+            return;
+        }
+        if let Some(store) = self.place.items_store() {
+            resolved::told(self.ctx, store, Some(self.place.run_id()));
+        }
     }
 
     /// `answer`/`review` at a terminal without an answer or decision: the item (of RUN, else
@@ -304,6 +317,10 @@ impl<'a> Advance<'a> {
     fn advance(&mut self) -> Result<Exit> {
         let waiter = self.policy.wait.is_some();
         loop {
+            // A waiter tells of what others resolved (or what expired) while it waited.
+            if waiter {
+                self.told_resolved();
+            }
             let state = self.place.state()?;
             // A waiter told to stop (SPEC §5.3) stops where it would pause, prompt or take
             // over: a leg it drives runs to its end first, and an ended run exits by its end.
@@ -340,7 +357,11 @@ impl<'a> Advance<'a> {
     fn stop_if_signalled(&mut self) -> Result<()> {
         let started_it = self.policy.wait.as_ref().is_some_and(|w| w.started_it);
         match signals::ended() {
-            Some(signal) => Err(self.place.stop_waiting(signal, started_it)?.into()),
+            Some(signal) => {
+                let stopped = self.place.stop_waiting(signal, started_it)?;
+                self.told_resolved();
+                Err(stopped.into())
+            }
             None => Ok(()),
         }
     }
@@ -433,7 +454,9 @@ impl<'a> Advance<'a> {
         let wait = self.policy.wait.as_ref().expect("a waiter");
         if wait.deadline.is_some_and(|d| Instant::now() >= d) {
             let expire = wait.expire_at_deadline;
-            return Err(self.place.timed_out(expire)?.into());
+            let timed_out = self.place.timed_out(expire)?;
+            self.told_resolved();
+            return Err(timed_out.into());
         }
         let until = wait.deadline;
         self.place.pause(until)

@@ -1,7 +1,7 @@
 //! What the run layer needs of the frontend it works for, built once per command (or per
 //! request): where the store is, how to print a command a person can paste, the
-//! `--on-suspend` command, whether a person is at a terminal here, the Mastra server of
-//! `--server`, and where to report. It holds no terminal: a frontend without one (an HTTP
+//! `--on-suspend` and `--on-resolve` commands, whether a person is at a terminal here, the
+//! Mastra server of `--server`, and where to report. It holds no terminal: a frontend without one (an HTTP
 //! server on a blocking thread) builds it with its own `Report` and `interactive: false`.
 
 use anyhow::Result;
@@ -19,6 +19,8 @@ pub struct Context<'a> {
     pub store_from: StoreFrom,
     /// `--on-suspend CMD`: run once per new pending item.
     pub on_suspend: Option<String>,
+    /// `--on-resolve CMD`: run once per resolved item, by the first process to claim it.
+    pub on_resolve: Option<String>,
     /// A person is at this terminal: prompts may appear (stdin and stderr are terminals and
     /// `--no-input` is not given).
     pub interactive: bool,

@@ -455,6 +455,10 @@ impl Place for Local<'_> {
         Ok(items.iter().cloned().map(Item::stored).collect())
     }
 
+    fn items_store(&self) -> Option<&dyn Store> {
+        self.store
+    }
+
     fn gates(&mut self, items: &[Item]) -> Result<Gates> {
         let mut gates = Gates::new();
         let Some(run) = self.read.run().filter(|r| r.gate.policy.is_some()) else {

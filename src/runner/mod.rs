@@ -7,11 +7,12 @@
 //! (`target`), and hands the run to `Advance`: a new run (`start`; a one-step run:
 //! `oneshot`), a decision through the one door (`decide`: `Advance::decide`, whose `Outcome`
 //! says who moves the run on), a run taken up again (`again`: `resume`, `reply`), or a
-//! waiter (`waiter`). Beside the loop: the `--on-suspend` hook (`notify`), escalation
-//! (`escalate`), prompting at a terminal (`prompt`, over the item kinds of `items`;
-//! `elsewhere` leaves a prompt whose item another process decides), how a run's end is told
-//! (`end`), following a run from its stored events (`watch`), the layout of items in
-//! listings and announcements (`view`), and a run in full as `show` gives it (`in_full`).
+//! waiter (`waiter`). Beside the loop: the `--on-suspend` hook (`notify`), the
+//! `--on-resolve` hook (`resolved`), escalation (`escalate`), prompting at a terminal
+//! (`prompt`, over the item kinds of `items`; `elsewhere` leaves a prompt whose item another
+//! process decides), how a run's end is told (`end`), following a run from its stored
+//! events (`watch`), the layout of items in listings and announcements (`view`), and a run
+//! in full as `show` gives it (`in_full`).
 //!
 //! Imports go one way: frontends -> runner -> items, agent, remote, store, ui, output.
 //! Nothing here imports a frontend, writes SQL or prints except through the context's
@@ -34,6 +35,7 @@ pub mod place;
 pub mod prompt;
 pub mod read;
 pub mod record;
+pub mod resolved;
 pub mod start;
 pub mod target;
 pub mod view;

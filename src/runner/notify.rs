@@ -2,13 +2,16 @@
 //! of a Mastra server, by running `sh -c CMD` with the item's JSON line on stdin. A failing
 //! or slow hook is reported on the report (stderr) and never affects the suspension, which
 //! is already stored (or kept by the server). The hook runs in its own process group,
-//! killed as a whole at the timeout. A `Job` is one hook with all it needs, for a caller
-//! that runs hooks from a queue of its own (`serve`).
+//! killed as a whole at the timeout. A `Job` is one hook with all it needs (`--on-escalate`
+//! and `--on-resolve` run theirs as `Job`s too), for a caller that runs hooks from a queue
+//! of its own (`serve`).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
+
+use serde_json::Value;
 
 use super::view::view_json;
 use super::Context;
@@ -29,10 +32,7 @@ pub fn hook(ctx: &Context, items: &[ItemView]) {
 
 /// Runs a hook (`--on-suspend`, `--on-escalate`) for `item`; its failure is reported.
 pub fn run_hook_reporting(ctx: &Context, cmd: &str, flag: &str, item: &ItemView) {
-    let job = Job::new(ctx, cmd, flag, item);
-    if let Err(problem) = job.run(Tie::None, &AtomicBool::new(false)) {
-        ctx.report.warn(&job.failed(&problem));
-    }
+    Job::new(ctx, cmd, flag, item).run_reporting(ctx);
 }
 
 /// How a hook's process group ends with the process that runs it.
@@ -64,12 +64,29 @@ pub struct Job {
 
 impl Job {
     pub fn new(ctx: &Context, cmd: &str, flag: &str, item: &ItemView) -> Job {
+        Job::of_line(
+            cmd,
+            flag,
+            (item.run_id, item.call_id),
+            &view_json(ctx, item),
+        )
+    }
+
+    /// A hook for the item `(run, call)` with `line` on its stdin.
+    pub fn of_line(cmd: &str, flag: &str, (run, call): (&str, &str), line: &Value) -> Job {
         Job {
             flag: flag.to_string(),
             cmd: cmd.to_string(),
-            run_id: item.run_id.to_string(),
-            call_id: item.call_id.to_string(),
-            line: format!("{}\n", view_json(ctx, item)),
+            run_id: run.to_string(),
+            call_id: call.to_string(),
+            line: format!("{line}\n"),
+        }
+    }
+
+    /// Runs it now, in this process (a command, one hook at a time); its failure is reported.
+    pub fn run_reporting(&self, ctx: &Context) {
+        if let Err(problem) = self.run(Tie::None, &AtomicBool::new(false)) {
+            ctx.report.warn(&self.failed(&problem));
         }
     }
 

@@ -22,7 +22,7 @@ use crate::domain::{ItemKind, Resolution};
 use crate::error::{Error, Kind};
 use crate::items::{Item, Plans};
 use crate::policy::ItemGate;
-use crate::store::Identity;
+use crate::store::{Identity, Store};
 use crate::sys::signals::Ending;
 
 /// Items' gates by run id and tool call id.
@@ -186,6 +186,12 @@ pub trait Place: Plans {
     /// tool call; empty where runs have no policy.
     fn gates(&mut self, _items: &[Item]) -> Result<Gates> {
         Ok(Gates::new())
+    }
+
+    /// The store that holds the run's items, where it lives in this store (`--on-resolve`
+    /// claims its resolved items there, SPEC §17); None elsewhere.
+    fn items_store(&self) -> Option<&dyn Store> {
+        None
     }
 }
 

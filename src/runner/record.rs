@@ -147,6 +147,7 @@ mod tests {
             db_flag: None,
             store_from: crate::runner::StoreFrom::Default,
             on_suspend: None,
+            on_resolve: None,
             interactive: false,
             server: None,
             report,

@@ -315,6 +315,7 @@ mod tests {
             db_flag: db.map(str::to_string),
             store_from: crate::runner::StoreFrom::Flag,
             on_suspend: None,
+            on_resolve: None,
             interactive: false,
             server: None,
             report: Box::leak(Box::new(Out::new(false))),

@@ -65,6 +65,7 @@ impl Serving {
             db_flag: self.db_flag.clone(),
             store_from: self.store_from,
             on_suspend: None,
+            on_resolve: None,
             interactive: false,
             server: None,
             report,

@@ -25,7 +25,7 @@ use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
 
 use super::app::{self, App};
-use super::escalations::Escalator;
+use super::escalations::{Commands, Escalator};
 use super::events::Watcher;
 use super::hooks::Hooks;
 use super::notifications::Notifier;
@@ -53,7 +53,10 @@ pub async fn serve(config: Config) -> Result<()> {
     let (changes_tx, changes) = watch::channel(0u64);
     let (stop_tx, stop) = watch::channel(false);
     let serving = config.serving.clone();
-    let hooks = (config.on_suspend.is_some() || config.on_escalate.is_some()).then(Hooks::start);
+    let hooks = (config.on_suspend.is_some()
+        || config.on_escalate.is_some()
+        || config.on_resolve.is_some())
+    .then(Hooks::start);
     let hook = config
         .on_suspend
         .clone()
@@ -72,11 +75,14 @@ pub async fn serve(config: Config) -> Result<()> {
         None => vec![format!("{scheme}://{local}")],
     };
     let origin = origins[0].clone();
-    let escalator = config
-        .on_escalate
+    let cmds = Commands {
+        on_escalate: config.on_escalate.clone(),
+        on_resolve: config.on_resolve.clone(),
+    };
+    let escalator = hooks
         .clone()
-        .zip(hooks.clone())
-        .map(|(cmd, hooks)| Escalator::start(serving.clone(), cmd, hooks));
+        .filter(|_| cmds.on_escalate.is_some() || cmds.on_resolve.is_some())
+        .map(|hooks| Escalator::start(serving.clone(), cmds, hooks));
     let state = Arc::new(App::new(
         serving,
         origins,

@@ -86,6 +86,10 @@ pub struct Config {
     /// `--on-escalate CMD`: serve's own command for each item whose escalation is due, in
     /// any run of the store (SPEC §14).
     pub on_escalate: Option<String>,
+    /// Serve's own `--on-resolve CMD` (its flag or environment): run once for each item of
+    /// any run of the store resolved while serve runs, or lately, that no process told of
+    /// (SPEC §17).
+    pub on_resolve: Option<String>,
     /// `--ntfy-token-file`'s tokens, by ntfy server (SPEC §17): never stored.
     pub ntfy_tokens: crate::notify::Tokens,
 }

@@ -443,6 +443,9 @@ pub type Work<'f> = &'f mut dyn FnMut(&mut dyn Tx) -> Result<()>;
 /// run is under a policy.
 pub type PendingCall = (CallRecord, String, bool);
 
+/// How many resolved items `Backend::unclaimed_resolutions` gives at once, at most.
+pub const RESOLVED_AT_ONCE: i64 = 100;
+
 pub trait Backend: Send {
     /// Runs `f` in one write transaction, committed when it returns `Ok` and rolled back
     /// otherwise. For the transitions only: commands call the `Store` methods.
@@ -504,6 +507,14 @@ pub trait Backend: Send {
     /// The pending items (run id, tool call id) whose escalation is due at `now` and not yet
     /// claimed, oldest first.
     fn due_escalations(&self, now: i64) -> Result<Vec<(String, String)>>;
+    /// The items (of run `run_id`, or of every run) resolved, expired or cancelled at
+    /// `since` or later whose `--on-resolve` hook no process has claimed yet, oldest first,
+    /// at most `RESOLVED_AT_ONCE` (a row that does not read is left out, with a warning).
+    fn unclaimed_resolutions(&self, run_id: Option<&str>, since: i64) -> Result<Vec<CallRecord>>;
+    /// Claims running the `--on-resolve` hook of an item (SPEC §17): of every process that
+    /// tries, exactly one gets true; false when it is claimed already, or is no item that
+    /// was resolved, expired or cancelled.
+    fn claim_resolution(&self, run_id: &str, call_id: &str) -> Result<bool>;
     /// Lets PostgreSQL roles use the store (`store grant`, SPEC §14); a SQLite store has
     /// no roles and refuses.
     fn grant(&self, grant: &super::Grant) -> Result<()>;

@@ -23,6 +23,7 @@ mod mastra;
 mod mcp;
 mod model_paths;
 mod net;
+mod on_resolve;
 mod pg_grants;
 mod pg_guards;
 mod pg_indirect;

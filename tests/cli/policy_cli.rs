@@ -551,13 +551,14 @@ fn a_partial_approval_with_changes_shows_the_arguments_it_approved() {
 /// The store as the previous schema left it (SQLite 9, PostgreSQL 13): no arguments with
 /// decisions and, on PostgreSQL, no claims, and the functions of migrations 12 and 13 (nor
 /// what later migrations added: reviewers' channels and notification claims, agents'
-/// minimum policies, one-tap secrets).
+/// minimum policies, one-tap secrets, `--on-resolve` claims).
 fn as_the_previous_schema(env: &Env) {
     match &env.store {
         crate::db::TestDb::Sqlite(path) => rusqlite::Connection::open(path)
             .unwrap()
             .execute_batch(
-                "DROP TABLE taps; DROP INDEX policies_for_agent; ALTER TABLE policies DROP COLUMN for_agent; \
+                "DROP TABLE resolve_claims; DROP INDEX calls_resolved; \
+                 DROP TABLE taps; DROP INDEX policies_for_agent; ALTER TABLE policies DROP COLUMN for_agent; \
                  DROP TABLE notifications; ALTER TABLE reviewers DROP COLUMN notify; \
                  ALTER TABLE decisions DROP COLUMN args; PRAGMA user_version = 9",
             )
@@ -568,6 +569,9 @@ fn as_the_previous_schema(env: &Env) {
             let mut c = postgres::Client::connect(&env.store.url(), postgres::NoTls).unwrap();
             c.batch_execute(&format!(
                 "SET search_path = mastra_ask;
+                DROP TABLE resolve_claims;
+                DROP FUNCTION claim_resolution(text, text);
+                DROP INDEX calls_resolved;
                 DROP TABLE taps;
                 DROP FUNCTION record_decision(text, text, text, text, text, text, text, text, bigint, text);
                 DROP FUNCTION resolve_item(text, text, text, text, text, text, text, text, text, text, bigint, text);

@@ -10,8 +10,8 @@ use super::session::Client;
 use crate::store::{now_ms, Error, Grant, Result};
 
 /// The tables a runner reads, and those it writes.
-const READS: &str =
-    "schema_version, runs, messages, events, calls, waiters, ledger, decisions, policies, settings";
+const READS: &str = "schema_version, runs, messages, events, calls, waiters, ledger, decisions, \
+    policies, settings, resolve_claims";
 const WRITES: &str = "messages, events, calls, waiters, ledger";
 /// The reviewers' columns but their token's hash.
 const REVIEWER_COLUMNS: &str = "name, groups, os_user, pg_role, created_at, rotated_at, removed_at";

@@ -212,6 +212,20 @@ impl Backend for PgStore {
         self.read(|c| read::due_escalations(c, now))
     }
 
+    fn unclaimed_resolutions(&self, run_id: Option<&str>, since: i64) -> Result<Vec<CallRecord>> {
+        self.read(|c| read::unclaimed_resolutions(c, run_id, since))
+    }
+
+    fn claim_resolution(&self, run_id: &str, call_id: &str) -> Result<bool> {
+        // The store's function (migration 18): it claims only an item that is resolved.
+        Ok(self
+            .client
+            .borrow_mut()
+            .query_one("SELECT claim_resolution($1, $2)", &[&run_id, &call_id])
+            .map_err(|e| self.explain(classify("writing to the store", e)))?
+            .get(0))
+    }
+
     fn grant(&self, g: &Grant) -> Result<()> {
         grant::grant(&mut self.client.borrow_mut(), g)
             .map_err(|e| self.explain(e.doing("granting the store to a role")))

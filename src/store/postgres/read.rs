@@ -240,3 +240,31 @@ pub fn due_escalations(c: &mut Client, now: i64) -> Result<Vec<(String, String)>
     )?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
+
+/// The items resolved (decided, expired, cancelled) since `since` whose `--on-resolve` hook
+/// no process claimed, oldest first; of run `run_id` only when given.
+pub fn unclaimed_resolutions(
+    c: &mut Client,
+    run_id: Option<&str>,
+    since: i64,
+) -> Result<Vec<CallRecord>> {
+    let of_run = if run_id.is_some() {
+        " AND c.run_id = $3"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT {CALL_COLUMNS} FROM calls c \
+         WHERE c.resolved_at >= $1 AND c.kind IS NOT NULL \
+         AND c.state IN ('resolved', 'expired', 'cancelled') \
+         AND NOT EXISTS (SELECT FROM resolve_claims k \
+             WHERE k.run_id = c.run_id AND k.call_id = c.call_id){of_run} \
+         ORDER BY c.resolved_at, c.run_id, c.call_id LIMIT $2"
+    );
+    let limit = crate::store::backend::RESOLVED_AT_ONCE;
+    let rows = match run_id {
+        Some(run) => c.query(&sql, &[&since, &limit, &run])?,
+        None => c.query(&sql, &[&since, &limit])?,
+    };
+    Ok(damage::sift(decoded(&rows, columns::call)))
+}

@@ -94,6 +94,7 @@ CREATE TABLE waiters (
     include_str!("migration15.sql"),
     include_str!("migration16.sql"),
     include_str!("migration17.sql"),
+    include_str!("migration18.sql"),
 );
 
 /// The store's schema version; `None` when the database has no store yet. One round trip:

@@ -179,6 +179,17 @@ impl Backend for SqliteStore {
         read::due_escalations(&self.conn, now).map_err(|e| e.doing(READING))
     }
 
+    fn unclaimed_resolutions(&self, run_id: Option<&str>, since: i64) -> Result<Vec<CallRecord>> {
+        let rows =
+            read::unclaimed_resolutions(&self.conn, run_id, since).map_err(|e| e.doing(READING))?;
+        Ok(crate::store::damage::sift(rows))
+    }
+
+    fn claim_resolution(&self, run_id: &str, call_id: &str) -> Result<bool> {
+        read::claim_resolution(&self.conn, run_id, call_id, crate::store::now_ms())
+            .map_err(|e| e.doing("writing to the store"))
+    }
+
     fn grant(&self, _grant: &Grant) -> Result<()> {
         Err(Error::usage(
             "store grant sets up PostgreSQL roles; a SQLite store has none: it is a file private \

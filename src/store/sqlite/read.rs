@@ -283,3 +283,48 @@ pub fn due_escalations(c: &Connection, now: i64) -> Result<Vec<(String, String)>
         .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
 }
+
+/// The items resolved (decided, expired, cancelled) since `?1` whose `--on-resolve` hook no
+/// process claimed, oldest first; `of_run`: of the run whose id is `?2` only.
+pub fn unclaimed_resolutions(
+    c: &Connection,
+    run_id: Option<&str>,
+    since: i64,
+) -> Result<Vec<Decoded<CallRecord>>> {
+    const FROM: &str = concat!(
+        "SELECT r.id, ",
+        call_fields!(),
+        " FROM calls c JOIN runs r ON r.key = c.run \
+         WHERE c.resolved_at >= ?1 AND c.kind IS NOT NULL \
+         AND c.state IN ('resolved', 'expired', 'cancelled') \
+         AND NOT EXISTS (SELECT 1 FROM resolve_claims k WHERE k.run = c.run AND k.call_id = c.call_id)"
+    );
+    const ORDER: &str = " ORDER BY c.resolved_at, r.id, c.call_id LIMIT ?2";
+    let limit = crate::store::backend::RESOLVED_AT_ONCE;
+    match run_id {
+        Some(run) => decoded(
+            &mut c.prepare_cached(&format!("{FROM} AND r.id = ?3{ORDER}"))?,
+            params![since, limit, run],
+            columns::call,
+        ),
+        None => decoded(
+            &mut c.prepare_cached(&format!("{FROM}{ORDER}"))?,
+            params![since, limit],
+            columns::call,
+        ),
+    }
+}
+
+/// `Backend::claim_resolution`: one statement, so one transaction of its own.
+pub fn claim_resolution(c: &Connection, run_id: &str, call_id: &str, now: i64) -> Result<bool> {
+    let n = c
+        .prepare_cached(
+            "INSERT INTO resolve_claims (run, call_id, claimed_at) \
+             SELECT c.run, c.call_id, ?3 FROM calls c JOIN runs r ON r.key = c.run \
+             WHERE r.id = ?1 AND c.call_id = ?2 AND c.kind IS NOT NULL \
+             AND c.state IN ('resolved', 'expired', 'cancelled') \
+             ON CONFLICT DO NOTHING",
+        )?
+        .execute(params![run_id, call_id, now])?;
+    Ok(n > 0)
+}

@@ -152,6 +152,19 @@ CREATE TABLE taps (
 ) WITHOUT ROWID;
 CREATE INDEX taps_by_reviewer ON taps (reviewer);
 ",
+    // 14: `--on-resolve CMD` (SPEC §17): the claims that make each resolved item's hook run
+    // once across every process on the store, and the index that finds the items resolved
+    // lately whose hook no process has run yet.
+    "
+CREATE TABLE resolve_claims (
+    run INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    PRIMARY KEY (run, call_id),
+    FOREIGN KEY (run, call_id) REFERENCES calls (run, call_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX calls_resolved ON calls (resolved_at) WHERE resolved_at IS NOT NULL;
+",
 );
 
 /// How long a command waits for another one's write lock before it fails.
