@@ -1,11 +1,11 @@
 //! `--on-resolve CMD` (SPEC §17): once per resolved item, across every process on the store,
 //! `sh -c CMD` with `{runId, toolCallId, kind, decision, by, via, at}` on stdin: for an
 //! answer, an approval, a decline, a plan rejected, an item expired at a waiter's deadline
-//! and a run cancelled; two resolving processes in parallel run it once per item; serve
-//! runs it for an item a plain `answer` resolved, but not for one resolved before its catch-up
-//! window; a failing hook never fails the answer; `ask --wait` runs it for the answer given
-//! elsewhere. On PostgreSQL a runner's role claims only what is resolved, through the
-//! store's function.
+//! and a run cancelled; resolving processes in parallel, and two serves, run it once per
+//! item; serve runs it for an item a plain `answer` resolved (and one that expired with
+//! nobody waiting), but not for one resolved before its catch-up window; a failing hook never
+//! fails the answer; `ask --wait` and an `mcp` call run it for the answer given elsewhere. On
+//! PostgreSQL a runner's role claims only what is resolved, through the store's function.
 
 use std::time::Duration;
 
@@ -354,5 +354,25 @@ fn a_runner_role_claims_only_what_is_resolved() {
     assert_eq!(
         (&told[0]["runId"], &told[0]["decision"]),
         (&json!(other), &json!("cancelled"))
+    );
+}
+
+#[test]
+fn an_mcp_call_runs_the_hook_for_its_answer() {
+    let env = Env::new();
+    let hook = appending(&env, "resolved.log");
+    let mut c = crate::mcp::Client::spawn(&env, &["--wait", "5m", "--on-resolve", &hook]);
+    c.initialize("2025-11-25", json!({}));
+    c.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "request_approval", "arguments": {"action": "deploy to prod"}}}));
+    let run = env.first_pending();
+    env.cmd(&["approve", &run]).code(0);
+    c.response(7);
+    let out = c.close();
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let told = lines(&env, "resolved.log");
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        (&told[0]["runId"], &told[0]["kind"], &told[0]["decision"]),
+        (&json!(run), &json!("approval"), &json!("approved"))
     );
 }
