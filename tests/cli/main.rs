@@ -1,5 +1,6 @@
 //! The CLI integration tests: one binary, a module per area.
 
+mod action;
 mod approval;
 mod bad_input;
 mod cancelled;
