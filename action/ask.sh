@@ -52,7 +52,7 @@ events=$(mktemp)
 trap 'rm -f "$events"' EXIT
 status=0
 mastra-ask "${args[@]}" >"$events" || status=$?
-run=$(jq -r 'select(type == "object" and .runId) | .runId' "$events" | head -n 1)
+run=$(jq -rn 'first(inputs | objects | .runId // empty) // ""' "$events")
 # No run: refused before it started (its error is on stderr already).
 [ -n "$run" ] || exit "$status"
 
@@ -72,7 +72,7 @@ if $waits; then
   call=$(jq -r '.toolCallId' <<<"$item")
 elif [ "$status" -eq 75 ]; then
   status=0
-  call=$(jq -r 'select(.type == "tool-call-suspended") | .payload.toolCallId' "$events" | head -n 1)
+  call=$(jq -rn 'first(inputs | select(.type? == "tool-call-suspended") | .payload.toolCallId) // ""' "$events")
 fi
 if [ -n "${PUBLIC_URL:-}" ] && [ -n "${call:-}" ]; then
   url="${PUBLIC_URL%/}/runs/$(jq -rn --arg s "$run" '$s | @uri')/items/$(jq -rn --arg s "$call" '$s | @uri')"

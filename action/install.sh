@@ -37,7 +37,8 @@ if [ -n "${VERSION:-}" ]; then
   curl -fsSL --retry 3 -o "$work/$name.tar.gz" "$base/$name.tar.gz"
   curl -fsSL --retry 3 -o "$work/SHA256SUMS" "$base/SHA256SUMS"
   # Exactly the archive's line, checked strictly: a missing or different sum fails here.
-  if ! (cd "$work" && grep -E "^[0-9a-f]{64}  $name\.tar\.gz\$" SHA256SUMS | sha256sum --check --strict --status); then
+  if ! (cd "$work" && awk -v f="$name.tar.gz" 'NF == 2 && $2 == f' SHA256SUMS |
+    sha256sum --check --strict --status); then
     echo "::error::the checksum of $name.tar.gz is not the one in the release's SHA256SUMS: nothing installed" >&2
     exit 1
   fi

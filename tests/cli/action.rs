@@ -240,3 +240,21 @@ fn a_release_is_installed_only_with_the_checksum_its_release_lists() {
         format!("{}\n", env.path("work/root/bin").display())
     );
 }
+
+#[test]
+fn nobody_deciding_in_time_fails_the_step_as_expired() {
+    let env = Env::new();
+    let out = env.run_with(step(
+        &env,
+        "ask.sh",
+        &[("QUESTION", "Anyone?"), ("WAIT", "1s")],
+    ));
+    out.assert_code(124);
+    let outputs = outputs(&env);
+    assert!(
+        outputs.contains(
+            "decision<<[EOF]\nexpired\n[EOF]\nanswer<<[EOF]\n\n[EOF]\nby<<[EOF]\n\n[EOF]\n"
+        ),
+        "{outputs}"
+    );
+}
