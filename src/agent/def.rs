@@ -11,6 +11,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use super::claude_code::{ClaudeCodeDef, ClaudeCodeFile};
 use crate::domain::review::{PolicySpec, RuleSpec};
 use crate::domain::HUMAN_TOOLS;
 use crate::error::Error;
@@ -41,6 +42,17 @@ pub struct AgentDef {
     /// may carry its own for its approvals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<RuleSpec>,
+    /// The agent is Claude Code, driven by `claude -p` (SPEC §15): no model, no tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_code: Option<ClaudeCodeDef>,
+}
+
+/// What drives the legs of a run of an agent.
+pub enum Engine<'a> {
+    /// Our loop, calling this model.
+    Model(&'a str),
+    /// `claude -p`, as the agent's `claudeCode` block says.
+    ClaudeCode(&'a ClaudeCodeDef),
 }
 
 fn default_max_steps() -> u32 {
@@ -63,7 +75,34 @@ impl AgentDef {
             max_steps: DEFAULT_MAX_STEPS,
             model_settings: ModelSettings::default(),
             review: None,
+            claude_code: None,
         }
+    }
+
+    /// What drives this agent's legs.
+    pub fn engine(&self) -> Engine<'_> {
+        match &self.claude_code {
+            Some(c) => Engine::ClaudeCode(c),
+            None => Engine::Model(&self.model),
+        }
+    }
+
+    /// A Claude Code agent from its file (checked).
+    fn of_claude_code(file: ClaudeCodeFile) -> std::result::Result<AgentDef, String> {
+        file.claude_code.check()?;
+        let def = AgentDef {
+            id: file.id,
+            name: file.name,
+            instructions: String::new(),
+            model: providers::NO_MODEL.into(),
+            tools: Vec::new(),
+            max_steps: 1,
+            model_settings: ModelSettings::default(),
+            review: file.review,
+            claude_code: Some(file.claude_code),
+        };
+        def.check()?;
+        Ok(def)
     }
 
     /// Reads an agent file; relative paths inside resolve against its directory.
@@ -77,7 +116,15 @@ impl AgentDef {
         })?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::invalid(format!("agent file {shown} is not valid UTF-8")))?;
-        let mut def: AgentDef = serde_json::from_str(&text)
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+        if value.get("claudeCode").is_some() {
+            return serde_json::from_value::<ClaudeCodeFile>(value)
+                .map_err(|e| e.to_string())
+                .and_then(AgentDef::of_claude_code)
+                .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")).into());
+        }
+        let mut def: AgentDef = serde_json::from_value(value)
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
         def.check()
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;

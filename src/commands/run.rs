@@ -56,7 +56,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
         agent = agent.require_approval();
     }
     let cwd = working_dir(args.cwd.as_deref())?;
-    let provider = providers::from_spec(&agent.model)?;
+    let drive = crate::agent::Drive::of(&agent)?;
 
     if args.quiet {
         ctx.out.hide_agent_text();
@@ -67,7 +67,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
             agent: &agent,
             cwd: &cwd,
             prompt: &prompt,
-            provider,
+            drive,
             watched: super::starting::watched(ctx, &args.wait, agent.policy_spec())?,
             print_id: args.quiet,
         },

@@ -35,6 +35,9 @@ pub struct Gate {
     pub expires_in: Option<Duration>,
     pub wait: Duration,
     pub headless: bool,
+    /// `--run`: the Claude Code run (SPEC §15, "Claude Code as a run") whose leg this hook
+    /// gates, rather than a session that reached it on its own.
+    pub run: Option<String>,
 }
 
 impl Gate {
@@ -58,6 +61,11 @@ fn gated(ctx: &Context, gate: &Gate, input: &Input) -> Result<Answer> {
     let store = ctx.create_store()?;
     store.expire_due(now_ms())?;
     let existing = store.run(&input.session_id)?;
+    if let Some(id) = &gate.run {
+        if let Some(answer) = not_this_run(id, existing.as_ref(), input)? {
+            return Ok(answer);
+        }
+    }
     if let Some(run) = &existing {
         if let Some(answer) = known_session(ctx, store.as_ref(), gate, run, input)? {
             return Ok(answer);
@@ -94,7 +102,7 @@ fn known_session(
     run: &Run,
     input: &Input,
 ) -> Result<Option<Answer>> {
-    if let Some(refusal) = not_this_session(store, run, input)? {
+    if let Some(refusal) = not_this_session(store, run, input, gate.run.is_some())? {
         return Ok(Some(Answer::Deny(refusal)));
     }
     if run.status == RunStatus::Cancelled {
@@ -141,6 +149,7 @@ fn record(
         max_steps: 1,
         model_settings: Default::default(),
         review: None,
+        claude_code: None,
     })?;
     store.gate_step(
         &NewRun {
@@ -179,9 +188,14 @@ fn announce(ctx: &Context, store: &dyn Store, input: &Input) -> Result<()> {
 }
 
 /// Why `input` may not go on with `run`: a run of another agent, directory or starter.
-fn not_this_session(store: &dyn Store, run: &Run, input: &Input) -> Result<Option<String>> {
+fn not_this_session(
+    store: &dyn Store,
+    run: &Run,
+    input: &Input,
+    run_mode: bool,
+) -> Result<Option<String>> {
     let id = &run.id;
-    if run.agent_id != CLAUDE_CODE {
+    if run.agent_id != CLAUDE_CODE && !run_mode {
         return Ok(Some(format!(
             "session {id} names a run of agent {} in mastra-ask, not a Claude Code session",
             json!(run.agent_id)
@@ -198,6 +212,28 @@ fn not_this_session(store: &dyn Store, run: &Run, input: &Input) -> Result<Optio
     Ok(crate::store::same_starter(id, &run.gate, &me)
         .err()
         .map(|e| e.to_string()))
+}
+
+/// For a hook of run `id` (`--run`): a denial when `input` is not a call of that Claude
+/// Code run, `Pass` for a tool its gate does not pause; `None` when the call is gated.
+fn not_this_run(id: &str, run: Option<&Run>, input: &Input) -> Result<Option<Answer>> {
+    if input.session_id != id {
+        return Ok(Some(Answer::Deny(format!(
+            "this hook gates run {id} of mastra-ask, not session {}",
+            input.session_id
+        ))));
+    }
+    let Some(run) = run else {
+        return Ok(Some(Answer::Deny(format!(
+            "run {id} is not in mastra-ask's store"
+        ))));
+    };
+    let Some(def) = AgentDef::of_run(run)?.claude_code else {
+        return Ok(Some(Answer::Deny(format!(
+            "run {id} of mastra-ask is not a Claude Code run"
+        ))));
+    };
+    Ok((!def.gates(&input.tool_name)).then_some(Answer::Pass))
 }
 
 /// The stored items of `input`'s call, in order.

@@ -31,7 +31,6 @@ use crate::domain::{ItemKind, Resolution};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::{self, Asked, Item, ItemView, Prompted};
-use crate::providers::{self, Provider};
 use crate::store::{Run, Store, Who};
 use crate::sys::signals;
 
@@ -476,11 +475,11 @@ pub fn started_here_by_me(run: &Run) -> bool {
 }
 
 /// A stored run's agent and the provider of its model, checked before anything changes.
-pub fn model_for(run: &Run) -> Result<(AgentDef, Box<dyn Provider>)> {
+pub fn model_for(run: &Run) -> Result<(AgentDef, crate::agent::Drive)> {
     not_claude_code(run)?;
     let agent = AgentDef::of_run(run)?;
-    let provider = providers::from_spec(&agent.model)?;
-    Ok((agent, provider))
+    let drive = crate::agent::Drive::of(&agent)?;
+    Ok((agent, drive))
 }
 
 /// Refuses to drive a Claude Code session (SPEC §15): Claude Code runs its tools, on the

@@ -1,0 +1,120 @@
+//! Claude Code as a run (SPEC §15, "Claude Code as a run"): `run --agent FILE` with a
+//! `claudeCode` agent starts the real Claude Code in the SDK's mode with this program as
+//! its host and its hook; a gated call suspends the run (exit 75), and whoever resolves
+//! the last pending item drives the next leg with `claude -p --resume`.
+
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use super::{installed, program, tool, Block, Model};
+use crate::assert_shown;
+use crate::common::{Env, Out};
+
+/// A model that calls `Bash` to append "ran" to out.txt, then says done.
+fn appends() -> Vec<Vec<Block>> {
+    vec![vec![tool(
+        "toolu_bash1",
+        "Bash",
+        json!({"command": "echo ran >> out.txt", "description": "append"}),
+    )]]
+}
+
+/// What out.txt holds (empty when the tool never ran).
+fn written(env: &Env) -> String {
+    std::fs::read_to_string(env.work().join("out.txt")).unwrap_or_default()
+}
+
+/// A Claude Code agent file in `work/` with `block` (beside the program and `--model`).
+fn agent(env: &Env, block: Value) -> String {
+    let mut code = json!({"command": program(), "args": ["--model", "scripted"]});
+    for (k, v) in block.as_object().unwrap() {
+        if k == "args" {
+            let extra = v.as_array().unwrap().iter().cloned();
+            code["args"].as_array_mut().unwrap().extend(extra);
+        } else {
+            code[k] = v.clone();
+        }
+    }
+    let file = json!({"id": "coder", "name": "Coder", "claudeCode": code});
+    env.write("work/coder.json", &file.to_string())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// mastra-ask with `args`, in the test's environment plus the scripted model's address
+/// (what reaches `claude` when it drives a leg).
+fn command(env: &Env, model: &Model, args: &[&str]) -> Command {
+    let mut c = env.command(args);
+    c.env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "scripted")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1");
+    c
+}
+
+fn run(env: &Env, model: &Model, args: &[&str]) -> Out {
+    env.run_with(command(env, model, args))
+}
+
+#[test]
+fn claude_run_an_approval_suspends_and_approve_drives_the_next_leg() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let model = Model::start(appends());
+    let file = agent(&env, json!({}));
+    let started = run(
+        &env,
+        &model,
+        &["run", "--agent", &file, "append to the file"],
+    );
+    assert_shown!(env, started, @r#"
+    [exit 75]
+    --- stderr
+    run [RUN] is waiting for input (1 pending):
+      toolu_bash1 approval: Bash {"command":"echo ran >> out.txt","description":"append"}
+        mastra-ask approve [RUN]
+        mastra-ask decline [RUN] --reason <reason>
+    "#);
+    let id = env.latest_run().unwrap();
+    assert_eq!(written(&env), "");
+    let approved = run(&env, &model, &["approve", &id]);
+    assert_shown!(env, approved, @r#"
+    [exit 0]
+    --- stdout
+    done
+    "#);
+    assert_eq!(written(&env), "ran\n");
+    let shown = env.cmd(&["show", &id]).code(0);
+    assert_shown!(env, shown.stdout, @r#"
+    run      [RUN]
+    agent    coder
+    model    none
+    status   completed
+    cwd      [DIR]/work
+    created  [TIME]
+    updated  [TIME]
+    usage    10 in, 5 out
+    finish   stop
+
+    transcript
+      user: append to the file
+      assistant calls Bash (toolu_bash1): {"command":"echo ran >> out.txt","description":"append"}
+      assistant: done
+
+    items
+      toolu_bash1 approval: Bash {"command":"echo ran >> out.txt","description":"append"}
+        resolved by tester via flag at [TIME]: {"approved":true}
+
+    events
+      [TIME]  start                agent coder
+      [TIME]  step-start           step 1
+      [TIME]  tool-call            toolu_bash1 Bash {"command":"echo ran >> out.txt","description":"append"}
+      [TIME]  step-finish          tool-calls
+      [TIME]  tool-call-approval   toolu_bash1 Bash {"command":"echo ran >> out.txt","description":"append"} waits for approval
+      [TIME]  text                 "done"
+      [TIME]  finish               stop (10 in, 5 out tokens)
+    "#);
+}
