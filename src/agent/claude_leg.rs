@@ -211,7 +211,7 @@ impl Leg<'_> {
                 .as_str()
                 .unwrap_or("this tool");
             let message = format!(
-                "{} is not allowed in this run: mastra-ask gates other tools, and its permission mode does not allow this one",
+                "{} is not allowed in this run: mastra-ask's gate does not cover it, and the run's permission mode does not allow it",
                 one_line(tool)
             );
             return json!({"type": "control_response", "response": {"subtype": "success",

@@ -118,3 +118,115 @@ fn claude_run_an_approval_suspends_and_approve_drives_the_next_leg() {
       [TIME]  finish               stop (10 in, 5 out tokens)
     "#);
 }
+
+#[test]
+fn claude_run_a_project_settings_file_with_disable_all_hooks_cannot_open_the_gate() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    env.write("work/.claude/settings.json", r#"{"disableAllHooks": true}"#);
+    let model = Model::start(appends());
+    let file = agent(&env, json!({}));
+    let started = run(
+        &env,
+        &model,
+        &["run", "--agent", &file, "append to the file"],
+    );
+    started.assert_code(75);
+    assert_eq!(written(&env), "");
+    let id = env.latest_run().unwrap();
+    assert_eq!(env.status(&id), "suspended");
+}
+
+#[test]
+fn claude_run_an_ungated_write_is_denied_without_a_hang() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let write = json!({"file_path": env.work().join("w.txt"), "content": "x"});
+    let model = Model::start(vec![vec![tool("toolu_write", "Write", write)]]);
+    let file = agent(&env, json!({"gate": "Bash"}));
+    let done = run(&env, &model, &["run", "--agent", &file, "write a file"]);
+    assert_shown!(env, done, @r#"
+    [exit 0]
+    --- stdout
+    done
+    "#);
+    assert!(!env.work().join("w.txt").exists());
+    assert_shown!(env, format!("{:?}", model.results_for("toolu_write")), @r#"["Write is not allowed in this run: mastra-ask's gate does not cover it, and the run's permission mode does not allow it"]"#);
+}
+
+#[test]
+fn claude_run_two_approvals_racing_one_drives_and_the_tool_runs_once() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let model = Model::start(appends());
+    let file = agent(&env, json!({}));
+    run(
+        &env,
+        &model,
+        &["run", "--agent", &file, "append to the file"],
+    )
+    .assert_code(75);
+    let id = env.latest_run().unwrap();
+    let spawn = || {
+        command(&env, &model, &["approve", &id])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let within = std::time::Duration::from_secs(120);
+    let outs = [
+        crate::common::finish_within(a, "the first approve", within),
+        crate::common::finish_within(b, "the second approve", within),
+    ];
+    let drove: Vec<&Out> = outs.iter().filter(|o| o.stdout == "done\n").collect();
+    assert_eq!(drove.len(), 1, "{outs:#?}");
+    assert_eq!(written(&env), "ran\n");
+    assert_eq!(env.status(&id), "completed");
+    let other = outs.iter().find(|o| o.stdout != "done\n").unwrap();
+    assert_shown!(env, other, @r#"
+    [exit 4]
+    --- stderr
+    error: tool call toolu_bash1 is not pending: it was resolved by tester
+    "#);
+}
+
+#[test]
+fn claude_run_arguments_that_open_the_gate_are_refused() {
+    let env = Env::new();
+    let file = agent(&env, json!({"args": ["--settings={}"]}));
+    let refused = env.cmd(&["run", "--agent", &file, "go"]).code(2);
+    assert_shown!(env, refused, @r#"
+    [exit 2]
+    --- stderr
+    error: agent file [DIR]/work/coder.json: claudeCode.args may not contain --settings: mastra-ask sets the session, the settings and the gate of a Claude Code run
+    "#);
+    let file = agent(&env, json!({"args": ["--bare"]}));
+    let refused = env.cmd(&["run", "--agent", &file, "go"]).code(2);
+    assert_shown!(env, refused, @r#"
+    [exit 2]
+    --- stderr
+    error: agent file [DIR]/work/coder.json: claudeCode.args may not contain --bare: mastra-ask sets the session, the settings and the gate of a Claude Code run
+    "#);
+    assert!(!env.has_store());
+}
+
+#[test]
+fn claude_run_a_missing_claude_fails_the_run() {
+    let env = Env::new();
+    let file = agent(&env, json!({"command": "/nonexistent/claude"}));
+    let failed = env.cmd(&["run", "--agent", &file, "go"]).code(1);
+    assert_shown!(env, failed, @r#"
+    [exit 1]
+    --- stderr
+    error: run [RUN] failed: cannot start Claude Code (/nonexistent/claude): No such file or directory (os error 2)
+    hint: retry it with: mastra-ask resume [RUN]
+    "#);
+}
