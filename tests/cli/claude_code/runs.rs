@@ -230,3 +230,97 @@ fn claude_run_a_missing_claude_fails_the_run() {
     hint: retry it with: mastra-ask resume [RUN]
     "#);
 }
+
+#[test]
+fn claude_run_a_question_a_plan_and_an_approval_answered_through_serve_drive() {
+    use crate::serve::harness::{reviewer, Served};
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let question = json!({"questions": [{"question": "Which database?", "header": "DB",
+        "multiSelect": false, "options": [{"label": "PostgreSQL", "description": "the server"},
+        {"label": "SQLite", "description": "a file"}]}]});
+    let plan =
+        json!({"file_path": super::model::PLAN_FILE, "content": "# Ship it\n\n1. Tag v2.\n"});
+    let model = Model::start(vec![
+        vec![tool("toolu_ask", "AskUserQuestion", question)],
+        vec![tool("toolu_write", "Write", plan)],
+        vec![tool("toolu_plan", "ExitPlanMode", json!({}))],
+    ]);
+    let file = agent(&env, json!({"args": ["--permission-mode", "plan"]}));
+    run(&env, &model, &["run", "--agent", &file, "plan the release"]).assert_code(75);
+    let id = env.latest_run().unwrap();
+    let token = reviewer(&env, "alice");
+    let served = Served::start_with(&env, &["--drive"], |c| {
+        c.env("ANTHROPIC_BASE_URL", model.url())
+            .env("ANTHROPIC_API_KEY", "scripted")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1");
+    });
+    // Each answer is followed by the leg serve drives, up to the next item.
+    let decide = |path: &str, body: Value| {
+        let r = served.api(&format!("/agents/coder/{path}"), &token, &body);
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.header("mastra-ask-outcome"), Some("driven"), "{}", r.body);
+    };
+    let resume =
+        |call: &str, data: Value| json!({"runId": id, "toolCallId": call, "resumeData": data});
+    decide("resume-stream", resume("toolu_ask/1", json!("SQLite")));
+    assert_eq!(
+        env.run(&["pending", "-q"]).stdout.split(' ').nth(1),
+        Some("toolu_write")
+    );
+    decide(
+        "approve-tool-call",
+        json!({"runId": id, "toolCallId": "toolu_write"}),
+    );
+    decide(
+        "resume-stream",
+        resume("toolu_plan", json!({"action": "approved", "feedback": ""})),
+    );
+    assert_eq!(env.status(&id), "completed");
+    assert_eq!(
+        model.results_for("toolu_ask"),
+        ["Your questions have been answered: \"Which database?\"=\"SQLite\". You can now continue with these answers in mind."]
+    );
+    assert_eq!(model.results_for("toolu_plan").len(), 1);
+    // Claude Code names the plan file from the prompt and two random words.
+    let mut shown = env.cmd(&["show", &id]).code(0).stdout;
+    // The events' lines are cut at a width that the random words move.
+    shown.truncate(shown.find("\nevents\n").unwrap());
+    while let Some(at) = shown.find("plan-the-release-") {
+        let name = &shown[at..];
+        let end = name.find(".md").unwrap();
+        shown.replace_range(at..at + end, "plan-the-release[WORDS]");
+    }
+    assert_shown!(env, shown, @r##"
+    run      [RUN]
+    agent    coder
+    model    none
+    status   completed
+    cwd      [DIR]/work
+    created  [TIME]
+    updated  [TIME]
+    usage    10 in, 5 out
+    finish   stop
+
+    transcript
+      user: plan the release
+      assistant calls AskUserQuestion (toolu_ask/1): {"question":"Which database?","options":[{"label":"PostgreSQL","description":"the server"},{"label":"SQLite","description":"a file"}],"selectionMode":"single_select"}
+      AskUserQuestion (toolu_ask/1) returned: {"content":"User answered: SQLite","isError":false}
+      assistant calls Write (toolu_write): {"file_path":"[DIR]/home/.claude/plans/plan-the-release[WORDS].md","content":"# Ship it\n\n1. Tag v2.\n"}
+      assistant calls ExitPlanMode (toolu_plan): {"path":"[DIR]/home/.claude/plans/plan-the-release[WORDS].md","plan":"# Ship it\n\n1. Tag v2.\n"}
+      ExitPlanMode (toolu_plan) returned: {"content":"Plan approved. Proceed with implementation following the approved plan.","isError":false,"toolId":"submit_plan","submittedPlan":{"title":"Ship it","path":"[DIR]/home/.claude/plans/plan-the-release[WORDS].md","plan":"1. Tag v2."}}
+      assistant: done
+
+    items
+      toolu_ask/1 question: Which database? [PostgreSQL | SQLite]
+        resolved by alice via api at [TIME]: "SQLite"
+      toolu_write approval: Write {"file_path":"[DIR]/home/.claude/plans/plan-the-release[WORDS].md","content":"# Ship it\n\n1. Tag v2.\n"}
+        resolved by alice via api at [TIME]: {"approved":true}
+      toolu_plan plan: Ship it ([DIR]/home/.claude/plans/plan-the-release[WORDS].md)
+        resolved by alice via api at [TIME]: {"action":"approved","path":"[DIR]/home/.claude/plans/plan-the-release[WORDS].md","title":"Ship it","plan":"1. Tag v2."}
+
+    "##);
+}
