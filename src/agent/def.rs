@@ -270,6 +270,50 @@ mod tests {
     }
 
     #[test]
+    fn a_claude_code_agent_is_read_without_a_model_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        std::fs::write(
+            &file,
+            r#"{"id":"coder","claudeCode":{"args":["--model","opus"],"gate":"Bash|Write","env":["GH_TOKEN"]},"review":{"reviewers":["alice"]}}"#,
+        )
+        .unwrap();
+        let def = AgentDef::load(&file).unwrap();
+        let Engine::ClaudeCode(code) = def.engine() else {
+            panic!("{def:?}")
+        };
+        assert_eq!(code.program(), "claude");
+        assert!(code.gates("Write") && !code.gates("Edit"));
+        assert!(def.tools.is_empty() && def.policy_spec().rule.is_some());
+        // As a run stores it, and back.
+        let stored = serde_json::to_value(&def).unwrap();
+        assert_eq!(serde_json::from_value::<AgentDef>(stored).unwrap(), def);
+        for (text, says) in [
+            (
+                r#"{"id":"c","model":"script:s","claudeCode":{}}"#,
+                "unknown field `model`",
+            ),
+            (
+                r#"{"id":"c","claudeCode":{"cmd":"claude"}}"#,
+                "unknown field `cmd`",
+            ),
+            (
+                r#"{"id":"c","claudeCode":{"args":["--dangerously-skip-permissions"]}}"#,
+                "claudeCode.args may not contain --dangerously-skip-permissions",
+            ),
+            (
+                r#"{"id":"c","claudeCode":{"env":["A=B"]}}"#,
+                "claudeCode.env names \"A=B\", which is not a variable name",
+            ),
+            (r#"{"id":"","claudeCode":{}}"#, "id must not be empty"),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let e = AgentDef::load(&file).unwrap_err().to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+    }
+
+    #[test]
     fn model_settings_are_read_checked_and_kept() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("agent.json");

@@ -37,7 +37,9 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     let mut agent = match (&args.agent, override_model) {
         (Some(file), model) => {
             let mut def = AgentDef::load(file)?;
-            if let Some(m) = model {
+            // A Claude Code agent's model is claude's (`claudeCode.args`): `--model` and
+            // MASTRA_ASK_MODEL are for our own loop.
+            if let Some(m) = model.filter(|_| def.claude_code.is_none()) {
                 def.model = m;
             }
             def

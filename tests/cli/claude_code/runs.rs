@@ -324,3 +324,29 @@ fn claude_run_a_question_a_plan_and_an_approval_answered_through_serve_drive() {
 
     "##);
 }
+
+#[test]
+fn claude_run_a_gated_call_that_ran_without_a_decision_fails_the_run_gate_bypassed() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    // The user's own settings switch every hook off, and the agent's arguments let Bash
+    // run without asking: the call runs ungated, and the run says so.
+    env.write("home/.claude/settings.json", r#"{"disableAllHooks": true}"#);
+    let model = Model::start(appends());
+    let file = agent(&env, json!({"args": ["--allowedTools", "Bash"]}));
+    let failed = run(
+        &env,
+        &model,
+        &["run", "--agent", &file, "append to the file"],
+    );
+    assert_shown!(env, failed, @r#"
+    [exit 1]
+    --- stderr
+    error: run [RUN] failed: gate bypassed: Claude Code ran Bash call toolu_bash1 without a decision recorded in mastra-ask
+    hint: retry it with: mastra-ask resume [RUN]
+    "#);
+    let id = env.latest_run().unwrap();
+    assert_eq!(env.status(&id), "failed");
+}
