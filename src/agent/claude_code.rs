@@ -186,6 +186,15 @@ impl ClaudeCodeDef {
     }
 }
 
+/// Whether the item `call_id` is of Claude Code's call `tool_use_id`: that id, or that id
+/// and `/N` (a question of an `AskUserQuestion` call).
+pub fn is_item_of(call_id: &str, tool_use_id: &str) -> bool {
+    call_id == tool_use_id
+        || call_id
+            .strip_prefix(tool_use_id)
+            .is_some_and(|n| n.starts_with('/'))
+}
+
 /// The hook's command line for a run: this program, the store, the run. Words are quoted
 /// for the shell Claude Code runs it with; `|| exit 2` blocks the tool where the hook
 /// cannot answer (SPEC §15).

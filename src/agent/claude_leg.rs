@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::claude_code::{hook_command, ClaudeCodeDef};
+use super::claude_code::{hook_command, is_item_of, ClaudeCodeDef};
 use super::driver::{new_message_id, Ended};
 use super::lease::Heartbeat;
 use crate::domain::{CallState, Event, Message, Sink, StepCommit, Transition, Usage};
@@ -275,12 +275,7 @@ impl Leg<'_> {
             let calls = self.store.calls(&self.run.id)?;
             let own: Vec<_> = calls
                 .iter()
-                .filter(|c| {
-                    c.call_id == id
-                        || c.call_id
-                            .strip_prefix(id)
-                            .is_some_and(|n| n.starts_with('/'))
-                })
+                .filter(|c| is_item_of(&c.call_id, id))
                 .collect();
             let allowed = !own.is_empty()
                 && own.iter().all(|c| {
@@ -330,22 +325,7 @@ impl Leg<'_> {
         let usage = usage_of(&result["usage"]);
         if result["stop_reason"] == "tool_deferred" || result["terminal_reason"] == "tool_deferred"
         {
-            let deferred = &result["deferred_tool_use"];
-            let now = self.store.run(&self.run.id)?;
-            let mine = now.as_ref().is_some_and(|r| {
-                r.status == crate::domain::RunStatus::Running
-                    && r.lease.as_ref().map(|l| &l.token) == Some(&self.lease.token)
-            });
-            if mine {
-                // Nothing was recorded by the hook: Claude Code deferred a call this store
-                // knows nothing of.
-                return self.fail(format!(
-                    "Claude Code deferred tool call {} ({}), which the gate did not record",
-                    one_line(deferred["id"].as_str().unwrap_or("?")),
-                    one_line(deferred["name"].as_str().unwrap_or("?"))
-                ));
-            }
-            return Ok(Ended::Stopped);
+            return self.suspend(&result["deferred_tool_use"], usage);
         }
         let text = result["result"].as_str().unwrap_or_default().to_string();
         if result["is_error"] == true || result["subtype"] != "success" {
@@ -365,6 +345,33 @@ impl Leg<'_> {
                 output: text,
                 finish_reason: "stop".into(),
             },
+        };
+        self.ended(&step)
+    }
+
+    /// Claude Code stopped on a `deferred` call: the run suspends on the items the hook
+    /// recorded for it (now that Claude Code has exited, so no decision can start another
+    /// `claude` on the session while this one still runs).
+    fn suspend(mut self, deferred: &Value, usage: Usage) -> Result<Ended> {
+        let id = deferred["id"].as_str().unwrap_or_default();
+        let recorded = self
+            .store
+            .calls(&self.run.id)?
+            .iter()
+            .any(|c| c.state == CallState::Pending && is_item_of(&c.call_id, id));
+        if !recorded {
+            return self.fail(format!(
+                "Claude Code deferred tool call {} ({}), which the gate did not record",
+                one_line(if id.is_empty() { "?" } else { id }),
+                one_line(deferred["name"].as_str().unwrap_or("?"))
+            ));
+        }
+        let step = StepCommit {
+            messages: Vec::new(),
+            calls: Vec::new(),
+            events: Vec::new(),
+            usage,
+            transition: Transition::Suspended,
         };
         self.ended(&step)
     }

@@ -16,7 +16,7 @@ use serde_json::json;
 
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
-use crate::domain::{CallRecord, Event, ItemKind, RunStatus, CLAUDE_CODE};
+use crate::domain::{CallRecord, CallState, Event, ItemKind, RunStatus, CLAUDE_CODE};
 use crate::items::Item;
 use crate::providers::NO_MODEL;
 use crate::runner::Context;
@@ -118,12 +118,17 @@ fn known_session(
         }
         return until_decided(ctx, store, gate, run, input).map(Some);
     }
+    let waits = || {
+        store
+            .calls(&run.id)
+            .map(|c| c.iter().any(|c| c.state == CallState::Pending))
+    };
     Ok(match run.status {
+        // A Claude Code run's leg: a call of it already waits (two gated calls at once).
+        RunStatus::Running if waits()? => Some(Answer::Deny(ONE_AT_A_TIME.into())),
         RunStatus::Running => None,
         // One gated call of a session waits at a time: a run suspends on one step.
-        RunStatus::Suspended => Some(Answer::Deny(
-            "another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided".into(),
-        )),
+        RunStatus::Suspended => Some(Answer::Deny(ONE_AT_A_TIME.into())),
         status => Some(Answer::Deny(format!(
             "this session's run in mastra-ask is {}: no more of its calls are gated",
             status.as_str()
@@ -248,8 +253,7 @@ fn own_calls(calls: Vec<CallRecord>, input: &Input) -> Vec<CallRecord> {
 
 /// Whether `call_id` is an item of `input`'s call: its `tool_use_id`, or that id and `/N`.
 fn is_own(call_id: &str, input: &Input) -> bool {
-    let id = input.tool_use_id.as_str();
-    call_id == id || call_id.strip_prefix(id).is_some_and(|n| n.starts_with('/'))
+    crate::agent::claude_code::is_item_of(call_id, &input.tool_use_id)
 }
 
 /// Waits up to `--wait` for the call's items to be decided, then answers.
@@ -309,6 +313,9 @@ fn still_pending(
         "waiting for reviewers: {waiting} ({command})"
     )))
 }
+
+/// What a gated call is told while another call of its session waits.
+const ONE_AT_A_TIME: &str = "another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided";
 
 /// What every call of a cancelled session is told.
 fn cancelled(id: &str) -> String {

@@ -96,7 +96,7 @@ fn claude_run_an_approval_suspends_and_approve_drives_the_next_leg() {
     cwd      [DIR]/work
     created  [TIME]
     updated  [TIME]
-    usage    10 in, 5 out
+    usage    20 in, 10 out
     finish   stop
 
     transcript
@@ -302,7 +302,7 @@ fn claude_run_a_question_a_plan_and_an_approval_answered_through_serve_drive() {
     cwd      [DIR]/work
     created  [TIME]
     updated  [TIME]
-    usage    10 in, 5 out
+    usage    40 in, 20 out
     finish   stop
 
     transcript
