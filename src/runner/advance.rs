@@ -175,16 +175,17 @@ impl<'a> Advance<'a> {
         target::select(self.ctx, &mut *self.place, kinds, tool_call)
     }
 
-    /// While a live waiter or driver advances the run's leg and nothing is pending yet, waits
-    /// for its next suspension (or its end), up to `next_within`; `select` then finds the
-    /// item, or says that nothing waits.
+    /// While a live waiter or driver advances the run's leg, waits for its next suspension
+    /// (or its end), up to `next_within`; `select` then finds the item, or says that nothing
+    /// waits. (A Claude Code run's leg has its item recorded before it suspends: the run
+    /// suspends once Claude Code has stopped.)
     fn wait_for_next(&mut self) -> Result<()> {
         let Some(within) = self.next_within else {
             return Ok(());
         };
         let deadline = Instant::now() + within;
         // Advancing is asked first: a run seen suspended then has its items read after.
-        while self.place.advancing()? && self.place.pending()?.is_empty() {
+        while self.place.advancing()? {
             if Instant::now() >= deadline {
                 break;
             }

@@ -350,3 +350,49 @@ fn claude_run_a_gated_call_that_ran_without_a_decision_fails_the_run_gate_bypass
     let id = env.latest_run().unwrap();
     assert_eq!(env.status(&id), "failed");
 }
+
+#[test]
+fn claude_run_with_wait_its_waiter_drives_the_leg_an_approval_resumes() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    // The store's location stays out of Claude Code's tools' environment.
+    let model = Model::start(vec![vec![tool(
+        "toolu_env",
+        "Bash",
+        json!({"command": "echo \"db=${MASTRA_ASK_DB:-unset}\" >> out.txt"}),
+    )]]);
+    let file = agent(&env, json!({}));
+    let waiter = command(
+        &env,
+        &model,
+        &["run", "--agent", &file, "--wait", "--timeout", "90s", "go"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let id = env.first_pending();
+    env.wait_for_waiter(&id);
+    // The reviewer's process has no model key: the waiter drives.
+    let approved = env.cmd(&["approve", &id]).code(0);
+    assert_shown!(env, approved, @r#"
+    [exit 0]
+    --- stderr
+    answer recorded; the waiting process continues the run
+    "#);
+    let out =
+        crate::common::finish_within(waiter, "the waiter", std::time::Duration::from_secs(90));
+    assert_shown!(env, out, @r#"
+    [exit 0]
+    --- stdout
+    done
+    --- stderr
+    run [RUN] is waiting for input (1 pending):
+      toolu_env approval: Bash {"command":"echo \"db=${MASTRA_ASK_DB:-unset}\" >> out.txt"}
+        mastra-ask approve [RUN]
+        mastra-ask decline [RUN] --reason <reason>
+    "#);
+    assert_eq!(written(&env), "db=unset\n");
+}
