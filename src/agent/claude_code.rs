@@ -9,6 +9,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+/// What a Claude Code agent's run shows as its model: Claude Code's own (`args`).
+pub const MODEL: &str = "claude-code";
+
 /// The tools that never pause by default: they only read (or keep Claude Code's own todo
 /// list). Every other tool, `AskUserQuestion` and `ExitPlanMode` included, is gated.
 pub const READ_ONLY: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite"];

@@ -94,7 +94,8 @@ impl AgentDef {
             id: file.id,
             name: file.name,
             instructions: String::new(),
-            model: providers::NO_MODEL.into(),
+            // Shown as the run's model; never a spec of ours (`engine` is Claude Code).
+            model: super::claude_code::MODEL.into(),
             tools: Vec::new(),
             max_steps: 1,
             model_settings: ModelSettings::default(),

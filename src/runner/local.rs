@@ -31,7 +31,7 @@ use crate::items::plan::{plan_of, warn_if_changed};
 use crate::items::{Item, Plans};
 use crate::policy::{Deciding, ItemGate};
 use crate::providers::NO_MODEL;
-use crate::store::{now_ms, Decide, Identity, Lease, Resolved, Run, Store};
+use crate::store::{now_ms, Decide, DrivenBy, Identity, Lease, Resolved, Run, Store};
 use crate::sys::signals::Ending;
 use crate::tools::submit_plan::Plan;
 
@@ -277,8 +277,8 @@ impl<'a> Local<'a> {
     /// at hand, or completes a one-step run (which runs nothing: no host, user or model is
     /// needed for it).
     fn offer(&mut self, run: &Run, drive: bool) -> Result<Option<Lease>> {
-        let allowed =
-            ((drive && on_own_host(run)) || self.is_one_shot(run)) && !run.is_claude_code_session();
+        let allowed = ((drive && on_own_host(run)) || self.is_one_shot(run))
+            && run.driven_by() != DrivenBy::Nobody;
         if allowed && self.drive.is_none() {
             // Without the model's keys this process can still record for a live waiter.
             match self.drive_for(run) {
@@ -339,7 +339,7 @@ impl<'a> Local<'a> {
                 // An offer the store declined went to a live waiter.
                 if offer.is_some() || store.has_waiter(&run.id)? {
                     Outcome::Waiter
-                } else if run.is_claude_code_session() {
+                } else if run.driven_by() == DrivenBy::Nobody {
                     Outcome::Recorded(Continues::ClaudeCode)
                 } else if on_own_host(run) {
                     Outcome::Recorded(Continues::Here)

@@ -91,7 +91,7 @@ fn claude_run_an_approval_suspends_and_approve_drives_the_next_leg() {
     assert_shown!(env, shown.stdout, @r#"
     run      [RUN]
     agent    coder
-    model    none
+    model    claude-code
     status   completed
     cwd      [DIR]/work
     created  [TIME]
@@ -297,7 +297,7 @@ fn claude_run_a_question_a_plan_and_an_approval_answered_through_serve_drive() {
     assert_shown!(env, shown, @r##"
     run      [RUN]
     agent    coder
-    model    none
+    model    claude-code
     status   completed
     cwd      [DIR]/work
     created  [TIME]
