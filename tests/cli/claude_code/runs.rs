@@ -87,6 +87,12 @@ fn claude_run_an_approval_suspends_and_approve_drives_the_next_leg() {
     done
     "#);
     assert_eq!(written(&env), "ran\n");
+    // The same session, resumed: the model reads the first exchange, then the reply.
+    let last = model.requests().pop().unwrap().to_string();
+    assert!(
+        last.contains("say hello") && last.contains("and again"),
+        "{last}"
+    );
     let shown = env.cmd(&["show", &id]).code(0);
     assert_shown!(env, shown.stdout, @r#"
     run      [RUN]
@@ -395,4 +401,52 @@ fn claude_run_with_wait_its_waiter_drives_the_leg_an_approval_resumes() {
         mastra-ask decline [RUN] --reason <reason>
     "#);
     assert_eq!(written(&env), "db=unset\n");
+}
+
+#[test]
+fn claude_run_without_a_gated_call_completes_and_a_reply_continues_the_session() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let model = Model::start(vec![vec![Block::Text("Hello.".into())]]);
+    let file = agent(&env, json!({}));
+    let done = run(&env, &model, &["run", "--agent", &file, "say hello"]);
+    assert_shown!(env, done, @r#"
+    [exit 0]
+    --- stdout
+    Hello.
+    "#);
+    let id = env.latest_run().unwrap();
+    let replied = run(&env, &model, &["reply", &id, "and again"]);
+    assert_shown!(env, replied, @r#"
+    [exit 0]
+    --- stdout
+    done
+    "#);
+    let shown = env.cmd(&["show", &id]).code(0);
+    assert_shown!(env, shown.stdout, @r#"
+    run      [RUN]
+    agent    coder
+    model    claude-code
+    status   completed
+    cwd      [DIR]/work
+    created  [TIME]
+    updated  [TIME]
+    usage    20 in, 10 out
+    finish   stop
+
+    transcript
+      user: say hello
+      assistant: Hello.
+      user: and again
+      assistant: done
+
+    events
+      [TIME]  start                agent coder
+      [TIME]  text                 "Hello."
+      [TIME]  finish               stop (10 in, 5 out tokens)
+      [TIME]  text                 "done"
+      [TIME]  finish               stop (10 in, 5 out tokens)
+    "#);
 }
