@@ -1,7 +1,11 @@
 //! `hook claude-code` (SPEC §15): Claude Code's `PreToolUse` calls as items of this store.
 //! The session is a run of agent `claude-code` (its id the session id), each gated call a
 //! new step of it whose items wait (`Store::gate_step`); later calls for the same
-//! `tool_use_id` read what was decided. A translator only: who may decide and what a
+//! `tool_use_id` read what was decided. With `--run RUN` (the hook `run` installs for a
+//! Claude Code agent's leg, SPEC §15 "Claude Code as a run") the calls are those of that
+//! run: a tool its gate does not pause is left to Claude Code (`Pass`), and a gated call's
+//! items are recorded on the run its driver holds, which suspends it when Claude Code
+//! stops. A translator only: who may decide and what a
 //! decision does are the store's, the items' wording the item kinds'. It never answers
 //! `allow` without a recorded decision; every failure is a `deny` naming it.
 

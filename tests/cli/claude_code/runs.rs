@@ -134,15 +134,26 @@ fn claude_run_a_project_settings_file_with_disable_all_hooks_cannot_open_the_gat
     env.write("work/.claude/settings.json", r#"{"disableAllHooks": true}"#);
     let model = Model::start(appends());
     let file = agent(&env, json!({}));
-    let started = run(
-        &env,
-        &model,
-        &["run", "--agent", &file, "append to the file"],
-    );
-    started.assert_code(75);
+    let announce = "cat > announced.json";
+    let args = [
+        "--on-suspend",
+        announce,
+        "run",
+        "--agent",
+        &file,
+        "append to the file",
+    ];
+    run(&env, &model, &args).assert_code(75);
     assert_eq!(written(&env), "");
     let id = env.latest_run().unwrap();
     assert_eq!(env.status(&id), "suspended");
+    // --on-suspend ran once, with the gated call's pending line.
+    let announced = std::fs::read_to_string(env.work().join("announced.json")).unwrap();
+    let line: Value = serde_json::from_str(&announced).unwrap();
+    assert_eq!(
+        (&line["runId"], &line["toolCallId"]),
+        (&json!(id), &json!("toolu_bash1"))
+    );
 }
 
 #[test]
