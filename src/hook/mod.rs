@@ -5,9 +5,9 @@
 //! Claude Code agent's leg, SPEC §15 "Claude Code as a run") the calls are those of that
 //! run: a tool its gate does not pause is left to Claude Code (`Pass`), and a gated call's
 //! items are recorded on the run its driver holds, which suspends it when Claude Code
-//! stops. A translator only: who may decide and what a
-//! decision does are the store's, the items' wording the item kinds'. It never answers
-//! `allow` without a recorded decision; every failure is a `deny` naming it.
+//! stops. A translator only: who may decide and what a decision does are the store's, the
+//! items' wording the item kinds'. It never answers `allow` without a recorded decision;
+//! every failure is a `deny` naming it.
 
 mod call;
 mod plan;
