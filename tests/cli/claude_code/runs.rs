@@ -87,12 +87,6 @@ fn claude_run_an_approval_suspends_and_approve_drives_the_next_leg() {
     done
     "#);
     assert_eq!(written(&env), "ran\n");
-    // The same session, resumed: the model reads the first exchange, then the reply.
-    let last = model.requests().pop().unwrap().to_string();
-    assert!(
-        last.contains("say hello") && last.contains("and again"),
-        "{last}"
-    );
     let shown = env.cmd(&["show", &id]).code(0);
     assert_shown!(env, shown.stdout, @r#"
     run      [RUN]
@@ -435,6 +429,12 @@ fn claude_run_without_a_gated_call_completes_and_a_reply_continues_the_session()
     --- stdout
     done
     "#);
+    // The same session, resumed: the model reads the first exchange, then the reply.
+    let last = model.requests().pop().unwrap().to_string();
+    assert!(
+        last.contains("say hello") && last.contains("and again"),
+        "{last}"
+    );
     let shown = env.cmd(&["show", &id]).code(0);
     assert_shown!(env, shown.stdout, @r#"
     run      [RUN]
