@@ -121,6 +121,9 @@ impl Leg<'_> {
             .map(|l| format!(": {}", one_line(l)))
             .unwrap_or_default();
         Ok(match (outcome?, status) {
+            (Outcome::Fails(why), Some(s)) if why.is_empty() && !s.success() => {
+                Outcome::Fails(format!("Claude Code exited with {s}{said}"))
+            }
             (Outcome::Fails(why), _) => Outcome::Fails(why),
             (Outcome::Result(result), Some(s)) if s.success() => Outcome::Result(result),
             (Outcome::Result(_), Some(s)) => {

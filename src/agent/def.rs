@@ -120,10 +120,18 @@ impl AgentDef {
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
         if value.get("claudeCode").is_some() {
-            return serde_json::from_value::<ClaudeCodeFile>(value)
+            let mut def = serde_json::from_value::<ClaudeCodeFile>(value)
                 .map_err(|e| e.to_string())
                 .and_then(AgentDef::of_claude_code)
-                .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")).into());
+                .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+            // A relative path names a program beside the agent file (a bare name: on PATH).
+            if let Some(code) = def.claude_code.as_mut() {
+                if let Some(c) = code.command.as_mut().filter(|c| c.contains('/')) {
+                    let dir = absolute(path.parent().unwrap_or(Path::new(".")))?;
+                    *c = dir.join(&*c).to_string_lossy().into_owned();
+                }
+            }
+            return Ok(def);
         }
         let mut def: AgentDef = serde_json::from_value(value)
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;

@@ -461,3 +461,23 @@ fn claude_run_without_a_gated_call_completes_and_a_reply_continues_the_session()
       [TIME]  finish               stop (10 in, 5 out tokens)
     "#);
 }
+
+#[test]
+fn claude_run_a_claude_that_fails_or_prints_garbage_fails_the_run_with_what_it_said() {
+    let env = Env::new();
+    let fails = |body: &str| {
+        crate::command_tools::script(&env, "fake-claude", body);
+        let file = agent(&env, json!({"command": "./fake-claude"}));
+        env.cmd(&["run", "--agent", &file, "go"]).code(1).stderr
+    };
+    let said = fails("echo 'warming up' >&2\necho 'fatal: no credentials' >&2\nexit 3\n");
+    assert_shown!(env, said, @r#"
+    error: run [RUN] failed: Claude Code exited with exit status: 3: fatal: no credentials
+    hint: retry it with: mastra-ask resume [RUN]
+    "#);
+    let said = fails("echo 'not json at all'\nsleep 1\n");
+    assert_shown!(env, said, @r#"
+    error: run [RUN] failed: Claude Code printed something that is not a JSON line: not json at all
+    hint: retry it with: mastra-ask resume [RUN]
+    "#);
+}
