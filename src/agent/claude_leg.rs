@@ -410,11 +410,7 @@ impl Leg<'_> {
     }
 }
 
-trait NoResult {
-    fn or_no_result(self, said: &str) -> Outcome;
-}
-
-impl NoResult for Outcome {
+impl Outcome {
     /// An output that ended with no result line names stderr's last line.
     fn or_no_result(self, said: &str) -> Outcome {
         match self {
