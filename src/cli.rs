@@ -827,6 +827,9 @@ pub struct ClaudeCodeHookArgs {
     pub expires_in: Option<Duration>,
     #[command(flatten)]
     pub review: ReviewFlags,
+    /// The Claude Code run whose calls this hook gates (written by `run` itself)
+    #[arg(long, value_name = "RUN", hide = true)]
+    pub run: Option<String>,
 }
 
 #[derive(Debug, Args)]

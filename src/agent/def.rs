@@ -11,6 +11,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use super::claude_code::{ClaudeCodeDef, ClaudeCodeFile};
 use crate::domain::review::{PolicySpec, RuleSpec};
 use crate::domain::HUMAN_TOOLS;
 use crate::error::Error;
@@ -41,6 +42,17 @@ pub struct AgentDef {
     /// may carry its own for its approvals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<RuleSpec>,
+    /// The agent is Claude Code, driven by `claude -p` (SPEC §15): no model, no tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_code: Option<ClaudeCodeDef>,
+}
+
+/// What drives the legs of a run of an agent.
+pub enum Engine<'a> {
+    /// Our loop, calling this model.
+    Model(&'a str),
+    /// `claude -p`, as the agent's `claudeCode` block says.
+    ClaudeCode(&'a ClaudeCodeDef),
 }
 
 fn default_max_steps() -> u32 {
@@ -63,7 +75,35 @@ impl AgentDef {
             max_steps: DEFAULT_MAX_STEPS,
             model_settings: ModelSettings::default(),
             review: None,
+            claude_code: None,
         }
+    }
+
+    /// What drives this agent's legs.
+    pub fn engine(&self) -> Engine<'_> {
+        match &self.claude_code {
+            Some(c) => Engine::ClaudeCode(c),
+            None => Engine::Model(&self.model),
+        }
+    }
+
+    /// A Claude Code agent from its file (checked).
+    fn of_claude_code(file: ClaudeCodeFile) -> std::result::Result<AgentDef, String> {
+        file.claude_code.check()?;
+        let def = AgentDef {
+            id: file.id,
+            name: file.name,
+            instructions: String::new(),
+            // Shown as the run's model; never a spec of ours (`engine` is Claude Code).
+            model: super::claude_code::MODEL.into(),
+            tools: Vec::new(),
+            max_steps: 1,
+            model_settings: ModelSettings::default(),
+            review: file.review,
+            claude_code: Some(file.claude_code),
+        };
+        def.check()?;
+        Ok(def)
     }
 
     /// Reads an agent file; relative paths inside resolve against its directory.
@@ -77,7 +117,23 @@ impl AgentDef {
         })?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::invalid(format!("agent file {shown} is not valid UTF-8")))?;
-        let mut def: AgentDef = serde_json::from_str(&text)
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+        if value.get("claudeCode").is_some() {
+            let mut def = serde_json::from_value::<ClaudeCodeFile>(value)
+                .map_err(|e| e.to_string())
+                .and_then(AgentDef::of_claude_code)
+                .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
+            // A relative path names a program beside the agent file (a bare name: on PATH).
+            if let Some(code) = def.claude_code.as_mut() {
+                if let Some(c) = code.command.as_mut().filter(|c| c.contains('/')) {
+                    let dir = absolute(path.parent().unwrap_or(Path::new(".")))?;
+                    *c = dir.join(&*c).to_string_lossy().into_owned();
+                }
+            }
+            return Ok(def);
+        }
+        let mut def: AgentDef = serde_json::from_value(value)
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
         def.check()
             .map_err(|e| Error::invalid(format!("agent file {shown}: {e}")))?;
@@ -220,6 +276,50 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unknown tool \"rm\""));
+    }
+
+    #[test]
+    fn a_claude_code_agent_is_read_without_a_model_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.json");
+        std::fs::write(
+            &file,
+            r#"{"id":"coder","claudeCode":{"args":["--model","opus"],"gate":"Bash|Write","env":["GH_TOKEN"]},"review":{"reviewers":["alice"]}}"#,
+        )
+        .unwrap();
+        let def = AgentDef::load(&file).unwrap();
+        let Engine::ClaudeCode(code) = def.engine() else {
+            panic!("{def:?}")
+        };
+        assert_eq!(code.program(), "claude");
+        assert!(code.gates("Write") && !code.gates("Edit"));
+        assert!(def.tools.is_empty() && def.policy_spec().rule.is_some());
+        // As a run stores it, and back.
+        let stored = serde_json::to_value(&def).unwrap();
+        assert_eq!(serde_json::from_value::<AgentDef>(stored).unwrap(), def);
+        for (text, says) in [
+            (
+                r#"{"id":"c","model":"script:s","claudeCode":{}}"#,
+                "unknown field `model`",
+            ),
+            (
+                r#"{"id":"c","claudeCode":{"cmd":"claude"}}"#,
+                "unknown field `cmd`",
+            ),
+            (
+                r#"{"id":"c","claudeCode":{"args":["--dangerously-skip-permissions"]}}"#,
+                "claudeCode.args may not contain --dangerously-skip-permissions",
+            ),
+            (
+                r#"{"id":"c","claudeCode":{"env":["A=B"]}}"#,
+                "claudeCode.env names \"A=B\", which is not a variable name",
+            ),
+            (r#"{"id":"","claudeCode":{}}"#, "id must not be empty"),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let e = AgentDef::load(&file).unwrap_err().to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub enum Ended {
     At(Box<RunRow>),
     /// The run was cancelled or taken over by another driver meanwhile.
     LostLease,
+    /// At the run as another process's transition left it (a Claude Code run's hook
+    /// suspended it): read it again.
+    Stopped,
 }
 
 pub fn new_message_id() -> String {

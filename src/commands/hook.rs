@@ -36,6 +36,8 @@ fn gate_of(args: &ClaudeCodeHookArgs) -> Result<Gate, String> {
         review,
         expires_in: args.expires_in,
         wait: args.wait,
-        headless: Gate::headless_here(),
+        // A run's leg is `claude -p`, started by mastra-ask.
+        headless: args.run.is_some() || Gate::headless_here(),
+        run: args.run.clone(),
     })
 }

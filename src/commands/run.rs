@@ -37,7 +37,9 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
     let mut agent = match (&args.agent, override_model) {
         (Some(file), model) => {
             let mut def = AgentDef::load(file)?;
-            if let Some(m) = model {
+            // A Claude Code agent's model is claude's (`claudeCode.args`): `--model` and
+            // MASTRA_ASK_MODEL are for our own loop.
+            if let Some(m) = model.filter(|_| def.claude_code.is_none()) {
                 def.model = m;
             }
             def
@@ -56,7 +58,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
         agent = agent.require_approval();
     }
     let cwd = working_dir(args.cwd.as_deref())?;
-    let provider = providers::from_spec(&agent.model)?;
+    let drive = crate::agent::Drive::of(&agent)?;
 
     if args.quiet {
         ctx.out.hide_agent_text();
@@ -67,7 +69,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<Exit> {
             agent: &agent,
             cwd: &cwd,
             prompt: &prompt,
-            provider,
+            drive,
             watched: super::starting::watched(ctx, &args.wait, agent.policy_spec())?,
             print_id: args.quiet,
         },

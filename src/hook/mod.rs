@@ -1,9 +1,13 @@
 //! `hook claude-code` (SPEC §15): Claude Code's `PreToolUse` calls as items of this store.
 //! The session is a run of agent `claude-code` (its id the session id), each gated call a
 //! new step of it whose items wait (`Store::gate_step`); later calls for the same
-//! `tool_use_id` read what was decided. A translator only: who may decide and what a
-//! decision does are the store's, the items' wording the item kinds'. It never answers
-//! `allow` without a recorded decision; every failure is a `deny` naming it.
+//! `tool_use_id` read what was decided. With `--run RUN` (the hook `run` installs for a
+//! Claude Code agent's leg, SPEC §15 "Claude Code as a run") the calls are those of that
+//! run: a tool its gate does not pause is left to Claude Code (`Pass`), and a gated call's
+//! items are recorded on the run its driver holds, which suspends it when Claude Code
+//! stops. A translator only: who may decide and what a decision does are the store's, the
+//! items' wording the item kinds'. It never answers `allow` without a recorded decision;
+//! every failure is a `deny` naming it.
 
 mod call;
 mod plan;
@@ -16,7 +20,7 @@ use serde_json::json;
 
 use crate::agent::driver::new_message_id;
 use crate::agent::{lease, AgentDef};
-use crate::domain::{CallRecord, Event, ItemKind, RunStatus, CLAUDE_CODE};
+use crate::domain::{CallRecord, CallState, Event, ItemKind, RunStatus, CLAUDE_CODE};
 use crate::items::Item;
 use crate::providers::NO_MODEL;
 use crate::runner::Context;
@@ -35,6 +39,9 @@ pub struct Gate {
     pub expires_in: Option<Duration>,
     pub wait: Duration,
     pub headless: bool,
+    /// `--run`: the Claude Code run (SPEC §15, "Claude Code as a run") whose leg this hook
+    /// gates, rather than a session that reached it on its own.
+    pub run: Option<String>,
 }
 
 impl Gate {
@@ -58,6 +65,11 @@ fn gated(ctx: &Context, gate: &Gate, input: &Input) -> Result<Answer> {
     let store = ctx.create_store()?;
     store.expire_due(now_ms())?;
     let existing = store.run(&input.session_id)?;
+    if let Some(id) = &gate.run {
+        if let Some(answer) = not_this_run(id, existing.as_ref(), input)? {
+            return Ok(answer);
+        }
+    }
     if let Some(run) = &existing {
         if let Some(answer) = known_session(ctx, store.as_ref(), gate, run, input)? {
             return Ok(answer);
@@ -94,7 +106,7 @@ fn known_session(
     run: &Run,
     input: &Input,
 ) -> Result<Option<Answer>> {
-    if let Some(refusal) = not_this_session(store, run, input)? {
+    if let Some(refusal) = not_this_session(store, run, input, gate.run.is_some())? {
         return Ok(Some(Answer::Deny(refusal)));
     }
     if run.status == RunStatus::Cancelled {
@@ -110,12 +122,17 @@ fn known_session(
         }
         return until_decided(ctx, store, gate, run, input).map(Some);
     }
+    let waits = || {
+        store
+            .calls(&run.id)
+            .map(|c| c.iter().any(|c| c.state == CallState::Pending))
+    };
     Ok(match run.status {
+        // A Claude Code run's leg: a call of it already waits (two gated calls at once).
+        RunStatus::Running if waits()? => Some(Answer::Deny(ONE_AT_A_TIME.into())),
         RunStatus::Running => None,
         // One gated call of a session waits at a time: a run suspends on one step.
-        RunStatus::Suspended => Some(Answer::Deny(
-            "another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided".into(),
-        )),
+        RunStatus::Suspended => Some(Answer::Deny(ONE_AT_A_TIME.into())),
         status => Some(Answer::Deny(format!(
             "this session's run in mastra-ask is {}: no more of its calls are gated",
             status.as_str()
@@ -141,6 +158,7 @@ fn record(
         max_steps: 1,
         model_settings: Default::default(),
         review: None,
+        claude_code: None,
     })?;
     store.gate_step(
         &NewRun {
@@ -179,9 +197,14 @@ fn announce(ctx: &Context, store: &dyn Store, input: &Input) -> Result<()> {
 }
 
 /// Why `input` may not go on with `run`: a run of another agent, directory or starter.
-fn not_this_session(store: &dyn Store, run: &Run, input: &Input) -> Result<Option<String>> {
+fn not_this_session(
+    store: &dyn Store,
+    run: &Run,
+    input: &Input,
+    run_mode: bool,
+) -> Result<Option<String>> {
     let id = &run.id;
-    if run.agent_id != CLAUDE_CODE {
+    if run.agent_id != CLAUDE_CODE && !run_mode {
         return Ok(Some(format!(
             "session {id} names a run of agent {} in mastra-ask, not a Claude Code session",
             json!(run.agent_id)
@@ -200,6 +223,28 @@ fn not_this_session(store: &dyn Store, run: &Run, input: &Input) -> Result<Optio
         .map(|e| e.to_string()))
 }
 
+/// For a hook of run `id` (`--run`): a denial when `input` is not a call of that Claude
+/// Code run, `Pass` for a tool its gate does not pause; `None` when the call is gated.
+fn not_this_run(id: &str, run: Option<&Run>, input: &Input) -> Result<Option<Answer>> {
+    if input.session_id != id {
+        return Ok(Some(Answer::Deny(format!(
+            "this hook gates run {id} of mastra-ask, not session {}",
+            input.session_id
+        ))));
+    }
+    let Some(run) = run else {
+        return Ok(Some(Answer::Deny(format!(
+            "run {id} is not in mastra-ask's store"
+        ))));
+    };
+    let Some(def) = AgentDef::of_run(run)?.claude_code else {
+        return Ok(Some(Answer::Deny(format!(
+            "run {id} of mastra-ask is not a Claude Code run"
+        ))));
+    };
+    Ok((!def.gates(&input.tool_name)).then_some(Answer::Pass))
+}
+
 /// The stored items of `input`'s call, in order.
 fn own_calls(calls: Vec<CallRecord>, input: &Input) -> Vec<CallRecord> {
     let mut own: Vec<CallRecord> = calls
@@ -212,8 +257,7 @@ fn own_calls(calls: Vec<CallRecord>, input: &Input) -> Vec<CallRecord> {
 
 /// Whether `call_id` is an item of `input`'s call: its `tool_use_id`, or that id and `/N`.
 fn is_own(call_id: &str, input: &Input) -> bool {
-    let id = input.tool_use_id.as_str();
-    call_id == id || call_id.strip_prefix(id).is_some_and(|n| n.starts_with('/'))
+    crate::agent::claude_code::is_item_of(call_id, &input.tool_use_id)
 }
 
 /// Waits up to `--wait` for the call's items to be decided, then answers.
@@ -273,6 +317,9 @@ fn still_pending(
         "waiting for reviewers: {waiting} ({command})"
     )))
 }
+
+/// What a gated call is told while another call of its session waits.
+const ONE_AT_A_TIME: &str = "another call of this session waits for a decision in mastra-ask: one gated call waits at a time; make this call again once that one is decided";
 
 /// What every call of a cancelled session is told.
 fn cancelled(id: &str) -> String {

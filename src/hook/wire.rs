@@ -86,12 +86,16 @@ pub enum Answer {
     Defer(String),
     /// Let the person at the terminal decide (outside `-p`).
     Ask(String),
+    /// No decision: a tool a Claude Code run's gate does not pause goes Claude Code's own
+    /// way (read-only tools run; others ask the SDK host, which denies them).
+    Pass,
 }
 
 impl Answer {
     /// The JSON line Claude Code reads on stdout.
     pub fn json(&self) -> Value {
         let (decision, reason) = match self {
+            Answer::Pass => return json!({}),
             Answer::Allow(_) => ("allow", None),
             Answer::Deny(r) => ("deny", Some(r)),
             Answer::Defer(r) => ("defer", Some(r)),

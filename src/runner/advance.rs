@@ -32,7 +32,6 @@ use crate::domain::{ItemKind, Resolution};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::{self, Asked, Item, ItemView, Prompted};
-use crate::providers::{self, Provider};
 use crate::store::{Run, Store, Who};
 use crate::sys::signals;
 
@@ -177,16 +176,17 @@ impl<'a> Advance<'a> {
         target::select(self.ctx, &mut *self.place, kinds, tool_call)
     }
 
-    /// While a live waiter or driver advances the run's leg and nothing is pending yet, waits
-    /// for its next suspension (or its end), up to `next_within`; `select` then finds the
-    /// item, or says that nothing waits.
+    /// While a live waiter or driver advances the run's leg, waits for its next suspension
+    /// (or its end), up to `next_within`; `select` then finds the item, or says that nothing
+    /// waits. (A Claude Code run's leg has its item recorded before it suspends: the run
+    /// suspends once Claude Code has stopped.)
     fn wait_for_next(&mut self) -> Result<()> {
         let Some(within) = self.next_within else {
             return Ok(());
         };
         let deadline = Instant::now() + within;
         // Advancing is asked first: a run seen suspended then has its items read after.
-        while self.place.advancing()? && self.place.pending()?.is_empty() {
+        while self.place.advancing()? {
             if Instant::now() >= deadline {
                 break;
             }
@@ -499,11 +499,11 @@ pub fn started_here_by_me(run: &Run) -> bool {
 }
 
 /// A stored run's agent and the provider of its model, checked before anything changes.
-pub fn model_for(run: &Run) -> Result<(AgentDef, Box<dyn Provider>)> {
+pub fn model_for(run: &Run) -> Result<(AgentDef, crate::agent::Drive)> {
     not_claude_code(run)?;
     let agent = AgentDef::of_run(run)?;
-    let provider = providers::from_spec(&agent.model)?;
-    Ok((agent, provider))
+    let drive = crate::agent::Drive::of(&agent)?;
+    Ok((agent, drive))
 }
 
 /// Refuses to drive a Claude Code session (SPEC §15): Claude Code runs its tools, on the

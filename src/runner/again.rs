@@ -75,7 +75,7 @@ impl<'a> Local<'a> {
 }
 
 /// The run's agent and model, where this host may drive it.
-fn driven_here(run: &Run) -> Result<(crate::agent::AgentDef, Box<dyn crate::providers::Provider>)> {
+fn driven_here(run: &Run) -> Result<(crate::agent::AgentDef, crate::agent::Drive)> {
     if !on_own_host(run) {
         return fail(elsewhere(run));
     }

@@ -24,14 +24,14 @@ use super::watch::{Followed, Watch, POLL};
 use super::Context;
 use crate::agent::approved::check_changed_args;
 use crate::agent::driver::{self, Ended};
-use crate::agent::{lease, AgentDef};
+use crate::agent::{claude_leg, lease, AgentDef, Drive, Engine};
 use crate::domain::{CallState, ItemKind, Message, Resolution, RunStatus};
 use crate::error::{fail, Error, Kind};
 use crate::items::plan::{plan_of, warn_if_changed};
 use crate::items::{Item, Plans};
 use crate::policy::{Deciding, ItemGate};
-use crate::providers::{self, Provider, NO_MODEL};
-use crate::store::{now_ms, Decide, Identity, Lease, Resolved, Run, Store};
+use crate::providers::NO_MODEL;
+use crate::store::{now_ms, Decide, DrivenBy, Identity, Lease, Resolved, Run, Store};
 use crate::sys::signals::Ending;
 use crate::tools::submit_plan::Plan;
 
@@ -47,7 +47,8 @@ pub struct Local<'a> {
     lease: Option<Lease>,
     /// The run's stored agent, decoded once.
     agent: Option<AgentDef>,
-    provider: Option<Box<dyn Provider>>,
+    /// What drives its legs here (its model's provider, or Claude Code), once checked.
+    drive: Option<Drive>,
     /// The stored events this process has reported.
     watch: Watch,
     /// The report carries every stored event of the run (a waiter's JSON stream), not only
@@ -71,7 +72,7 @@ impl<'a> Local<'a> {
             read: Read::default(),
             lease: None,
             agent: None,
-            provider: None,
+            drive: None,
             watch: Watch::default(),
             every_event,
             deciding: Deciding::default(),
@@ -107,10 +108,10 @@ impl<'a> Local<'a> {
 
     /// This process holds `lease` on the run (it just created, resumed or replied to it),
     /// driving it with `model` (its agent, decoded, and provider: `model_for`).
-    pub fn holding(mut self, lease: Lease, model: (AgentDef, Box<dyn Provider>)) -> Local<'a> {
+    pub fn holding(mut self, lease: Lease, model: (AgentDef, Drive)) -> Local<'a> {
         self.lease = Some(lease);
         self.agent = Some(model.0);
-        self.provider = Some(model.1);
+        self.drive = Some(model.1);
         self
     }
 
@@ -155,10 +156,10 @@ impl<'a> Local<'a> {
         Ok(self.agent.as_ref().expect("decoded above"))
     }
 
-    /// The provider for the run, checked before anything changes.
-    fn provider_for(&mut self, run: &Run) -> Result<Box<dyn Provider>> {
+    /// What drives the run's legs here, checked before anything changes.
+    fn drive_for(&mut self, run: &Run) -> Result<Drive> {
         super::advance::not_claude_code(run)?;
-        providers::from_spec(&self.agent(run)?.model)
+        Drive::of(self.agent(run)?)
     }
 
     fn holds(&self, run: &Run) -> bool {
@@ -276,17 +277,17 @@ impl<'a> Local<'a> {
     /// at hand, or completes a one-step run (which runs nothing: no host, user or model is
     /// needed for it).
     fn offer(&mut self, run: &Run, drive: bool) -> Result<Option<Lease>> {
-        let allowed =
-            ((drive && on_own_host(run)) || self.is_one_shot(run)) && !run.is_claude_code_session();
-        if allowed && self.provider.is_none() {
+        let allowed = ((drive && on_own_host(run)) || self.is_one_shot(run))
+            && run.driven_by() != DrivenBy::Nobody;
+        if allowed && self.drive.is_none() {
             // Without the model's keys this process can still record for a live waiter.
-            match self.provider_for(run) {
-                Ok(p) => self.provider = Some(p),
+            match self.drive_for(run) {
+                Ok(p) => self.drive = Some(p),
                 Err(_) if self.store()?.has_waiter(&run.id)? => {}
                 Err(e) => return Err(e),
             }
         }
-        Ok((allowed && self.provider.is_some()).then(lease::mine))
+        Ok((allowed && self.drive.is_some()).then(lease::mine))
     }
 
     /// Who moves `run` on after the store `resolved` a decision on `item`, `offer` the
@@ -338,7 +339,7 @@ impl<'a> Local<'a> {
                 // An offer the store declined went to a live waiter.
                 if offer.is_some() || store.has_waiter(&run.id)? {
                     Outcome::Waiter
-                } else if run.is_claude_code_session() {
+                } else if run.driven_by() == DrivenBy::Nobody {
                     Outcome::Recorded(Continues::ClaudeCode)
                 } else if on_own_host(run) {
                     Outcome::Recorded(Continues::Here)
@@ -362,23 +363,34 @@ impl<'a> Local<'a> {
         let Some(lease) = self.lease.clone() else {
             anyhow::bail!("run {} has no lease of this process to drive it", run.id);
         };
-        if self.provider.is_none() {
-            self.provider = Some(self.provider_for(run)?);
+        if self.drive.is_none() {
+            self.drive = Some(self.drive_for(run)?);
         }
         self.agent(run)?;
-        let (Some(agent), Some(provider)) = (&self.agent, &self.provider) else {
+        let (Some(agent), Some(drive)) = (&self.agent, &self.drive) else {
             unreachable!("set above")
         };
-        let start = created.map(|messages| (messages, Vec::new()));
-        let end = driver::drive(
-            store,
-            &self.ctx.location,
-            (run, start),
-            agent,
-            &lease,
-            provider.as_ref(),
-            &mut *self.ctx.report.leg(),
-        )?;
+        let end = match (drive, agent.engine()) {
+            (Drive::Model(provider), _) => driver::drive(
+                store,
+                &self.ctx.location,
+                (run, created.map(|messages| (messages, Vec::new()))),
+                agent,
+                &lease,
+                provider.as_ref(),
+                &mut *self.ctx.report.leg(),
+            )?,
+            (Drive::ClaudeCode, Engine::ClaudeCode(def)) => claude_leg::drive(
+                store,
+                self.ctx,
+                run,
+                def,
+                &lease,
+                created.is_some(),
+                &mut *self.ctx.report.leg(),
+            )?,
+            (Drive::ClaudeCode, Engine::Model(_)) => unreachable!("Drive::of the same agent"),
+        };
         if self.every_event {
             self.watch.skip_to_end(store, &run.id)?;
         }
@@ -386,6 +398,13 @@ impl<'a> Local<'a> {
             Ended::At(row) => {
                 row.update(run);
                 Ok(Some(row.status))
+            }
+            Ended::Stopped => {
+                *run = self.read_now()?;
+                Ok(match run.status {
+                    RunStatus::Cancelled => None,
+                    status => Some(status),
+                })
             }
             Ended::LostLease => {
                 self.lease = None;
@@ -577,12 +596,12 @@ impl Place for Local<'_> {
 
     fn take(&mut self) -> Result<()> {
         let run = self.take_run()?;
-        let provider = match self.provider.take() {
+        let drive = match self.drive.take() {
             Some(p) => Ok(p),
-            None => self.provider_for(&run),
+            None => self.drive_for(&run),
         };
-        let taken = provider.and_then(|provider| {
-            self.provider = Some(provider);
+        let taken = drive.and_then(|drive| {
+            self.drive = Some(drive);
             let me = lease::mine();
             let expected = run.lease.as_ref().map(|l| l.token.as_str());
             let took = self

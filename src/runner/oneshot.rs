@@ -61,6 +61,7 @@ pub fn begin(
         max_steps: 1,
         model_settings: Default::default(),
         review: None,
+        claude_code: None,
     };
     let provider = NoModel {
         first: Some(Response {
@@ -79,7 +80,7 @@ pub fn begin(
             agent: &agent,
             cwd: &shot.cwd,
             prompt: &shot.prompt,
-            provider: Box::new(provider),
+            drive: crate::agent::Drive::Model(Box::new(provider)),
             watched,
             print_id,
         },

@@ -11,10 +11,9 @@ use super::waiter::Waiter;
 use super::Context;
 use super::Local;
 use crate::agent::driver::new_message_id;
-use crate::agent::{lease, AgentDef};
+use crate::agent::{lease, AgentDef, Drive};
 use crate::domain::Event;
 use crate::exit::Exit;
-use crate::providers::Provider;
 use crate::store::{NewRun, RunReview, Who};
 
 /// How a new run is watched and reviewed, as its frontend translated its flags.
@@ -37,7 +36,7 @@ pub struct Start<'a> {
     pub agent: &'a AgentDef,
     pub cwd: &'a str,
     pub prompt: &'a str,
-    pub provider: Box<dyn Provider>,
+    pub drive: Drive,
     pub watched: Watched,
     /// Report the run id alone as data as soon as the run exists (`run -q`, and `ask` and
     /// `plan` without `--wait`).
@@ -87,7 +86,7 @@ pub fn start_as(ctx: &Context, s: Start, run_id: &str) -> Result<Exit> {
     };
     let place = Local::new(ctx, Some(store.as_ref()), &run_id, policy.every_event(ctx))
         .knowing(Read::created(stored, messages))
-        .holding(lease, (s.agent.clone(), s.provider))
+        .holding(lease, (s.agent.clone(), s.drive))
         .seen_up_to(events.last().map(|e| e.seq))
         .deciding(crate::policy::Deciding {
             on_escalate: watched.on_escalate,

@@ -71,12 +71,36 @@ pub struct Run {
     pub gate: RunGate,
 }
 
+/// What drives a run's legs (SPEC §5.1, §15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrivenBy {
+    /// Our loop, calling the agent's model (or nothing: a one-step run).
+    Loop,
+    /// `claude -p`, which a process here starts and hosts (a Claude Code agent's run).
+    ClaudeCode,
+    /// Nobody here: a Claude Code session that reached `hook claude-code`, recorded here
+    /// and continued by `claude -p --resume` on its host.
+    Nobody,
+}
+
 impl Run {
+    /// What drives its legs.
+    pub fn driven_by(&self) -> DrivenBy {
+        if self.agent.get("claudeCode").is_some() {
+            DrivenBy::ClaudeCode
+        } else if self.agent_id == crate::domain::CLAUDE_CODE
+            && self.agent["model"] == crate::providers::NO_MODEL
+        {
+            DrivenBy::Nobody
+        } else {
+            DrivenBy::Loop
+        }
+    }
+
     /// Whether it is a Claude Code session that reached `hook claude-code` (SPEC §15):
     /// recorded here, never driven here (`claude -p --resume` continues it).
     pub fn is_claude_code_session(&self) -> bool {
-        self.agent_id == crate::domain::CLAUDE_CODE
-            && self.agent["model"] == crate::providers::NO_MODEL
+        self.driven_by() == DrivenBy::Nobody
     }
 }
 

@@ -73,7 +73,9 @@ pub trait Store: Backend {
     /// §15) as a new step whose items wait, in one transaction: the run `run.id` is created
     /// as `start_run` creates one when it names none; else it must be a run of the same
     /// agent and starter (as the store checks who this is), running with no item pending.
-    /// Either way it ends suspended on `step`'s items, with no lease. Refused (nothing
+    /// Either way it ends suspended on `step`'s items, with no lease, unless a live driver
+    /// holds the run (a Claude Code run's leg): it suspends the run when Claude Code stops,
+    /// and no decision is taken before (a run that is running has nothing to decide). Refused (nothing
     /// stored): a run of another starter (`Forbidden`), one that is finished or cancelled,
     /// or one that still has an item pending (`Conflict`).
     fn gate_step(&self, run: &NewRun, step: &StepCommit) -> Result<Vec<StoredEvent>> {
@@ -81,10 +83,10 @@ pub trait Store: Backend {
         let due = Due::of(run, now)?;
         self.expire_due(now)?;
         write(self, Durability::Durable, |tx| {
-            let (mut row, mut events) = match tx.lock_run(run.id)? {
+            let (mut row, mut events, driven) = match tx.lock_run(run.id)? {
                 None => {
                     let (row, events, _) = insert_new(tx, run, &due, now)?;
-                    (row, events)
+                    (row, events, false)
                 }
                 Some(row) => {
                     let me = identity::check(tx, &run.review.starter)?;
@@ -96,11 +98,16 @@ pub trait Store: Backend {
                         }
                         .into());
                     }
-                    (row, Vec::new())
+                    // A Claude Code run's leg (`run`, SPEC §15): its live driver holds the
+                    // lease and suspends the run once Claude Code has stopped.
+                    let driven = row.lease.as_ref().is_some_and(|l| holder_alive(l, now));
+                    (row, Vec::new(), driven)
                 }
             };
-            row.status = RunStatus::Suspended;
-            row.lease = None;
+            if !driven {
+                row.status = RunStatus::Suspended;
+                row.lease = None;
+            }
             row.usage = row.usage + step.usage;
             row.updated_at = now;
             tx.save_run(&row)?;

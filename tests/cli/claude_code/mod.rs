@@ -12,6 +12,7 @@ mod hook_cli;
 mod mcp_client;
 mod model;
 mod questions;
+mod runs;
 mod sessions;
 
 use std::path::{Path, PathBuf};
