@@ -4,9 +4,9 @@
 //! every control request (an unanswered one hangs Claude Code), stores the assistant's text
 //! as the run's transcript, closes stdin after the `result` line and ends the leg by it.
 //!
-//! The gated calls are recorded by the hook (`hook`, `Store::gate_step`), which suspends the
-//! run in the same transaction; a leg that ends `tool_deferred` takes that suspension as its
-//! end. Every `tool_use` of a gated tool that ran is compared with the decision recorded
+//! The gated calls are recorded by the hook (`hook`, `Store::gate_step`) on the run this leg
+//! still holds; a leg that ends `tool_deferred` suspends the run on them once `claude` has
+//! exited (so no decision can start a second `claude` on the session meanwhile). Every `tool_use` of a gated tool that ran is compared with the decision recorded
 //! for it: one that ran without fails the run ("gate bypassed"). Every read is capped and
 //! every wait has a deadline: a hung `claude` is killed and the run fails.
 

@@ -75,9 +75,9 @@ pub trait Store: Backend {
     /// agent and starter (as the store checks who this is), running with no item pending.
     /// Either way it ends suspended on `step`'s items, with no lease, unless a live driver
     /// holds the run (a Claude Code run's leg): it suspends the run when Claude Code stops,
-    /// and no decision is taken before (a run that is running has nothing to decide). Refused (nothing
-    /// stored): a run of another starter (`Forbidden`), one that is finished or cancelled,
-    /// or one that still has an item pending (`Conflict`).
+    /// and no decision is taken before (a run that is running has nothing to decide).
+    /// Refused (nothing stored): a run of another starter (`Forbidden`), one that is
+    /// finished or cancelled, or one that still has an item pending (`Conflict`).
     fn gate_step(&self, run: &NewRun, step: &StepCommit) -> Result<Vec<StoredEvent>> {
         let now = now_ms();
         let due = Due::of(run, now)?;
