@@ -135,7 +135,7 @@ impl Backend for SqliteStore {
     }
 
     fn wait_for_change(&self, _run_id: &str, timeout: Duration) -> Result<()> {
-        self.changes.wait(timeout);
+        self.changes.wait(&self.conn, timeout);
         Ok(())
     }
 
