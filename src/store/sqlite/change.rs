@@ -26,7 +26,7 @@ const LONGEST_LOOK: Duration = Duration::from_millis(128);
 pub struct Changes {
     /// The store's log (SQLite's own name for it: the database's resolved path + `-wal`).
     log: Option<String>,
-    /// The connection's `data_version` when the last wait returned.
+    /// The connection's `data_version` as the last wait left it.
     seen: Cell<Option<i64>>,
     #[cfg(target_os = "linux")]
     watch: RefCell<Option<OwnedFd>>,
