@@ -4,8 +4,9 @@
 //! only that a commit is on its way: it becomes visible once its writer has synced the log
 //! and updated the log's index (shared memory, which inotify does not see). So the wait
 //! returns when `PRAGMA data_version` (which changes at other connections' commits) says a
-//! commit is visible: it looks at each write, then again after 1, 2, 4 ... ms until the
-//! writer is done, or at the timeout. Elsewhere, or when a watch cannot be set up (a limit
+//! commit is visible: it looks at each write, then again after 1, 2, 4 ... 128 ms until the
+//! writer is done (the next wait goes on looking when it returned at another commit
+//! meanwhile), or at the timeout. Elsewhere, or when a watch cannot be set up (a limit
 //! reached, no log yet), it sleeps the timeout as before and tries again at the next wait.
 //!
 //! Another connection's commit since the last wait returned (the process's own other
@@ -28,6 +29,9 @@ pub struct Changes {
     log: Option<String>,
     /// The connection's `data_version` as the last wait left it.
     seen: Cell<Option<i64>>,
+    /// Set while a write seen may not show yet (the last wait returned at another commit
+    /// meanwhile): the next pause before looking again.
+    look: Cell<Option<Duration>>,
     #[cfg(target_os = "linux")]
     watch: RefCell<Option<OwnedFd>>,
     #[cfg(not(target_os = "linux"))]
@@ -40,6 +44,7 @@ impl Changes {
         Changes {
             log: path.filter(|p| !p.is_empty()).map(|p| format!("{p}-wal")),
             seen: Cell::new(None),
+            look: Cell::new(None),
             watch: RefCell::default(),
         }
     }
@@ -54,15 +59,18 @@ impl Changes {
         };
         self.seen.set(Some(seen));
         // Set after a write: the pause before looking for its commit again.
-        let mut look: Option<Duration> = None;
+        let mut look = self.look.take();
         loop {
             let now = version();
             if now != Some(seen) {
                 self.seen.set(now);
+                // Another write seen meanwhile may be a commit still on its way.
+                self.look.set(look.map(|_| Duration::from_millis(1)));
                 return;
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
+                self.look.set(look);
                 return;
             }
             let slice = look.map_or(left, |l| l.min(left));
