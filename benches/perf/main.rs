@@ -16,7 +16,10 @@
 //!    measures only these);
 //! 6. `serve` (serve.rs; SQLite only): answers through its API driven by `--drive`, the
 //!    inbox of a big store, 64 clients answering at once, 500 event streams held
-//!    (`-- --serve-only` measures only these).
+//!    (`-- --serve-only` measures only these);
+//! 7. reach (reach.rs): a new item to its notification, a tap to its decision, a decision to
+//!    its waiter going on; on PostgreSQL two serves answering through both (`-- --reach-only`
+//!    measures only these, on SQLite and, with `--postgres`, on PostgreSQL too).
 //!
 //! It prints a Markdown table and the machine it ran on. Nothing here is asserted by
 //! tests: speed is measured, never tested.
@@ -29,6 +32,7 @@ mod floor;
 mod lifecycle;
 mod pg;
 mod phases;
+mod reach;
 mod report;
 mod seed;
 mod serve;
@@ -71,6 +75,8 @@ struct Options {
     serve_only: bool,
     /// Only the phases of a leg (with `--postgres`: the wire's phases too).
     phases_only: bool,
+    /// Only the reach figures (SQLite, and PostgreSQL with `--postgres`).
+    reach_only: bool,
 }
 
 fn options() -> Result<Options, String> {
@@ -87,6 +93,7 @@ fn options() -> Result<Options, String> {
         server_only: false,
         serve_only: false,
         phases_only: false,
+        reach_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -100,6 +107,7 @@ fn options() -> Result<Options, String> {
             "--server-only" => o.server_only = true,
             "--serve-only" => o.serve_only = true,
             "--phases-only" => o.phases_only = true,
+            "--reach-only" => o.reach_only = true,
             "--dir" => o.dir = PathBuf::from(args.next().ok_or("--dir needs a directory")?),
             "--bin" => o.bin = PathBuf::from(args.next().ok_or("--bin needs a path")?),
             "--postgres" => {
@@ -117,7 +125,7 @@ fn options() -> Result<Options, String> {
             other => {
                 return Err(format!(
                     "unknown option {other}; try --quick, --dir DIR, --store-runs N, --bin PATH, \
-                     --postgres URL, --keep, --server-only, --serve-only, --phases-only"
+                     --postgres URL, --keep, --server-only, --serve-only, --phases-only, --reach-only"
                 ))
             }
         }
@@ -178,6 +186,19 @@ fn bench() -> Result<(), String> {
     if o.serve_only {
         serve::measure(&mut table, &bin, &root, &serve_load(&o))?;
         table.print();
+        return Ok(());
+    }
+    if o.reach_only {
+        reach::measure(&mut table, &mut Backend::Sqlite, &bin, &root, &reach_load())?;
+        if let Backend::Postgres(_) = backend {
+            reach::measure(&mut table, &mut backend, &bin, &root, &reach_load())?;
+        }
+        table.print();
+        println!();
+        println!(
+            "- load average (1, 5, 15 min) before: {load_before}; after: {}",
+            report::load_average()
+        );
         return Ok(());
     }
 
@@ -308,6 +329,7 @@ fn bench() -> Result<(), String> {
             Backend::Sqlite => serve::measure(&mut table, &bin, &root, &serve_load(&o))?,
             Backend::Postgres(_) => progress("skipping serve's figures: SQLite only"),
         }
+        reach::measure(&mut table, &mut backend, &bin, &root, &reach_load())?;
     } else {
         progress("skipping the --server and serve figures for another build (--bin)");
     }
@@ -354,6 +376,16 @@ fn serve_load(o: &Options) -> serve::Load {
         store_pending: o.store_pending,
         clients: 64,
         streams: 500,
+    }
+}
+
+/// What the reach figures ask (SPEC §10, §17).
+fn reach_load() -> reach::Load {
+    reach::Load {
+        items: 150,
+        waiters: 30,
+        items_two_serves: 1_000,
+        clients: 64,
     }
 }
 

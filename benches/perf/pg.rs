@@ -232,6 +232,14 @@ pub fn seed(url: &str, total: usize, pending: usize) -> Result<(), String> {
         .map_err(sql("VACUUM ANALYZE"))
 }
 
+/// The number a query of one row and one column (`count(*)`) gives.
+pub fn count(url: &str, query: &str) -> Result<i64, String> {
+    connect(url)?
+        .query_one(query, &[])
+        .and_then(|row| row.try_get(0))
+        .map_err(sql("counting"))
+}
+
 fn ids(c: &mut Client, status: &str) -> Result<(Vec<String>, Option<i64>), postgres::Error> {
     let row = c.query_one(
         "SELECT coalesce(array_agg(id ORDER BY id), '{}'), min(created_at) \

@@ -35,15 +35,15 @@ pub struct Load {
 }
 
 /// A `serve --listen 127.0.0.1:0` child of a runner, stopped on drop.
-struct Serve {
+pub struct Serve {
     child: Child,
     /// `http://127.0.0.1:PORT`.
-    url: String,
+    pub url: String,
     addr: String,
 }
 
 impl Serve {
-    fn start(r: &Runner, extra: &[&str]) -> Result<Serve, String> {
+    pub fn start(r: &Runner, extra: &[&str]) -> Result<Serve, String> {
         let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
         args.extend_from_slice(extra);
         let mut child = r
@@ -97,7 +97,7 @@ impl Drop for Serve {
     }
 }
 
-fn agent() -> ureq::Agent {
+pub fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
@@ -107,14 +107,14 @@ fn agent() -> ureq::Agent {
 }
 
 /// A response: its status, its headers that matter here, its whole body.
-struct Resp {
-    status: u16,
+pub struct Resp {
+    pub status: u16,
     outcome: String,
     cookies: Vec<String>,
-    body: String,
+    pub body: String,
 }
 
-fn send(
+pub fn send(
     agent: &ureq::Agent,
     method: &str,
     url: &str,
@@ -154,7 +154,7 @@ fn send(
 }
 
 /// A timed request, as a sample of the shared tables.
-fn timed(f: impl FnOnce() -> Result<Resp, String>) -> Result<(Sample, Resp), String> {
+pub fn timed(f: impl FnOnce() -> Result<Resp, String>) -> Result<(Sample, Resp), String> {
     let start = Instant::now();
     let r = f()?;
     let wall = start.elapsed();
@@ -171,7 +171,7 @@ fn timed(f: impl FnOnce() -> Result<Resp, String>) -> Result<(Sample, Resp), Str
 }
 
 /// `median / p99 (n)`.
-fn tail(samples: &[Sample]) -> String {
+pub fn tail(samples: &[Sample]) -> String {
     format!(
         "{} median, {} p99 (n={})",
         ms(quantile(samples, 0.5)),
@@ -186,12 +186,12 @@ fn reviewer(r: &Runner) -> Result<String, String> {
 }
 
 /// A new reviewer's token in the runner's store.
-fn reviewer_named(r: &Runner, name: &str) -> Result<String, String> {
+pub fn reviewer_named(r: &Runner, name: &str) -> Result<String, String> {
     Ok(r.output(&["reviewer", "add", name], 0)?.trim().to_string())
 }
 
 /// The resume data that answers an item of the workload.
-fn resume_data(stage: Stage) -> Value {
+pub fn resume_data(stage: Stage) -> Value {
     match stage {
         Stage::Version => json!("2.0.0"),
         Stage::Channel => json!("beta"),
@@ -200,7 +200,7 @@ fn resume_data(stage: Stage) -> Value {
     }
 }
 
-fn resume(
+pub fn resume(
     agent: &ureq::Agent,
     base: &str,
     agent_id: &str,

@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::report::Report;
 use crate::store::{Run, Store};
 
-/// How often a follower on SQLite looks at the store (PostgreSQL wakes it at once).
+/// How often a follower looks at the store at least (a change wakes it at once).
 pub const POLL: Duration = Duration::from_millis(200);
 
 /// A run's stored events reported up to some sequence number.

@@ -1,6 +1,7 @@
 //! What waits, as it changes: one thread watches the store's pending items (PostgreSQL
-//! wakes it at each transition's NOTIFY; on SQLite a cheap mark, the pending items' count
-//! and newest time from their index, is read every `POLL`), tells the live
+//! wakes it at each transition's NOTIFY, SQLite at each write of its log; then a cheap mark,
+//! the pending items' count and newest time from their index, says whether they changed,
+//! and at least every `POLL`), tells the live
 //! pages (a counter on a watch channel) when items come or go, and queues serve's own hook
 //! for each item that became pending while it watched (`hooks`). Items pending when serve
 //! starts are not new. It reads only; it stops when serve stops.
@@ -22,7 +23,7 @@ use crate::policy::ItemGate;
 use crate::runner::notify::Job;
 use crate::store::{Location, PendingItem, Store};
 
-/// How long one wait for a change lasts (the whole wait on SQLite).
+/// How long one wait for a change lasts at most.
 const POLL: Duration = Duration::from_millis(500);
 
 /// Serve's own `--on-suspend`: how serve was started, the command, and the queue it runs

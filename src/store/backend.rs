@@ -489,7 +489,9 @@ pub trait Backend: Send {
     /// Every agent id with runs in the store, with the id of its latest run (by creation).
     fn latest_run_of_each_agent(&self) -> Result<Vec<(String, String)>>;
     /// Blocks until something may have changed, or `timeout` passed. PostgreSQL wakes at
-    /// once through LISTEN/NOTIFY; SQLite just sleeps (callers poll).
+    /// once through LISTEN/NOTIFY; SQLite at a write of its log (Linux; elsewhere it sleeps
+    /// the timeout). A wake-up may be spurious (this process's own commits): callers read
+    /// again.
     fn wait_for_change(&self, run_id: &str, timeout: Duration) -> Result<()>;
     /// Deletes finished runs last updated before `before` (Unix ms) whose status is one of
     /// `statuses`; returns how many.

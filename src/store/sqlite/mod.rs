@@ -4,9 +4,11 @@
 //!
 //! `open.rs` checks and sets up the file, `schema.rs` holds the tables and connection
 //! settings, `tx.rs` the row operations of a transition, `read.rs` the reads, `compact.rs`
-//! how repeated facts are stored once, `errors.rs` how SQLite's errors become the store's.
+//! how repeated facts are stored once, `errors.rs` how SQLite's errors become the store's,
+//! `change.rs` how a wait wakes at another process's commit.
 //! The transitions themselves are not here (`store::transitions`).
 
+mod change;
 mod compact;
 mod errors;
 mod open;
@@ -33,11 +35,15 @@ const READING: &str = "reading the store";
 
 pub struct SqliteStore {
     conn: Connection,
+    changes: change::Changes,
 }
 
 impl SqliteStore {
     pub fn open(path: &Path, access: Access) -> Result<Option<SqliteStore>> {
-        Ok(open::open(path, access)?.map(|conn| SqliteStore { conn }))
+        Ok(open::open(path, access)?.map(|conn| SqliteStore {
+            changes: change::Changes::new(conn.path()),
+            conn,
+        }))
     }
 
     /// Runs `f` with the connection's commits made `durability`.
@@ -129,7 +135,7 @@ impl Backend for SqliteStore {
     }
 
     fn wait_for_change(&self, _run_id: &str, timeout: Duration) -> Result<()> {
-        std::thread::sleep(timeout);
+        self.changes.wait(&self.conn, timeout);
         Ok(())
     }
 
