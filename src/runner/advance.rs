@@ -331,6 +331,16 @@ impl<'a> Advance<'a> {
                 State::Running(Driver::Me) => self.leg()?,
                 State::Running(Driver::Gone) if waiter && self.policy.drive => self.place.take()?,
                 State::Running(_) if waiter => self.wait_a_while()?,
+                // What this process recorded stands; another resolved the step's last item
+                // meanwhile, and the run goes on without this one.
+                State::Running(_) if !self.recorded.is_empty() => {
+                    let program = self.ctx.program();
+                    let id = self.place.run_id();
+                    self.ctx.report.info(&format!(
+                        "the step's other items were resolved meanwhile: the run goes on with whoever resolved the last one, a waiting process, or `{program} resume {id}`"
+                    ));
+                    return Ok(Exit::Success);
+                }
                 State::Running(_) => {
                     return fail(Error::conflict(format!(
                         "run {} is being driven by another process",

@@ -179,8 +179,9 @@ fn resolving_processes_in_parallel_run_the_hook_once_per_item() {
             .collect();
         for child in answering {
             let out = finish(child);
-            // One that records before the last may find the run driven meanwhile (4).
-            assert!([0, 4, 75].contains(&out.code), "{out:?}");
+            // Recorded, whatever the others did meanwhile: 75 while items of the step still
+            // wait, else 0 (the run goes on with whoever resolved the last one).
+            assert!([0, 75].contains(&out.code), "{out:?}");
         }
         let resolved = format!(
             "SELECT count(*) FROM calls WHERE {} AND state = 'resolved'",
