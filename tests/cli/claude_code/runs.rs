@@ -488,3 +488,55 @@ fn claude_run_a_claude_that_fails_or_prints_garbage_fails_the_run_with_what_it_s
     hint: retry it with: mastra-ask resume [RUN]
     "#);
 }
+
+#[test]
+fn claude_run_a_decline_drives_the_next_leg_and_the_model_reads_the_reason() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let model = Model::start(appends());
+    let file = agent(&env, json!({}));
+    run(
+        &env,
+        &model,
+        &["run", "--agent", &file, "append to the file"],
+    )
+    .assert_code(75);
+    let id = env.latest_run().unwrap();
+    let declined = run(&env, &model, &["decline", &id, "--reason", "Not on main."]);
+    assert_shown!(env, declined, @r#"
+    [exit 0]
+    --- stdout
+    done
+    "#);
+    assert_eq!(written(&env), "");
+    assert_eq!(env.status(&id), "completed");
+    assert_eq!(
+        model.results_for("toolu_bash1"),
+        ["PreToolUse:Bash hook error: declined by tester: Not on main."]
+    );
+}
+
+#[test]
+fn claude_run_cancelled_while_it_waits_is_never_driven_again() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let model = Model::start(appends());
+    let file = agent(&env, json!({}));
+    run(
+        &env,
+        &model,
+        &["run", "--agent", &file, "append to the file"],
+    )
+    .assert_code(75);
+    let id = env.latest_run().unwrap();
+    env.cmd(&["cancel", &id]).code(0);
+    assert_eq!(env.status(&id), "cancelled");
+    let approved = run(&env, &model, &["approve", &id]);
+    assert_eq!(approved.code, 4, "{approved}");
+    assert_eq!(written(&env), "");
+    assert_eq!(env.status(&id), "cancelled");
+}
