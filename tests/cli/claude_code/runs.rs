@@ -57,6 +57,12 @@ fn run(env: &Env, model: &Model, args: &[&str]) -> Out {
     env.run_with(command(env, model, args))
 }
 
+/// Starts a run of the agent `file` that suspends on its gated call (exit 75): its id.
+fn suspended(env: &Env, model: &Model, file: &str) -> String {
+    run(env, model, &["run", "--agent", file, "append to the file"]).assert_code(75);
+    env.latest_run().unwrap()
+}
+
 #[test]
 fn claude_run_an_approval_suspends_and_approve_drives_the_next_leg() {
     let env = Env::new();
@@ -177,13 +183,7 @@ fn claude_run_two_approvals_racing_one_drives_and_the_tool_runs_once() {
     }
     let model = Model::start(appends());
     let file = agent(&env, json!({}));
-    run(
-        &env,
-        &model,
-        &["run", "--agent", &file, "append to the file"],
-    )
-    .assert_code(75);
-    let id = env.latest_run().unwrap();
+    let id = suspended(&env, &model, &file);
     let spawn = || {
         command(&env, &model, &["approve", &id])
             .stdout(std::process::Stdio::piped())
@@ -497,13 +497,7 @@ fn claude_run_a_decline_drives_the_next_leg_and_the_model_reads_the_reason() {
     }
     let model = Model::start(appends());
     let file = agent(&env, json!({}));
-    run(
-        &env,
-        &model,
-        &["run", "--agent", &file, "append to the file"],
-    )
-    .assert_code(75);
-    let id = env.latest_run().unwrap();
+    let id = suspended(&env, &model, &file);
     let declined = run(&env, &model, &["decline", &id, "--reason", "Not on main."]);
     assert_shown!(env, declined, @r#"
     [exit 0]
@@ -526,13 +520,7 @@ fn claude_run_cancelled_while_it_waits_is_never_driven_again() {
     }
     let model = Model::start(appends());
     let file = agent(&env, json!({}));
-    run(
-        &env,
-        &model,
-        &["run", "--agent", &file, "append to the file"],
-    )
-    .assert_code(75);
-    let id = env.latest_run().unwrap();
+    let id = suspended(&env, &model, &file);
     env.cmd(&["cancel", &id]).code(0);
     assert_eq!(env.status(&id), "cancelled");
     let approved = run(&env, &model, &["approve", &id]);
