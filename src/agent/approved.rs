@@ -21,7 +21,7 @@ use serde_json::json;
 use super::started::{process_of, stored, wait_for_earlier};
 use crate::domain::review::digest;
 use crate::domain::{CallRecord, CallState, Message, Sink, ToolCall, ToolOutcome};
-use crate::store::{Lease, Run, Store};
+use crate::store::{DrivenBy, Lease, Run, Store};
 use crate::tools::{expired, Toolbox};
 
 /// What became of the run's last step.
@@ -151,8 +151,8 @@ pub fn approved_as_shown(record: &CallRecord) -> bool {
 /// §14.1) against the tool's input schema, before anything is stored: the problems, one
 /// line, when they do not fit, or when the run's agent has no such command tool.
 pub fn check_changed_args(run: &Run, tool: &str, args: &serde_json::Value) -> Result<(), String> {
-    // A Claude Code session's tools are Claude Code's, which checks their input itself.
-    if run.is_claude_code_session() {
+    // A Claude Code session's or run's tools are Claude Code's, which checks their input.
+    if run.driven_by() != DrivenBy::Loop {
         if args.is_object() {
             return Ok(());
         }

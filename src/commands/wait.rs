@@ -17,14 +17,14 @@ use crate::runner::advance::{on_own_host, Advance, Policy, Wait};
 use crate::runner::read::Read;
 use crate::runner::waiter::Waiter;
 use crate::runner::{Local, Mastra, Place, Server};
-use crate::store::Who;
+use crate::store::{DrivenBy, Who};
 
 pub fn run(ctx: &Ctx, args: WaitArgs) -> Result<Exit> {
     if let Some(config) = &ctx.server {
         return on_server(ctx, config, args);
     }
     let (store, run) = ctx.store_and_run(&args.run)?;
-    if run.is_claude_code_session() {
+    if run.driven_by() == DrivenBy::Nobody {
         return fail(Error::conflict(format!(
             "run {id} is a Claude Code session: wait cannot follow it, as Claude Code runs it; `claude -p --resume {id}` on the host that ran it continues it",
             id = run.id

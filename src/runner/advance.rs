@@ -32,7 +32,7 @@ use crate::domain::{ItemKind, Resolution};
 use crate::error::{fail, Error};
 use crate::exit::Exit;
 use crate::items::{self, Asked, Item, ItemView, Prompted};
-use crate::store::{Run, Store, Who};
+use crate::store::{DrivenBy, Run, Store, Who};
 use crate::sys::signals;
 
 /// What a frontend lets this process do with a run.
@@ -519,7 +519,7 @@ pub fn model_for(run: &Run) -> Result<(AgentDef, crate::agent::Drive)> {
 /// Refuses to drive a Claude Code session (SPEC §15): Claude Code runs its tools, on the
 /// host that ran it.
 pub(super) fn not_claude_code(run: &Run) -> Result<()> {
-    if run.is_claude_code_session() {
+    if run.driven_by() == DrivenBy::Nobody {
         return fail(Error::conflict(format!(
             "run {id} is a Claude Code session, which mastra-ask does not drive: `claude -p --resume {id}` on the host that ran it continues it",
             id = run.id

@@ -14,7 +14,7 @@ use crate::policy::gate::decisions_json;
 use crate::policy::ItemGate;
 use crate::providers::NO_MODEL;
 use crate::report::Report;
-use crate::store::{Run, Store};
+use crate::store::{DrivenBy, Run, Store};
 
 /// Everything `show` shows of a run.
 pub struct InFull {
@@ -94,7 +94,9 @@ pub fn status_words(run: &Run) -> String {
         return run.status.as_str().to_string();
     }
     match run.host.as_deref() {
-        _ if run.is_claude_code_session() => "answered, waiting for `claude -p --resume`".into(),
+        _ if run.driven_by() == DrivenBy::Nobody => {
+            "answered, waiting for `claude -p --resume`".into()
+        }
         Some(host) if !super::advance::on_own_host(run) => {
             // A machine id is long; its start tells hosts apart.
             let short: String = host.chars().take(12).collect();

@@ -96,12 +96,6 @@ impl Run {
             DrivenBy::Loop
         }
     }
-
-    /// Whether it is a Claude Code session that reached `hook claude-code` (SPEC §15):
-    /// recorded here, never driven here (`claude -p --resume` continues it).
-    pub fn is_claude_code_session(&self) -> bool {
-        self.driven_by() == DrivenBy::Nobody
-    }
 }
 
 #[cfg(test)]

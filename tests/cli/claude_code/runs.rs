@@ -528,3 +528,22 @@ fn claude_run_cancelled_while_it_waits_is_never_driven_again() {
     assert_eq!(written(&env), "");
     assert_eq!(env.status(&id), "cancelled");
 }
+
+#[test]
+fn claude_run_approved_with_changes_runs_the_changed_input() {
+    let env = Env::new();
+    if installed().is_none() {
+        return;
+    }
+    let model = Model::start(appends());
+    let file = agent(&env, json!({}));
+    let id = suspended(&env, &model, &file);
+    let changed = r#"{"command":"echo edited >> out.txt","description":"append"}"#;
+    let approved = run(&env, &model, &["approve", &id, "--args", changed]);
+    assert_shown!(env, approved, @r#"
+    [exit 0]
+    --- stdout
+    done
+    "#);
+    assert_eq!(written(&env), "edited\n");
+}
