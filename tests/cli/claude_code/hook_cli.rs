@@ -135,18 +135,7 @@ fn each_decision_on_an_approval_is_what_the_hook_answers() {
 #[test]
 fn ask_user_question_is_one_question_item_each_and_the_answers_go_back() {
     let env = Env::new();
-    let input = json!({"questions": [
-        {"question": "Which database?", "header": "DB", "multiSelect": false, "options": [
-            {"label": "PostgreSQL", "description": "the server"},
-            {"label": "SQLite", "description": "a file"}]},
-        {"question": "Which checks?", "header": "Checks", "multiSelect": true, "options": [
-            {"label": "lint", "description": "clippy"},
-            {"label": "test", "description": "cargo test"},
-            {"label": "docs", "description": "rustdoc"}]},
-        {"question": "Which branch?", "header": "Branch", "multiSelect": false, "options": [
-            {"label": "main", "description": "the default"},
-            {"label": "next", "description": "the next release"}]}
-    ]});
+    let input = super::three_questions();
     let asked = call(&env, "AskUserQuestion", input, "toolu_q");
     assert_shown!(env, hook(&env, &[], &asked), @r#"
     [exit 0]

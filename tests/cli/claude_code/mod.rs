@@ -30,6 +30,22 @@ fn program() -> PathBuf {
         .join("tests/fixtures/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude")
 }
 
+/// An `AskUserQuestion` input of three questions: single, multi and single select.
+pub fn three_questions() -> Value {
+    json!({"questions": [
+        {"question": "Which database?", "header": "DB", "multiSelect": false, "options": [
+            {"label": "PostgreSQL", "description": "the server"},
+            {"label": "SQLite", "description": "a file"}]},
+        {"question": "Which checks?", "header": "Checks", "multiSelect": true, "options": [
+            {"label": "lint", "description": "clippy"},
+            {"label": "test", "description": "cargo test"},
+            {"label": "docs", "description": "rustdoc"}]},
+        {"question": "Which branch?", "header": "Branch", "multiSelect": false, "options": [
+            {"label": "main", "description": "the default"},
+            {"label": "next", "description": "the next release"}]}
+    ]})
+}
+
 /// The real Claude Code when it is installed; says why not otherwise (and fails in CI).
 pub fn installed() -> Option<PathBuf> {
     let test = crate::common::test_name();

@@ -17,18 +17,7 @@ fn result(lines: &[Value]) -> &Value {
 #[test]
 fn claude_questions_answered_with_answer_reach_the_model() {
     let env = Env::new();
-    let questions = json!({"questions": [
-        {"question": "Which database?", "header": "DB", "multiSelect": false, "options": [
-            {"label": "PostgreSQL", "description": "the server"},
-            {"label": "SQLite", "description": "a file"}]},
-        {"question": "Which checks?", "header": "Checks", "multiSelect": true, "options": [
-            {"label": "lint", "description": "clippy"},
-            {"label": "test", "description": "cargo test"},
-            {"label": "docs", "description": "rustdoc"}]},
-        {"question": "Which branch?", "header": "Branch", "multiSelect": false, "options": [
-            {"label": "main", "description": "the default"},
-            {"label": "next", "description": "the next release"}]}
-    ]});
+    let questions = super::three_questions();
     let turns = vec![vec![tool("toolu_ask1", "AskUserQuestion", questions)]];
     let Some(claude) = Claude::new(&env, turns, &[]) else {
         return;

@@ -96,30 +96,24 @@ fn a_token_file_others_can_read_is_refused() {
     let env = Env::new();
     let server = ntfy();
     let file = token_file(&env, &server, "tk_secret", 0o644);
-    let out = env
-        .cmd(&[
+    let refused = || {
+        env.cmd(&[
             "serve",
             "--listen",
             "127.0.0.1:0",
             "--ntfy-token-file",
             &file,
         ])
-        .code(2);
+        .code(2)
+    };
+    let out = refused();
     assert_eq!(
         out.stderr,
         format!("error: the ntfy token file {file} has group or world access; make it private (chmod 600)\n")
     );
     std::fs::write(&file, "just-a-token\n").unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let out = env
-        .cmd(&[
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--ntfy-token-file",
-            &file,
-        ])
-        .code(2);
+    let out = refused();
     assert_eq!(
         out.stderr,
         format!("error: the ntfy token file {file}: line 1 is not HOST[:PORT] TOKEN\n")
