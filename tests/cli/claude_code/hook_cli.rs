@@ -551,3 +551,24 @@ fn the_owner_s_minimum_for_claude_code_governs_every_session() {
         mastra-ask decline [RUN] --reason <reason>
     "#);
 }
+
+#[test]
+fn a_run_s_hook_denies_another_session_a_missing_run_and_a_run_not_of_claude_code() {
+    let env = Env::new();
+    let input = bash(&env, "cargo publish", "toolu_1");
+    let other = hook(&env, &["--run", "0b5c1f5e-other"], &input);
+    let missing = hook(&env, &["--run", SESSION], &input);
+    let agent = env.agent(json!([{"text": "done"}]));
+    let (_, id) = env.start(&agent, &[]);
+    let mut of_model: Value = serde_json::from_str(&input).unwrap();
+    of_model["session_id"] = json!(id);
+    let model = hook(&env, &["--run", &id], &of_model.to_string());
+    let said = [other, missing, model]
+        .map(|o| format!("{} {}", o.code, o.stdout.replace(&id, "[RUN]")))
+        .join("");
+    assert_shown!(env, said, @r#"
+    0 {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"this hook gates run 0b5c1f5e-other of mastra-ask, not session [RUN]"}}
+    0 {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"run [RUN] is not in mastra-ask's store"}}
+    0 {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"run [RUN] of mastra-ask is not a Claude Code run"}}
+    "#);
+}
