@@ -229,9 +229,6 @@ impl<'a> Advance<'a> {
     /// Runs this process's `--on-resolve` command for the items of the run resolved (here or
     /// elsewhere) whose hook no process has run yet (SPEC §17).
     pub fn told_resolved(&self) {
-        if resolved::command(self.ctx).is_none() {
-            return;
-        }
         if let Some(store) = self.place.items_store() {
             resolved::told(self.ctx, store, Some(self.place.run_id()));
         }
